@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Top-level build. Host parts (library, tools, host tests) build here; the
+# kernel module builds through Kbuild; QEMU and the VM run through scripts/.
+#
+#   make               library, tools, host tests, VM test binaries
+#   make module        driver/vmgpu.ko against the VM's kernel headers
+#   make qemu          QEMU with the vmgpu device (cached, incremental)
+#   make check         every test, host and VM; ends with "N passed, N failed"
+#   make demo          the main job: a 4-GPU VM running the demo
+#   make bench         benchmarks (see Documentation/benchmarks.rst)
+
+CC       ?= gcc
+O        := build
+CACHE    ?= $(or $(VMGPU_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vmgpu)
+KSELFTEST := $(CACHE)/linux-source-6.1/tools/testing/selftests
+
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+	    -Wmissing-prototypes -Wvla -Werror=implicit-function-declaration
+CPPFLAGS := -Iuapi -Iuapi/drm -Ilibshim -Iqemu-device/core -D_GNU_SOURCE
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARN) -fPIC -pthread
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined
+DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
+DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null)
+
+CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
+SHIM_SRC  := $(sort $(wildcard libshim/*.c))
+TOOL_SRC  := $(sort $(wildcard tools/*.c))
+HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
+HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))
+VTEST_SRC := $(sort $(wildcard selftests/vm/*.c))
+BENCH_SRC := $(sort $(wildcard scripts/bench/*.c))
+
+# The kselftest harness is not written for -Wmissing-prototypes/-Wsign-compare.
+TEST_WARN := -Wno-missing-prototypes -Wno-sign-compare
+
+# Release objects (the library users link, the tools, the VM binaries).
+CORE_OBJ  := $(CORE_SRC:%.c=$(O)/rel/%.o)
+SHIM_OBJ  := $(SHIM_SRC:%.c=$(O)/rel/%.o)
+# Sanitized objects for host tests.
+CORE_AOBJ := $(CORE_SRC:%.c=$(O)/asan/%.o)
+SHIM_AOBJ := $(SHIM_SRC:%.c=$(O)/asan/%.o)
+HLIB_AOBJ := $(HTEST_LIB:%.c=$(O)/asan/%.o)
+
+LIBVMGPU_A  := $(O)/libvmgpu.a
+LIBVMGPU_SO := $(O)/libvmgpu.so
+LIBCORE_A   := $(O)/libvgcore.a
+TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
+HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
+VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
+BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
+
+.PHONY: all host module qemu check check-host check-vm demo bench clean \
+	checkpatch vm-tests tools
+all: host vm-tests
+host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
+tools: $(TOOLS)
+vm-tests: $(VTESTS) tools
+benches: $(BENCHES)
+
+$(O)/rel/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(DRM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(DRM_CFLAGS) -I$(KSELFTEST) -Iselftests/host \
+		-std=gnu11 $(WARN) $(EXTRA_WARN) -pthread $(SANFLAGS) -MMD -MP \
+		-c $< -o $@
+
+$(O)/asan/selftests/%.o: EXTRA_WARN := $(TEST_WARN)
+
+$(LIBVMGPU_A): $(SHIM_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBVMGPU_SO): $(SHIM_OBJ)
+	$(CC) -shared -Wl,-soname,libvmgpu.so.0 -o $@ $^ $(DRM_LIBS) -pthread
+
+$(LIBCORE_A): $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# Tools are linked statically so they run unchanged inside the VM's initramfs.
+$(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+# Host benchmarks run the device core directly, optimised as in QEMU.
+$(O)/bench/%: $(O)/rel/scripts/bench/%.o $(LIBCORE_A) $(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+$(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+$(O)/vm-tests/%: selftests/vm/%.c $(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(DRM_CFLAGS) -I$(KSELFTEST) $(CFLAGS) $(TEST_WARN) -static \
+		-o $@ $< $(LIBVMGPU_A) $(DRM_LIBS) -pthread -lm
+
+module:
+	scripts/build-module
+
+qemu:
+	scripts/build-qemu
+
+check:
+	scripts/check
+
+check-host: host
+	scripts/check --host-only
+
+check-vm:
+	scripts/check --vm-only
+
+demo:
+	scripts/demo
+
+bench:
+	scripts/bench/run
+
+checkpatch:
+	scripts/checkpatch
+
+clean:
+	rm -rf $(O)
+	$(MAKE) -C driver -f Makefile.clean clean 2>/dev/null || true
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

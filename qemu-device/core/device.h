@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The vmgpu device model, independent of QEMU: N GPUs behind one register
+ * file. The embedding (QEMU's glue in qemu-device/vmgpu.c, or a host test)
+ * provides memory access and interrupts through struct vg_host and calls
+ * vg_device_run() from one thread of its own whenever it is kicked.
+ *
+ * Threading: vg_device_mmio_read()/vg_device_mmio_write() may be called from
+ * any thread concurrently with vg_device_run(); the model never calls
+ * vg_host.raise_irq or vg_host.kick with its own lock held.
+ */
+#ifndef VG_DEVICE_H
+#define VG_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmgpu_hw.h"
+
+struct vg_host {
+	void *opaque;
+	/* DMA at bus addresses; return 0, or -1 when the access failed. */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
+			 uint64_t len);
+	/*
+	 * Host address of the 4 KiB page of RAM at bus address @addr (page
+	 * aligned), valid for the device's lifetime, or NULL when it is not
+	 * plain RAM. Lets the SMs access memory without a call per access.
+	 */
+	uint8_t *(*map_page)(void *opaque, uint64_t addr, bool write);
+	/* Signal GPU @gpu's interrupt vector. */
+	void (*raise_irq)(void *opaque, unsigned int gpu);
+	/* Ask the embedding to call vg_device_run() soon on its thread. */
+	void (*kick)(void *opaque);
+};
+
+/*
+ * Everything tunable about the model. QEMU exposes each field as a QOM
+ * property of the same name; Documentation/device-model.rst gives the
+ * defaults and where they come from.
+ */
+struct vg_config {
+	uint32_t gpus;			/* 1..VMGPU_MAX_GPUS */
+	uint32_t sms;			/* SMs per GPU, 1..VMGPU_MAX_SMS */
+	uint32_t clock_khz;		/* SM clock */
+	uint32_t local_mem_mb;		/* modelled local memory per GPU */
+};
+
+#define VG_DEFAULT_GPUS		1
+#define VG_DEFAULT_SMS		4
+#define VG_DEFAULT_CLOCK_KHZ	1500000
+#define VG_DEFAULT_LOCAL_MB	1024
+
+void vg_config_defaults(struct vg_config *cfg);
+/* 0 if @cfg is usable, else -1 with a message in @err. */
+int vg_config_check(const struct vg_config *cfg, char *err, size_t errlen);
+
+struct vg_device;
+
+struct vg_device *vg_device_new(const struct vg_config *cfg,
+				const struct vg_host *host);
+void vg_device_free(struct vg_device *dev);
+/* Back to power-on state: rings disabled, counters and registers cleared. */
+void vg_device_reset(struct vg_device *dev);
+
+/* 32-bit register access at @offset into BAR0. */
+uint32_t vg_device_mmio_read(struct vg_device *dev, uint32_t offset);
+void vg_device_mmio_write(struct vg_device *dev, uint32_t offset,
+			  uint32_t value);
+
+/* Process pending work until every GPU is idle or waiting. */
+void vg_device_run(struct vg_device *dev);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * vmgpu: a virtual multi-GPU compute device.
+ *
+ * This file is only the QEMU glue: PCI config, BAR0 MMIO, MSI-X, DMA and the
+ * device thread. The model itself (command processors, SMs, MMU, virtual
+ * clock) lives in core/, which knows nothing about QEMU.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/thread.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "exec/memory.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "core/device.h"
+
+#define TYPE_VMGPU "vmgpu"
+OBJECT_DECLARE_SIMPLE_TYPE(VmgpuState, VMGPU)
+
+struct VmgpuState {
+    PCIDevice parent_obj;
+
+    MemoryRegion mmio;
+    struct vg_config cfg;
+    struct vg_device *core;
+
+    /* The device thread runs the model; the vCPUs only kick it. */
+    QemuThread thread;
+    QemuMutex thread_lock;
+    QemuCond thread_cond;
+    bool kicked;
+    bool stopping;
+};
+
+static int vmgpu_dma_read(void *opaque, uint64_t addr, void *buf,
+                          uint64_t len)
+{
+    VmgpuState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int vmgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
+                           uint64_t len)
+{
+    VmgpuState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+/*
+ * Resolve a page of guest RAM to a host pointer once, so the SMs' loads and
+ * stores do not go through the memory API one by one. Only plain RAM seen
+ * through the device's bus-master address space qualifies; anything else
+ * (MMIO, ROM for writes, bus mastering off) is refused.
+ */
+static uint8_t *vmgpu_map_page(void *opaque, uint64_t addr, bool write)
+{
+    VmgpuState *s = opaque;
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    MemoryRegion *mr;
+    hwaddr xlat, len = VMGPU_PAGE_SIZE;
+    uint8_t *ptr = NULL;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, addr, &xlat, &len, write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    if (memory_region_is_ram(mr) && !memory_region_is_ram_device(mr) &&
+        !(write && memory_region_is_rom(mr)) && len >= VMGPU_PAGE_SIZE) {
+        ptr = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
+        if (write) {
+            memory_region_set_dirty(mr, xlat, VMGPU_PAGE_SIZE);
+        }
+    }
+    trace_vmgpu_map_page(addr, write, ptr != NULL);
+    return ptr;
+}
+
+static void vmgpu_raise_irq(void *opaque, unsigned int gpu)
+{
+    VmgpuState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    bool locked = qemu_mutex_iothread_locked();
+
+    if (!locked) {
+        qemu_mutex_lock_iothread();
+    }
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, VMGPU_MSIX_VECTOR(gpu));
+    }
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    trace_vmgpu_irq(gpu);
+}
+
+static void vmgpu_kick(void *opaque)
+{
+    VmgpuState *s = opaque;
+
+    qemu_mutex_lock(&s->thread_lock);
+    s->kicked = true;
+    qemu_cond_signal(&s->thread_cond);
+    qemu_mutex_unlock(&s->thread_lock);
+}
+
+static void *vmgpu_thread(void *opaque)
+{
+    VmgpuState *s = opaque;
+
+    for (;;) {
+        qemu_mutex_lock(&s->thread_lock);
+        while (!s->kicked && !s->stopping) {
+            qemu_cond_wait(&s->thread_cond, &s->thread_lock);
+        }
+        if (s->stopping) {
+            qemu_mutex_unlock(&s->thread_lock);
+            break;
+        }
+        s->kicked = false;
+        qemu_mutex_unlock(&s->thread_lock);
+        vg_device_run(s->core);
+    }
+    return NULL;
+}
+
+static uint64_t vmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    VmgpuState *s = opaque;
+    uint64_t val = vg_device_mmio_read(s->core, addr);
+
+    trace_vmgpu_mmio_read(addr, val);
+    return val;
+}
+
+static void vmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                             unsigned size)
+{
+    VmgpuState *s = opaque;
+
+    trace_vmgpu_mmio_write(addr, val);
+    vg_device_mmio_write(s->core, addr, val);
+}
+
+static const MemoryRegionOps vmgpu_mmio_ops = {
+    .read = vmgpu_mmio_read,
+    .write = vmgpu_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void vmgpu_realize(PCIDevice *pdev, Error **errp)
+{
+    VmgpuState *s = VMGPU(pdev);
+    struct vg_host host = {
+        .opaque = s,
+        .dma_read = vmgpu_dma_read,
+        .dma_write = vmgpu_dma_write,
+        .map_page = vmgpu_map_page,
+        .raise_irq = vmgpu_raise_irq,
+        .kick = vmgpu_kick,
+    };
+    char err[160];
+    unsigned int i;
+
+    if (vg_config_check(&s->cfg, err, sizeof(err))) {
+        error_setg(errp, "vmgpu: %s", err);
+        return;
+    }
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init_io(&s->mmio, OBJECT(s), &vmgpu_mmio_ops, s,
+                          "vmgpu-mmio", VMGPU_BAR0_SIZE);
+    pci_register_bar(pdev, VMGPU_BAR_MMIO, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+
+    if (msix_init_exclusive_bar(pdev, s->cfg.gpus, VMGPU_BAR_MSIX, errp)) {
+        return;
+    }
+    for (i = 0; i < s->cfg.gpus; i++) {
+        msix_vector_use(pdev, VMGPU_MSIX_VECTOR(i));
+    }
+
+    s->core = vg_device_new(&s->cfg, &host);
+    if (!s->core) {
+        msix_uninit_exclusive_bar(pdev);
+        error_setg(errp, "vmgpu: out of memory for the device model");
+        return;
+    }
+
+    qemu_mutex_init(&s->thread_lock);
+    qemu_cond_init(&s->thread_cond);
+    s->kicked = false;
+    s->stopping = false;
+    qemu_thread_create(&s->thread, "vmgpu", vmgpu_thread, s,
+                       QEMU_THREAD_JOINABLE);
+}
+
+static void vmgpu_exit(PCIDevice *pdev)
+{
+    VmgpuState *s = VMGPU(pdev);
+
+    qemu_mutex_lock(&s->thread_lock);
+    s->stopping = true;
+    qemu_cond_signal(&s->thread_cond);
+    qemu_mutex_unlock(&s->thread_lock);
+    qemu_thread_join(&s->thread);
+    qemu_cond_destroy(&s->thread_cond);
+    qemu_mutex_destroy(&s->thread_lock);
+
+    vg_device_free(s->core);
+    s->core = NULL;
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void vmgpu_reset(DeviceState *dev)
+{
+    VmgpuState *s = VMGPU(dev);
+
+    trace_vmgpu_reset();
+    vg_device_reset(s->core);
+}
+
+static Property vmgpu_properties[] = {
+    DEFINE_PROP_UINT32("gpus", VmgpuState, cfg.gpus, VG_DEFAULT_GPUS),
+    DEFINE_PROP_UINT32("sms", VmgpuState, cfg.sms, VG_DEFAULT_SMS),
+    DEFINE_PROP_UINT32("clock-khz", VmgpuState, cfg.clock_khz,
+                       VG_DEFAULT_CLOCK_KHZ),
+    DEFINE_PROP_UINT32("local-mem-mb", VmgpuState, cfg.local_mem_mb,
+                       VG_DEFAULT_LOCAL_MB),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+/* The model's state lives outside QEMU's reach; refuse to migrate. */
+static const VMStateDescription vmgpu_vmstate = {
+    .name = "vmgpu",
+    .unmigratable = 1,
+};
+
+static void vmgpu_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = vmgpu_realize;
+    k->exit = vmgpu_exit;
+    k->vendor_id = VMGPU_PCI_VENDOR_ID;
+    k->device_id = VMGPU_PCI_DEVICE_ID;
+    k->revision = VMGPU_PCI_REVISION;
+    k->class_id = VMGPU_PCI_CLASS;
+    dc->desc = "vmgpu virtual multi-GPU compute device";
+    dc->reset = vmgpu_reset;
+    dc->vmsd = &vmgpu_vmstate;
+    device_class_set_props(dc, vmgpu_properties);
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo vmgpu_info = {
+    .name = TYPE_VMGPU,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(VmgpuState),
+    .class_init = vmgpu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void vmgpu_register_types(void)
+{
+    type_register_static(&vmgpu_info);
+}
+
+type_init(vmgpu_register_types)

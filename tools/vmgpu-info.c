@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmgpu-info: print what every vmgpu device reports, through libvmgpu.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vmgpu.h"
+#include "vmgpu_hw.h"
+
+static void print_caps(uint32_t caps)
+{
+	static const char *const names[] = {
+		"mmu", "sync", "timestamp", "copy", "wait-value", "trace",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (caps & (1u << i))
+			printf(" %s", names[i]);
+	printf("\n");
+}
+
+int main(void)
+{
+	int count = vmgpu_device_count();
+	int i;
+
+	if (count < 0) {
+		fprintf(stderr, "vmgpu-info: cannot list devices: %s\n",
+			strerror(-count));
+		return 1;
+	}
+	if (count == 0) {
+		fprintf(stderr, "vmgpu-info: no vmgpu device found\n");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct vmgpu_device *dev;
+		struct vmgpu_info info;
+		char err[256];
+		unsigned int g;
+		int ret;
+
+		ret = vmgpu_device_open(i, &dev, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "vmgpu-info: device %d: %s\n", i, err);
+			return 1;
+		}
+		ret = vmgpu_device_query(dev, &info);
+		if (ret) {
+			vmgpu_error_message(dev, err, sizeof(err));
+			fprintf(stderr, "vmgpu-info: device %d: %s\n", i, err);
+			vmgpu_device_close(dev);
+			return 1;
+		}
+		printf("device %d: %s (driver vmgpu %s, uAPI %u)\n", i,
+		       info.node, info.driver_version, info.uapi_version);
+		printf("  interface %u.%u, ISA %u, warp %u, caps:",
+		       info.hw_version >> 16, info.hw_version & 0xffff,
+		       info.isa_version, info.warp_size);
+		print_caps(info.caps);
+		printf("  limits: command buffer %u bytes, %u dispatches per packet\n",
+		       info.cmdbuf_max_bytes, info.max_dispatches);
+		for (g = 0; g < info.num_gpus; g++)
+			printf("  gpu%u: %u SMs at %u MHz, %u MiB local memory\n",
+			       g, info.sms_per_gpu, info.clock_khz / 1000,
+			       info.local_mem_mb);
+		vmgpu_device_close(dev);
+	}
+	return 0;
+}

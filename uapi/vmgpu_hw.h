@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * vmgpu hardware interface: the one definition of the register map, the
+ * ring entry, the command packet format and the GPU page-table format.
+ *
+ * Included by the QEMU device model, the kernel driver and the user
+ * library. Everything here is little-endian and fixed-width; a change that
+ * is not backwards compatible bumps VMGPU_HW_VERSION_MAJOR.
+ *
+ * Documentation/hardware-interface.rst explains every field.
+ */
+#ifndef _VMGPU_HW_H_
+#define _VMGPU_HW_H_
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+typedef __u8 vmgpu_u8;
+typedef __u32 vmgpu_u32;
+typedef __u64 vmgpu_u64;
+#else
+#include <stdint.h>
+typedef uint8_t vmgpu_u8;
+typedef uint32_t vmgpu_u32;
+typedef uint64_t vmgpu_u64;
+#endif
+
+/* ------------------------------------------------------------------ */
+/* PCI identity                                                         */
+/* ------------------------------------------------------------------ */
+
+#define VMGPU_PCI_VENDOR_ID		0x1234	/* QEMU's test vendor */
+#define VMGPU_PCI_DEVICE_ID		0x6d67	/* "mg" */
+#define VMGPU_PCI_CLASS			0x0302	/* 3D controller */
+#define VMGPU_PCI_REVISION		0x01
+
+/* BAR0: one global page, then one page per GPU. BAR1: MSI-X table. */
+#define VMGPU_BAR_MMIO			0
+#define VMGPU_BAR_MSIX			1
+#define VMGPU_REG_PAGE_SIZE		0x1000
+#define VMGPU_MAX_GPUS			8
+#define VMGPU_MAX_SMS			64
+#define VMGPU_WARP_SIZE			32
+/* Global page + VMGPU_MAX_GPUS pages, rounded up to a power of two. */
+#define VMGPU_BAR0_SIZE			0x10000
+#define VMGPU_GPU_REGS(gpu)		(((gpu) + 1) * VMGPU_REG_PAGE_SIZE)
+/* One MSI-X vector per GPU; vector n belongs to GPU n. */
+#define VMGPU_MSIX_VECTOR(gpu)		(gpu)
+
+/* Interface version: major changes are incompatible, minor ones add. */
+#define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
+#define VMGPU_HW_VERSION_MAJOR		1
+#define VMGPU_HW_VERSION_MINOR		0
+#define VMGPU_HW_VERSION \
+	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
+#define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
+
+/* ------------------------------------------------------------------ */
+/* Global register page (BAR0 offset 0)                                 */
+/* ------------------------------------------------------------------ */
+
+#define VMGPU_REG_MAGIC			0x000	/* RO */
+#define VMGPU_REG_VERSION		0x004	/* RO: VMGPU_HW_VERSION */
+#define VMGPU_REG_NUM_GPUS		0x008	/* RO */
+#define VMGPU_REG_SMS_PER_GPU		0x00c	/* RO */
+#define VMGPU_REG_ISA_VERSION		0x010	/* RO */
+#define VMGPU_REG_CAPS			0x014	/* RO: VMGPU_CAP_* */
+#define VMGPU_REG_SCRATCH		0x018	/* RW, no side effect */
+#define VMGPU_REG_WARP_SIZE		0x01c	/* RO */
+#define VMGPU_REG_AS_SLOTS		0x020	/* RO: address-space slots per GPU */
+#define VMGPU_REG_RING_MAX_ENTRIES	0x024	/* RO */
+#define VMGPU_REG_CMDBUF_MAX_BYTES	0x028	/* RO */
+#define VMGPU_REG_MAX_DISPATCHES	0x02c	/* RO: per packet */
+#define VMGPU_REG_CLOCK_KHZ		0x030	/* RO: SM clock of the model */
+#define VMGPU_REG_LOCAL_MEM_MB		0x034	/* RO: modelled local memory */
+#define VMGPU_REG_TRACE_CTRL		0x040	/* RW: VMGPU_TRACE_* */
+#define VMGPU_REG_TRACE_ADDR_LO		0x044	/* RW: bus address of trace buffer */
+#define VMGPU_REG_TRACE_ADDR_HI		0x048
+#define VMGPU_REG_TRACE_SIZE		0x04c	/* RW: bytes */
+#define VMGPU_REG_TRACE_WRITTEN		0x050	/* RO: bytes written by the device */
+
+#define VMGPU_CAP_MMU			(1u << 0)
+#define VMGPU_CAP_SYNC			(1u << 1)
+#define VMGPU_CAP_TIMESTAMP		(1u << 2)
+#define VMGPU_CAP_COPY			(1u << 3)
+#define VMGPU_CAP_WAIT_VALUE		(1u << 4)
+#define VMGPU_CAP_TRACE			(1u << 5)
+
+#define VMGPU_TRACE_ENABLE		(1u << 0)
+
+/* ------------------------------------------------------------------ */
+/* Per-GPU register page (BAR0 offset VMGPU_GPU_REGS(gpu))               */
+/* ------------------------------------------------------------------ */
+
+#define VMGPU_GPU_RING_BASE_LO		0x000	/* RW: bus address, 4 KiB aligned */
+#define VMGPU_GPU_RING_BASE_HI		0x004
+#define VMGPU_GPU_RING_ENTRIES		0x008	/* RW: power of two, <= max */
+#define VMGPU_GPU_RING_HEAD		0x00c	/* RO: next entry the device fetches */
+#define VMGPU_GPU_RING_TAIL		0x010	/* RW: one past the last valid entry */
+#define VMGPU_GPU_DOORBELL		0x014	/* WO: any value: tail moved */
+#define VMGPU_GPU_FENCE_ADDR_LO		0x018	/* RW: bus address of a u64 */
+#define VMGPU_GPU_FENCE_ADDR_HI		0x01c
+#define VMGPU_GPU_FENCE_LO		0x020	/* RO: last completed seqno */
+#define VMGPU_GPU_FENCE_HI		0x024
+#define VMGPU_GPU_INT_STATUS		0x028	/* RO: VMGPU_INT_* pending */
+#define VMGPU_GPU_INT_MASK		0x02c	/* RW: 1 = enabled */
+#define VMGPU_GPU_INT_ACK		0x030	/* W1C */
+#define VMGPU_GPU_CONTROL		0x034	/* RW: VMGPU_CTRL_* */
+#define VMGPU_GPU_RESET			0x038	/* WO: 1 = reset this GPU */
+#define VMGPU_GPU_STATUS		0x03c	/* RO: VMGPU_STATUS_* */
+#define VMGPU_GPU_TIMESTAMP_LO		0x040	/* RO: virtual clock, ns */
+#define VMGPU_GPU_TIMESTAMP_HI		0x044
+#define VMGPU_GPU_MMU_INVALIDATE	0x048	/* WO: bitmask of slots */
+/* Error report, valid while VMGPU_INT_ERROR_MASK bits are pending. */
+#define VMGPU_GPU_ERR_CODE		0x050	/* RO: VMGPU_FAULT_* */
+#define VMGPU_GPU_ERR_SLOT		0x054	/* RO: address-space slot */
+#define VMGPU_GPU_ERR_ADDR_LO		0x058	/* RO: faulting GPU VA */
+#define VMGPU_GPU_ERR_ADDR_HI		0x05c
+#define VMGPU_GPU_ERR_PC		0x060	/* RO: instruction index */
+#define VMGPU_GPU_ERR_SEQNO_LO		0x064	/* RO: ring entry's seqno */
+#define VMGPU_GPU_ERR_SEQNO_HI		0x068
+#define VMGPU_GPU_ERR_DISPATCH		0x06c	/* RO: dispatch index in packet */
+/* Page-table roots, one per address-space slot: bus address, 4 KiB aligned. */
+#define VMGPU_GPU_AS_ROOT_LO(slot)	(0x080 + (slot) * 8)
+#define VMGPU_GPU_AS_ROOT_HI(slot)	(0x084 + (slot) * 8)
+#define VMGPU_AS_SLOTS			8
+/* 64-bit counters, read LO first (latches HI). */
+#define VMGPU_GPU_CNT_BASE		0x100
+#define VMGPU_GPU_CNT_LO(n)		(VMGPU_GPU_CNT_BASE + (n) * 8)
+#define VMGPU_GPU_CNT_HI(n)		(VMGPU_GPU_CNT_BASE + (n) * 8 + 4)
+enum vmgpu_counter {
+	VMGPU_CNT_PACKETS = 0,		/* ring entries completed */
+	VMGPU_CNT_DISPATCHES,		/* DISPATCH commands completed */
+	VMGPU_CNT_BLOCKS,		/* thread blocks run */
+	VMGPU_CNT_WARP_INSTRS,		/* warp instructions issued */
+	VMGPU_CNT_THREAD_INSTRS,	/* thread instructions (active lanes) */
+	VMGPU_CNT_INTERRUPTS,		/* completion interrupts raised */
+	VMGPU_CNT_ERRORS,		/* error interrupts raised */
+	VMGPU_CNT_BUSY_NS,		/* virtual time with work on the GPU */
+	VMGPU_CNT_TLB_MISSES,
+	VMGPU_CNT_BYTES_LOCAL,		/* bytes moved from this GPU's memory */
+	VMGPU_CNT_BYTES_LINK,		/* bytes moved over GPU links */
+	VMGPU_CNT_BYTES_HOST,		/* bytes moved over the host bus */
+	VMGPU_CNT_NUM
+};
+
+#define VMGPU_CTRL_ENABLE		(1u << 0)
+
+#define VMGPU_STATUS_IDLE		(1u << 0)
+#define VMGPU_STATUS_HALTED		(1u << 1)	/* stopped by an error */
+
+/* Interrupt causes. ERROR bits never mean completion. */
+#define VMGPU_INT_COMPLETE		(1u << 0)	/* a flagged entry is done */
+#define VMGPU_INT_FAULT			(1u << 1)	/* MMU or alignment fault */
+#define VMGPU_INT_ILLEGAL		(1u << 2)	/* bad command or instruction */
+#define VMGPU_INT_BUDGET		(1u << 3)	/* instruction budget spent */
+#define VMGPU_INT_RING			(1u << 4)	/* bad ring configuration */
+#define VMGPU_INT_ERROR_MASK \
+	(VMGPU_INT_FAULT | VMGPU_INT_ILLEGAL | VMGPU_INT_BUDGET | VMGPU_INT_RING)
+
+/* Error codes reported in VMGPU_GPU_ERR_CODE. */
+enum vmgpu_fault {
+	VMGPU_FAULT_NONE = 0,
+	VMGPU_FAULT_UNMAPPED,		/* no valid page-table entry */
+	VMGPU_FAULT_PERMISSION,		/* write to read-only, or no read */
+	VMGPU_FAULT_MISALIGNED,		/* access not aligned to its size */
+	VMGPU_FAULT_ILLEGAL_INSTR,	/* undecodable instruction */
+	VMGPU_FAULT_BAD_EXECUTABLE,	/* executable header invalid */
+	VMGPU_FAULT_BUDGET,		/* per-dispatch instruction budget */
+	VMGPU_FAULT_BAD_COMMAND,	/* malformed command word */
+	VMGPU_FAULT_RING,		/* ring registers or entry invalid */
+	VMGPU_FAULT_PC_RANGE,		/* branch or fall-through past the code */
+	VMGPU_FAULT_NUM
+};
+
+/* ------------------------------------------------------------------ */
+/* Ring entry: 32 bytes, in the ring at RING_BASE (bus addresses)         */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_ring_entry {
+	vmgpu_u64 cmdbuf_va;		/* GPU VA in the entry's address space */
+	vmgpu_u32 cmdbuf_bytes;		/* multiple of 4, <= CMDBUF_MAX_BYTES */
+	vmgpu_u32 flags;		/* VMGPU_RING_F_* */
+	vmgpu_u64 seqno;		/* written to FENCE_ADDR when done */
+	vmgpu_u32 as_slot;		/* < VMGPU_AS_SLOTS */
+	vmgpu_u32 reserved;		/* must be zero */
+};
+
+#define VMGPU_RING_ENTRY_SIZE		32
+#define VMGPU_RING_F_IRQ		(1u << 0)	/* interrupt when done */
+#define VMGPU_RING_F_ALL		VMGPU_RING_F_IRQ
+#define VMGPU_RING_MAX_ENTRIES		1024
+
+/* ------------------------------------------------------------------ */
+/* Command packet: a stream of 32-bit words                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every command starts with a header word: bits 0..7 opcode, bits 16..31
+ * the command's total length in words including the header. Lengths are
+ * fixed per opcode (VMGPU_CMD_LEN_*); anything else is an illegal command.
+ */
+#define VMGPU_CMD_HDR(op, len)		((vmgpu_u32)(op) | ((vmgpu_u32)(len) << 16))
+#define VMGPU_CMD_OP(hdr)		((hdr) & 0xff)
+#define VMGPU_CMD_LEN(hdr)		((hdr) >> 16)
+#define VMGPU_CMD_RESERVED_MASK		0x0000ff00u
+
+enum vmgpu_cmd_op {
+	VMGPU_CMD_NOP = 0x00,
+	VMGPU_CMD_SET_STATE = 0x01,
+	VMGPU_CMD_DISPATCH = 0x02,
+	VMGPU_CMD_SYNC = 0x03,
+	VMGPU_CMD_BARRIER = 0x04,
+	VMGPU_CMD_TIMESTAMP = 0x05,
+	VMGPU_CMD_WRITE_VALUE = 0x06,
+	VMGPU_CMD_WAIT_VALUE = 0x07,
+	VMGPU_CMD_COPY = 0x08,
+	VMGPU_CMD_END = 0x0f,
+	VMGPU_CMD_NUM_OPS
+};
+
+/* SET_STATE: header, key, value. */
+struct vmgpu_cmd_set_state {
+	vmgpu_u32 hdr;
+	vmgpu_u32 key;			/* VMGPU_STATE_* */
+	vmgpu_u32 value;
+};
+enum vmgpu_state_key {
+	/* Warp instructions a dispatch may issue; 0 restores the default. */
+	VMGPU_STATE_INSTR_BUDGET = 1,
+	/* Priority of following dispatches that give priority 0. */
+	VMGPU_STATE_DEFAULT_PRIORITY = 2,
+};
+
+/*
+ * DISPATCH: one workload. Block (x, y, z) of the grid runs with
+ * blockIdx = origin + (x, y, z), so a portion of a larger index space keeps
+ * the indices of the whole.
+ */
+struct vmgpu_cmd_dispatch {
+	vmgpu_u32 hdr;
+	vmgpu_u32 flags;		/* VMGPU_DISPATCH_F_*; unknown bits illegal */
+	vmgpu_u64 code_va;		/* executable (struct vmgpu_exec_header) */
+	vmgpu_u64 args_va;		/* argument block, 0 if none */
+	vmgpu_u32 args_bytes;		/* must equal the executable's */
+	vmgpu_u32 grid[3];		/* blocks per dimension, each >= 1 */
+	vmgpu_u32 block[3];		/* threads per dimension, product <= 1024 */
+	vmgpu_u32 origin[3];		/* block index offset of this portion */
+	vmgpu_u32 grid_total[3];	/* whole index space, in blocks */
+	vmgpu_u32 shared_bytes;		/* dynamic shared memory per block */
+	vmgpu_u32 priority;		/* 0 = default; lower = more urgent */
+	vmgpu_u32 reserved;		/* must be zero */
+};
+#define VMGPU_DISPATCH_F_ALL		0u
+#define VMGPU_MAX_BLOCK_THREADS		1024
+#define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
+#define VMGPU_MAX_ARGS_BYTES		4096
+
+/*
+ * SYNC: dispatch @consumer (index in this packet, counted from 0 in stream
+ * order) starts only after dispatch @producer finished and its writes are
+ * visible. producer < consumer; producer must precede the SYNC in the
+ * stream and consumer must follow it.
+ */
+struct vmgpu_cmd_sync {
+	vmgpu_u32 hdr;
+	vmgpu_u32 consumer;
+	vmgpu_u32 producer;
+};
+
+/* BARRIER: later commands wait until every earlier dispatch finished. */
+struct vmgpu_cmd_barrier {
+	vmgpu_u32 hdr;
+};
+
+/* TIMESTAMP: write the GPU's virtual clock (u64 ns) to @va. */
+struct vmgpu_cmd_timestamp {
+	vmgpu_u32 hdr;
+	vmgpu_u32 reserved;
+	vmgpu_u64 va;			/* 8-byte aligned */
+};
+
+/* WRITE_VALUE: store a 32-bit value at @va. */
+struct vmgpu_cmd_write_value {
+	vmgpu_u32 hdr;
+	vmgpu_u32 value;
+	vmgpu_u64 va;			/* 4-byte aligned */
+};
+
+/* WAIT_VALUE: stall the command processor until (*va & mask) OP value. */
+struct vmgpu_cmd_wait_value {
+	vmgpu_u32 hdr;
+	vmgpu_u32 op;			/* VMGPU_WAIT_* */
+	vmgpu_u64 va;			/* 4-byte aligned */
+	vmgpu_u32 value;
+	vmgpu_u32 mask;
+};
+enum vmgpu_wait_op {
+	VMGPU_WAIT_EQ = 0,
+	VMGPU_WAIT_NE,
+	VMGPU_WAIT_GE,			/* unsigned */
+	VMGPU_WAIT_GT,
+	VMGPU_WAIT_LE,
+	VMGPU_WAIT_LT,
+	VMGPU_WAIT_NUM_OPS
+};
+
+/* COPY: @height rows of @width_bytes, each row at its pitch. */
+struct vmgpu_cmd_copy {
+	vmgpu_u32 hdr;
+	vmgpu_u32 width_bytes;
+	vmgpu_u64 src_va;
+	vmgpu_u64 dst_va;
+	vmgpu_u32 height;		/* 1 for a linear copy */
+	vmgpu_u32 src_pitch;
+	vmgpu_u32 dst_pitch;
+	vmgpu_u32 reserved;		/* must be zero */
+};
+
+/* END: end-of-packet barrier; the fence is written after it. */
+struct vmgpu_cmd_end {
+	vmgpu_u32 hdr;
+};
+
+#define VMGPU_CMD_LEN_NOP		1
+#define VMGPU_CMD_LEN_SET_STATE		(sizeof(struct vmgpu_cmd_set_state) / 4)
+#define VMGPU_CMD_LEN_DISPATCH		(sizeof(struct vmgpu_cmd_dispatch) / 4)
+#define VMGPU_CMD_LEN_SYNC		(sizeof(struct vmgpu_cmd_sync) / 4)
+#define VMGPU_CMD_LEN_BARRIER		1
+#define VMGPU_CMD_LEN_TIMESTAMP		(sizeof(struct vmgpu_cmd_timestamp) / 4)
+#define VMGPU_CMD_LEN_WRITE_VALUE	(sizeof(struct vmgpu_cmd_write_value) / 4)
+#define VMGPU_CMD_LEN_WAIT_VALUE	(sizeof(struct vmgpu_cmd_wait_value) / 4)
+#define VMGPU_CMD_LEN_COPY		(sizeof(struct vmgpu_cmd_copy) / 4)
+#define VMGPU_CMD_LEN_END		1
+
+#define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
+#define VMGPU_MAX_DISPATCHES_PER_PACKET	256
+
+/* ------------------------------------------------------------------ */
+/* GPU page tables                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * 39-bit GPU virtual addresses, 4 KiB pages, three levels of 512 eight-byte
+ * entries (L2 -> L1 -> L0). Page tables live in system memory at bus
+ * addresses. A leaf (L0) entry maps one page; its location field tells
+ * where the page lives, which prices every access to it.
+ */
+#define VMGPU_PAGE_SHIFT		12
+#define VMGPU_PAGE_SIZE			(1u << VMGPU_PAGE_SHIFT)
+#define VMGPU_VA_BITS			39
+#define VMGPU_PT_LEVELS			3
+#define VMGPU_PT_ENTRIES		512
+#define VMGPU_PT_INDEX(va, level) \
+	(((va) >> (VMGPU_PAGE_SHIFT + 9 * (level))) & (VMGPU_PT_ENTRIES - 1))
+
+#define VMGPU_PTE_VALID			(1ull << 0)
+#define VMGPU_PTE_READ			(1ull << 1)	/* leaf only */
+#define VMGPU_PTE_WRITE			(1ull << 2)	/* leaf only */
+#define VMGPU_PTE_LOC_SHIFT		4		/* leaf only */
+#define VMGPU_PTE_LOC_MASK		(0xfull << VMGPU_PTE_LOC_SHIFT)
+#define VMGPU_PTE_ADDR_MASK		0x000ffffffffff000ull
+/* Location: 0 = system memory, 1 + k = local memory of GPU k. */
+#define VMGPU_LOC_SYSTEM		0
+#define VMGPU_LOC_GPU(k)		(1 + (k))
+#define VMGPU_LOC_COUNT			(1 + VMGPU_MAX_GPUS)
+#define VMGPU_PTE_LOC(loc)		((vmgpu_u64)(loc) << VMGPU_PTE_LOC_SHIFT)
+
+#endif /* _VMGPU_HW_H_ */

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * vmgpu instruction set: the one definition of the instruction encoding,
+ * the opcode table, the register numbering and the executable format.
+ *
+ * Included by the device model (interpreter), the kernel driver (executable
+ * validation) and the user library (assembler, disassembler).
+ * Documentation/isa.rst explains every instruction.
+ *
+ * Every instruction is one little-endian 64-bit word:
+ *
+ *   bits  0..6   opcode (VMGPU_OP_*)
+ *   bit   7      VMGPU_OP_IMM: operand B is the immediate, not register B
+ *   bits  8..15  D: destination register (or predicate)
+ *   bits 16..23  A: first source register (or predicate / special register)
+ *   bits 24..31  B: second source register (or predicate)
+ *   bits 32..63  IMM: 32-bit immediate (offset, constant, branch target);
+ *                for four-operand instructions its low byte is register C
+ *                and the rest must be zero
+ */
+#ifndef _VMGPU_ISA_H_
+#define _VMGPU_ISA_H_
+
+#include "vmgpu_hw.h"
+
+#define VMGPU_ISA_VERSION		1
+#define VMGPU_WARP_SIZE			32
+#define VMGPU_ISA_MAX_REGS		128	/* general registers per thread */
+#define VMGPU_ISA_NUM_PREDS		8	/* p0..p7, per thread */
+#define VMGPU_ISA_MAX_CODE		(1u << 20)	/* instructions */
+
+/* Instruction fields. */
+#define VMGPU_INSN_OP(w)		((vmgpu_u32)(w) & 0x7f)
+#define VMGPU_INSN_IS_IMM(w)		(((vmgpu_u32)(w) >> 7) & 1)
+#define VMGPU_INSN_D(w)			(((vmgpu_u32)(w) >> 8) & 0xff)
+#define VMGPU_INSN_A(w)			(((vmgpu_u32)(w) >> 16) & 0xff)
+#define VMGPU_INSN_B(w)			(((vmgpu_u32)(w) >> 24) & 0xff)
+#define VMGPU_INSN_IMM(w)		((vmgpu_u32)((vmgpu_u64)(w) >> 32))
+#define VMGPU_OP_IMM			0x80
+#define VMGPU_INSN(op, d, a, b, imm) \
+	((vmgpu_u64)((op) & 0xff) | ((vmgpu_u64)((d) & 0xff) << 8) | \
+	 ((vmgpu_u64)((a) & 0xff) << 16) | ((vmgpu_u64)((b) & 0xff) << 24) | \
+	 ((vmgpu_u64)(vmgpu_u32)(imm) << 32))
+
+/* Branch condition, in field A of BRA. */
+#define VMGPU_BRA_PRED_MASK		0x07	/* predicate number */
+#define VMGPU_BRA_NEGATE		0x40	/* branch if the predicate is false */
+#define VMGPU_BRA_ALWAYS		0x80	/* unconditional; predicate bits 0 */
+
+/*
+ * Operand formats. They say how D, A, B and IMM are used; the assembler and
+ * disassembler print and parse operands by format.
+ */
+enum vmgpu_isa_format {
+	VMGPU_FMT_NONE,		/* op */
+	VMGPU_FMT_BRA,		/* op [!]pA, target | op target */
+	VMGPU_FMT_MOV,		/* op rD, rB|imm */
+	VMGPU_FMT_SREG,		/* op rD, %sreg(A) */
+	VMGPU_FMT_SEL,		/* op rD, pC, rA, rB */
+	VMGPU_FMT_ARG,		/* op rD, imm (byte offset in the argument block) */
+	VMGPU_FMT_ALU,		/* op rD, rA, rB|imm */
+	VMGPU_FMT_UNARY,	/* op rD, rA */
+	VMGPU_FMT_ALU3,		/* op rD, rA, rB, rC */
+	VMGPU_FMT_SETP,		/* op pD, rA, rB|imm */
+	VMGPU_FMT_PRED2,	/* op pD, pA, pB */
+	VMGPU_FMT_PRED1,	/* op pD, pA */
+	VMGPU_FMT_LOAD,		/* op rD, [rA + imm] */
+	VMGPU_FMT_STORE,	/* op [rA + imm], rB */
+	VMGPU_FMT_ATOM,		/* op rD, [rA + imm], rB */
+	VMGPU_FMT_CAS,		/* op rD, [rA], rB, rC */
+	VMGPU_FMT_LEA,		/* op rD, rA, rB, shift(imm) */
+};
+
+/* Operand properties (flags column of the opcode table). */
+#define VMGPU_OPF_IMM		0x01	/* immediate form allowed */
+#define VMGPU_OPF_D_PAIR	0x02	/* D names a register pair */
+#define VMGPU_OPF_A_PAIR	0x04	/* A names a register pair */
+#define VMGPU_OPF_B_PAIR	0x08	/* B (register form) names a pair */
+#define VMGPU_OPF_FLOAT		0x10	/* immediate is a float */
+#define VMGPU_OPF_SHARED	0x20	/* shared-memory access */
+
+/*
+ * The opcode table: X(NAME, code, "mnemonic", format, flags, access bytes).
+ * A 64-bit "pair" rN is rN (low 32 bits) and rN+1 (high 32 bits).
+ */
+#define VMGPU_ISA_OPCODES(X) \
+	X(NOP,     0x00, "nop",      NONE,  0, 0) \
+	X(EXIT,    0x01, "exit",     NONE,  0, 0) \
+	X(BAR,     0x02, "bar",      NONE,  0, 0) \
+	X(BRA,     0x03, "bra",      BRA,   0, 0) \
+	X(MOV,     0x04, "mov",      MOV,   VMGPU_OPF_IMM, 0) \
+	X(S2R,     0x05, "s2r",      SREG,  0, 0) \
+	X(SEL,     0x06, "sel",      SEL,   0, 0) \
+	X(LDARG,   0x07, "ldarg",    ARG,   0, 4) \
+	X(LDARG64, 0x08, "ldarg.64", ARG,   VMGPU_OPF_D_PAIR, 8) \
+	X(ADD,     0x10, "add",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(SUB,     0x11, "sub",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(MUL,     0x12, "mul",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(MULHI,   0x13, "mulhi",    ALU,   VMGPU_OPF_IMM, 0) \
+	X(MULHIU,  0x14, "mulhiu",   ALU,   VMGPU_OPF_IMM, 0) \
+	X(DIV,     0x15, "div",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(DIVU,    0x16, "divu",     ALU,   VMGPU_OPF_IMM, 0) \
+	X(REM,     0x17, "rem",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(REMU,    0x18, "remu",     ALU,   VMGPU_OPF_IMM, 0) \
+	X(AND,     0x19, "and",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(OR,      0x1a, "or",       ALU,   VMGPU_OPF_IMM, 0) \
+	X(XOR,     0x1b, "xor",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(SHL,     0x1c, "shl",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(SHR,     0x1d, "shr",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(SRA,     0x1e, "sra",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(MIN,     0x1f, "min",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(MAX,     0x20, "max",      ALU,   VMGPU_OPF_IMM, 0) \
+	X(MINU,    0x21, "minu",     ALU,   VMGPU_OPF_IMM, 0) \
+	X(MAXU,    0x22, "maxu",     ALU,   VMGPU_OPF_IMM, 0) \
+	X(NOT,     0x23, "not",      UNARY, 0, 0) \
+	X(NEG,     0x24, "neg",      UNARY, 0, 0) \
+	X(MAD,     0x25, "mad",      ALU3,  0, 0) \
+	X(ADD64,   0x26, "add64",    ALU,   VMGPU_OPF_IMM | VMGPU_OPF_D_PAIR | \
+					    VMGPU_OPF_A_PAIR | VMGPU_OPF_B_PAIR, 0) \
+	X(LEA,     0x27, "lea",      LEA,   VMGPU_OPF_D_PAIR | VMGPU_OPF_A_PAIR, 0) \
+	X(FADD,    0x30, "fadd",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSUB,    0x31, "fsub",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FMUL,    0x32, "fmul",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FDIV,    0x33, "fdiv",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FMIN,    0x34, "fmin",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FMAX,    0x35, "fmax",     ALU,   VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FFMA,    0x36, "ffma",     ALU3,  0, 0) \
+	X(FSQRT,   0x37, "fsqrt",    UNARY, 0, 0) \
+	X(FABS,    0x38, "fabs",     UNARY, 0, 0) \
+	X(FNEG,    0x39, "fneg",     UNARY, 0, 0) \
+	X(I2F,     0x3a, "i2f",      UNARY, 0, 0) \
+	X(U2F,     0x3b, "u2f",      UNARY, 0, 0) \
+	X(F2I,     0x3c, "f2i",      UNARY, 0, 0) \
+	X(F2U,     0x3d, "f2u",      UNARY, 0, 0) \
+	X(SETP_EQ, 0x40, "setp.eq",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_NE, 0x41, "setp.ne",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_LT, 0x42, "setp.lt",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_LE, 0x43, "setp.le",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_GT, 0x44, "setp.gt",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_GE, 0x45, "setp.ge",  SETP,  VMGPU_OPF_IMM, 0) \
+	X(SETP_LTU, 0x46, "setp.ltu", SETP, VMGPU_OPF_IMM, 0) \
+	X(SETP_LEU, 0x47, "setp.leu", SETP, VMGPU_OPF_IMM, 0) \
+	X(SETP_GTU, 0x48, "setp.gtu", SETP, VMGPU_OPF_IMM, 0) \
+	X(SETP_GEU, 0x49, "setp.geu", SETP, VMGPU_OPF_IMM, 0) \
+	X(FSETP_EQ, 0x4a, "fsetp.eq", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSETP_NE, 0x4b, "fsetp.ne", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSETP_LT, 0x4c, "fsetp.lt", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSETP_LE, 0x4d, "fsetp.le", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSETP_GT, 0x4e, "fsetp.gt", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(FSETP_GE, 0x4f, "fsetp.ge", SETP, VMGPU_OPF_IMM | VMGPU_OPF_FLOAT, 0) \
+	X(PAND,    0x50, "pand",     PRED2, 0, 0) \
+	X(POR,     0x51, "por",      PRED2, 0, 0) \
+	X(PXOR,    0x52, "pxor",     PRED2, 0, 0) \
+	X(PNOT,    0x53, "pnot",     PRED1, 0, 0) \
+	X(ATOM_ADD,  0x58, "atom.add",  ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_MIN,  0x59, "atom.min",  ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_MAX,  0x5a, "atom.max",  ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_MINU, 0x5b, "atom.minu", ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_MAXU, 0x5c, "atom.maxu", ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_XCHG, 0x5d, "atom.xchg", ATOM, VMGPU_OPF_A_PAIR, 4) \
+	X(ATOM_CAS,  0x5e, "atom.cas",  CAS,  VMGPU_OPF_A_PAIR, 4) \
+	X(LD_U8,   0x60, "ld.u8",    LOAD,  VMGPU_OPF_A_PAIR, 1) \
+	X(LD_S8,   0x61, "ld.s8",    LOAD,  VMGPU_OPF_A_PAIR, 1) \
+	X(LD_U16,  0x62, "ld.u16",   LOAD,  VMGPU_OPF_A_PAIR, 2) \
+	X(LD_S16,  0x63, "ld.s16",   LOAD,  VMGPU_OPF_A_PAIR, 2) \
+	X(LD_32,   0x64, "ld.32",    LOAD,  VMGPU_OPF_A_PAIR, 4) \
+	X(LD_64,   0x65, "ld.64",    LOAD,  VMGPU_OPF_A_PAIR | VMGPU_OPF_D_PAIR, 8) \
+	X(ST_8,    0x68, "st.8",     STORE, VMGPU_OPF_A_PAIR, 1) \
+	X(ST_16,   0x69, "st.16",    STORE, VMGPU_OPF_A_PAIR, 2) \
+	X(ST_32,   0x6a, "st.32",    STORE, VMGPU_OPF_A_PAIR, 4) \
+	X(ST_64,   0x6b, "st.64",    STORE, VMGPU_OPF_A_PAIR | VMGPU_OPF_B_PAIR, 8) \
+	X(LDS_U8,  0x70, "lds.u8",   LOAD,  VMGPU_OPF_SHARED, 1) \
+	X(LDS_S8,  0x71, "lds.s8",   LOAD,  VMGPU_OPF_SHARED, 1) \
+	X(LDS_U16, 0x72, "lds.u16",  LOAD,  VMGPU_OPF_SHARED, 2) \
+	X(LDS_S16, 0x73, "lds.s16",  LOAD,  VMGPU_OPF_SHARED, 2) \
+	X(LDS_32,  0x74, "lds.32",   LOAD,  VMGPU_OPF_SHARED, 4) \
+	X(LDS_64,  0x75, "lds.64",   LOAD,  VMGPU_OPF_SHARED | VMGPU_OPF_D_PAIR, 8) \
+	X(STS_8,   0x78, "sts.8",    STORE, VMGPU_OPF_SHARED, 1) \
+	X(STS_16,  0x79, "sts.16",   STORE, VMGPU_OPF_SHARED, 2) \
+	X(STS_32,  0x7a, "sts.32",   STORE, VMGPU_OPF_SHARED, 4) \
+	X(STS_64,  0x7b, "sts.64",   STORE, VMGPU_OPF_SHARED | VMGPU_OPF_B_PAIR, 8)
+
+enum vmgpu_isa_op {
+#define VMGPU_ISA_X_ENUM(name, code, mnem, fmt, flags, bytes) \
+	VMGPU_OP_##name = code,
+	VMGPU_ISA_OPCODES(VMGPU_ISA_X_ENUM)
+#undef VMGPU_ISA_X_ENUM
+	VMGPU_OP_COUNT = 0x80
+};
+
+/* Special registers, read with S2R (field A). */
+enum vmgpu_sreg {
+	VMGPU_SREG_TID_X = 0,	/* thread index within the block */
+	VMGPU_SREG_TID_Y,
+	VMGPU_SREG_TID_Z,
+	VMGPU_SREG_NTID_X,	/* block size in threads */
+	VMGPU_SREG_NTID_Y,
+	VMGPU_SREG_NTID_Z,
+	VMGPU_SREG_CTAID_X,	/* block index: origin + position in grid */
+	VMGPU_SREG_CTAID_Y,
+	VMGPU_SREG_CTAID_Z,
+	VMGPU_SREG_NCTAID_X,	/* whole index space in blocks (grid_total) */
+	VMGPU_SREG_NCTAID_Y,
+	VMGPU_SREG_NCTAID_Z,
+	VMGPU_SREG_ORIGIN_X,	/* block index offset of this dispatch */
+	VMGPU_SREG_ORIGIN_Y,
+	VMGPU_SREG_ORIGIN_Z,
+	VMGPU_SREG_LANEID,	/* 0..31 */
+	VMGPU_SREG_WARPID,	/* warp within the block */
+	VMGPU_SREG_GPUID,	/* GPU index */
+	VMGPU_SREG_SMID,	/* SM index within the GPU */
+	VMGPU_SREG_COUNT
+};
+
+/* ------------------------------------------------------------------ */
+/* Executable format                                                      */
+/* ------------------------------------------------------------------ */
+
+#define VMGPU_EXEC_MAGIC		0x58454756	/* "VGEX" in memory order */
+
+/*
+ * An executable is this 32-byte header followed by code_insns 64-bit
+ * little-endian instructions; the image is exactly
+ * sizeof(header) + 8 * code_insns bytes.
+ */
+struct vmgpu_exec_header {
+	vmgpu_u32 magic;		/* VMGPU_EXEC_MAGIC */
+	vmgpu_u32 isa_version;		/* VMGPU_ISA_VERSION */
+	vmgpu_u32 num_regs;		/* general registers per thread, 1..128 */
+	vmgpu_u32 shared_bytes;		/* static shared memory per block */
+	vmgpu_u32 args_bytes;		/* argument block, multiple of 4 */
+	vmgpu_u32 code_insns;		/* 1..VMGPU_ISA_MAX_CODE */
+	vmgpu_u32 reserved[2];		/* must be zero */
+};
+
+#define VMGPU_EXEC_HEADER_BYTES		32
+#define VMGPU_INSN_BYTES		8
+
+/* True if the header alone is acceptable (the code is checked separately). */
+static inline int vmgpu_exec_header_valid(const struct vmgpu_exec_header *h)
+{
+	return h->magic == VMGPU_EXEC_MAGIC &&
+	       h->isa_version == VMGPU_ISA_VERSION &&
+	       h->num_regs >= 1 && h->num_regs <= VMGPU_ISA_MAX_REGS &&
+	       h->shared_bytes <= VMGPU_MAX_SHARED_BYTES &&
+	       h->args_bytes <= VMGPU_MAX_ARGS_BYTES &&
+	       h->args_bytes % 4 == 0 &&
+	       h->code_insns >= 1 && h->code_insns <= VMGPU_ISA_MAX_CODE &&
+	       h->reserved[0] == 0 && h->reserved[1] == 0;
+}
+
+/* Image size announced by a valid header. */
+static inline vmgpu_u64 vmgpu_exec_image_bytes(const struct vmgpu_exec_header *h)
+{
+	return VMGPU_EXEC_HEADER_BYTES +
+	       (vmgpu_u64)h->code_insns * VMGPU_INSN_BYTES;
+}
+
+#endif /* _VMGPU_ISA_H_ */
