@@ -213,6 +213,120 @@ enum vmgpu_sreg {
 };
 
 /* ------------------------------------------------------------------ */
+/* Instruction validation                                                 */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_isa_opinfo {
+	vmgpu_u8 fmt;			/* enum vmgpu_isa_format */
+	vmgpu_u8 flags;			/* VMGPU_OPF_* */
+	vmgpu_u8 bytes;			/* memory access size, 0 if none */
+};
+
+/* Look up opcode @op (without the immediate bit); 0 if it does not exist. */
+static inline int vmgpu_isa_opinfo(vmgpu_u32 op, struct vmgpu_isa_opinfo *oi)
+{
+	switch (op) {
+#define VMGPU_ISA_X_INFO(name, code, mnem, fmt_, flags_, bytes_) \
+	case code: \
+		oi->fmt = VMGPU_FMT_##fmt_; \
+		oi->flags = (flags_); \
+		oi->bytes = (bytes_); \
+		return 1;
+	VMGPU_ISA_OPCODES(VMGPU_ISA_X_INFO)
+#undef VMGPU_ISA_X_INFO
+	}
+	return 0;
+}
+
+static inline int vmgpu_isa_reg_ok(vmgpu_u32 r, int pair, vmgpu_u32 num_regs)
+{
+	return r + (pair ? 1 : 0) < num_regs;
+}
+
+/*
+ * Is instruction @w well formed for a kernel with @num_regs registers and
+ * an argument block of @args_bytes? Every field a format does not use must
+ * be zero, registers (both halves of a pair) must exist, predicates and
+ * special registers must exist, LEA shifts are 0..31, argument reads are
+ * aligned and inside the block. Branch targets are not checked here: a
+ * branch past the code faults only when taken (VMGPU_FAULT_PC_RANGE).
+ */
+static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
+				   vmgpu_u32 args_bytes)
+{
+	vmgpu_u32 d = VMGPU_INSN_D(w), a = VMGPU_INSN_A(w);
+	vmgpu_u32 b = VMGPU_INSN_B(w), imm = VMGPU_INSN_IMM(w);
+	vmgpu_u32 n = num_regs, np = VMGPU_ISA_NUM_PREDS;
+	int is_imm = VMGPU_INSN_IS_IMM(w), dp, ap, bp;
+	struct vmgpu_isa_opinfo oi;
+
+	if (!vmgpu_isa_opinfo(VMGPU_INSN_OP(w), &oi))
+		return 0;
+	if (is_imm && !(oi.flags & VMGPU_OPF_IMM))
+		return 0;
+	dp = oi.flags & VMGPU_OPF_D_PAIR;
+	ap = oi.flags & VMGPU_OPF_A_PAIR;
+	bp = oi.flags & VMGPU_OPF_B_PAIR;
+
+	switch (oi.fmt) {
+	case VMGPU_FMT_NONE:
+		return !d && !a && !b && !imm;
+	case VMGPU_FMT_BRA:
+		if (d || b)
+			return 0;
+		if (a & VMGPU_BRA_ALWAYS)
+			return a == VMGPU_BRA_ALWAYS;
+		return !(a & ~(VMGPU_BRA_PRED_MASK | VMGPU_BRA_NEGATE));
+	case VMGPU_FMT_MOV:
+		if (!vmgpu_isa_reg_ok(d, 0, n) || a)
+			return 0;
+		return is_imm ? !b : vmgpu_isa_reg_ok(b, 0, n) && !imm;
+	case VMGPU_FMT_SREG:
+		return vmgpu_isa_reg_ok(d, 0, n) && a < VMGPU_SREG_COUNT &&
+		       !b && !imm;
+	case VMGPU_FMT_SEL:
+		return vmgpu_isa_reg_ok(d, 0, n) && vmgpu_isa_reg_ok(a, 0, n) &&
+		       vmgpu_isa_reg_ok(b, 0, n) && imm < np;
+	case VMGPU_FMT_ARG:
+		return vmgpu_isa_reg_ok(d, dp, n) && !a && !b &&
+		       imm % 4 == 0 && imm <= args_bytes &&
+		       oi.bytes <= args_bytes - imm;
+	case VMGPU_FMT_ALU:
+		if (!vmgpu_isa_reg_ok(d, dp, n) || !vmgpu_isa_reg_ok(a, ap, n))
+			return 0;
+		return is_imm ? !b : vmgpu_isa_reg_ok(b, bp, n) && !imm;
+	case VMGPU_FMT_UNARY:
+		return vmgpu_isa_reg_ok(d, 0, n) && vmgpu_isa_reg_ok(a, 0, n) &&
+		       !b && !imm;
+	case VMGPU_FMT_ALU3:
+	case VMGPU_FMT_CAS:
+		return vmgpu_isa_reg_ok(d, 0, n) && vmgpu_isa_reg_ok(a, ap, n) &&
+		       vmgpu_isa_reg_ok(b, 0, n) && imm < n;
+	case VMGPU_FMT_SETP:
+		if (d >= np || !vmgpu_isa_reg_ok(a, 0, n))
+			return 0;
+		return is_imm ? !b : vmgpu_isa_reg_ok(b, 0, n) && !imm;
+	case VMGPU_FMT_PRED2:
+		return d < np && a < np && b < np && !imm;
+	case VMGPU_FMT_PRED1:
+		return d < np && a < np && !b && !imm;
+	case VMGPU_FMT_LOAD:
+		return vmgpu_isa_reg_ok(d, dp, n) && vmgpu_isa_reg_ok(a, ap, n) &&
+		       !b;
+	case VMGPU_FMT_STORE:
+		return !d && vmgpu_isa_reg_ok(a, ap, n) &&
+		       vmgpu_isa_reg_ok(b, bp, n);
+	case VMGPU_FMT_ATOM:
+		return vmgpu_isa_reg_ok(d, 0, n) && vmgpu_isa_reg_ok(a, ap, n) &&
+		       vmgpu_isa_reg_ok(b, 0, n);
+	case VMGPU_FMT_LEA:
+		return vmgpu_isa_reg_ok(d, dp, n) && vmgpu_isa_reg_ok(a, ap, n) &&
+		       vmgpu_isa_reg_ok(b, 0, n) && imm < 32;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Executable format                                                      */
 /* ------------------------------------------------------------------ */
 
