@@ -15,11 +15,13 @@
 #if defined(__KERNEL__)
 #include <linux/types.h>
 typedef __u8 vmgpu_u8;
+typedef __u16 vmgpu_u16;
 typedef __u32 vmgpu_u32;
 typedef __u64 vmgpu_u64;
 #else
 #include <stdint.h>
 typedef uint8_t vmgpu_u8;
+typedef uint16_t vmgpu_u16;
 typedef uint32_t vmgpu_u32;
 typedef uint64_t vmgpu_u64;
 #endif
@@ -364,5 +366,51 @@ struct vmgpu_cmd_end {
 #define VMGPU_LOC_GPU(k)		(1 + (k))
 #define VMGPU_LOC_COUNT			(1 + VMGPU_MAX_GPUS)
 #define VMGPU_PTE_LOC(loc)		((vmgpu_u64)(loc) << VMGPU_PTE_LOC_SHIFT)
+
+/* ------------------------------------------------------------------ */
+/* Device trace records (VMGPU_CAP_TRACE)                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * With VMGPU_TRACE_ENABLE set in VMGPU_REG_TRACE_CTRL, the device appends
+ * one record per traced event by DMA to the buffer at TRACE_ADDR (bus
+ * address, TRACE_SIZE bytes). Setting ENABLE (from clear) restarts at
+ * offset 0; the device stops when the next record would not fit and
+ * counts the records it dropped in TRACE_DROPPED. TRACE_WRITTEN is the
+ * number of bytes written so far (a multiple of the record size).
+ * Records appear in the device's event order; times are device time in ns.
+ */
+#define VMGPU_REG_TRACE_DROPPED		0x054	/* RO: records not written */
+
+enum vmgpu_trace_kind {
+	VMGPU_TRACE_CMD = 1,		/* a command on the CP: aux = opcode */
+	VMGPU_TRACE_BLOCK,		/* a thread block on an SM */
+	VMGPU_TRACE_DISPATCH,		/* first block issued .. last done */
+	VMGPU_TRACE_PACKET,		/* ring entry fetched .. fence written */
+	VMGPU_TRACE_ERROR,		/* instant: aux = VMGPU_FAULT_* */
+	VMGPU_TRACE_IRQ,		/* instant: aux = VMGPU_INT_* raised */
+	VMGPU_TRACE_NUM_KINDS
+};
+
+#define VMGPU_TRACE_SM_NONE		0xffff	/* not on an SM (CP) */
+#define VMGPU_TRACE_NONE		0xffffffffu	/* no dispatch/block */
+
+struct vmgpu_trace_record {		/* 64 bytes, little-endian */
+	vmgpu_u64 start_ns;
+	vmgpu_u64 end_ns;		/* == start_ns for instant records */
+	vmgpu_u64 seqno;		/* ring entry's seqno */
+	vmgpu_u8 kind;			/* VMGPU_TRACE_* */
+	vmgpu_u8 gpu;
+	vmgpu_u16 sm;			/* or VMGPU_TRACE_SM_NONE */
+	vmgpu_u32 dispatch;		/* index in the packet, or _NONE */
+	vmgpu_u32 block;		/* linear block index, or _NONE */
+	vmgpu_u32 aux;			/* kind-specific, see above */
+	vmgpu_u32 as_slot;
+	vmgpu_u32 reserved;		/* zero */
+	vmgpu_u64 value;		/* BLOCK: warp instructions; CMD COPY: bytes */
+	vmgpu_u64 value2;		/* BLOCK: global bytes moved */
+};
+
+#define VMGPU_TRACE_RECORD_SIZE		64
 
 #endif /* _VMGPU_HW_H_ */

@@ -1,0 +1,972 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Command processor (qemu-device/core/cmdproc.c) through the device's
+ * registers: ring and command validation, SYNC/BARRIER ordering in device
+ * time, interrupts and fences, WAIT_VALUE across GPUs, COPY, errors and
+ * recovery, address-space isolation, and the 33-dispatch chain race.
+ */
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "testhost.h"
+#include "vmgpu_isa.h"
+
+#define VA0		0x20000000ull
+#define RW		(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
+#define NONE		0xffffffffu
+
+static const char add_one_src[] =
+	"; *p += 1 (one thread)\n"
+	".args 8\n"
+	"	ldarg.64 r0, 0\n"
+	"	ld.32 r2, [r0]\n"
+	"	add r2, r2, 1\n"
+	"	st.32 [r0], r2\n"
+	"	exit\n";
+
+/* Spin 2000 iterations, then *p = 1: a block that takes a while. */
+static const char slow_src[] =
+	".args 8\n"
+	"	mov r0, 0\n"
+	"loop:\n"
+	"	add r0, r0, 1\n"
+	"	setp.lt p0, r0, 2000\n"
+	"	bra p0, loop\n"
+	"	ldarg.64 r2, 0\n"
+	"	mov r4, 1\n"
+	"	st.32 [r2], r4\n"
+	"	exit\n";
+
+/* Store to the address in the argument block. */
+static const char store_src[] =
+	".args 8\n"
+	"	ldarg.64 r0, 0\n"
+	"	mov r2, 42\n"
+	"	st.32 [r0], r2\n"
+	"	exit\n";
+
+static const char spin_src[] =
+	"loop:\n"
+	"	bra loop\n"
+	"	exit\n";
+
+static const uint32_t one[3] = { 1, 1, 1 };
+
+FIXTURE(cp) {
+	struct testhost *th;
+	struct vg_device *dev;
+	struct th_as as;
+	uint64_t add_one, slow, store, spin;
+};
+
+FIXTURE_SETUP(cp)
+{
+	self->th = th_new(64 << 20);
+	self->dev = th_device_new(self->th, NULL, 2);
+	vg_device_trace_keep(self->dev, true);
+	th_as_init(self->th, &self->as, VA0);
+	th_gpu_setup(self->th, 0, 16);
+	th_gpu_setup(self->th, 1, 16);
+	th_set_root(self->th, 0, 0, &self->as);
+	th_set_root(self->th, 1, 0, &self->as);
+	self->add_one = th_kernel(self->th, &self->as, add_one_src);
+	self->slow = th_kernel(self->th, &self->as, slow_src);
+	self->store = th_kernel(self->th, &self->as, store_src);
+	self->spin = th_kernel(self->th, &self->as, spin_src);
+}
+
+FIXTURE_TEARDOWN(cp)
+{
+	th_free(self->th);
+}
+
+/* Upload @cb, queue it on @gpu, ring the doorbell. */
+static void submit(struct testhost *th, struct th_as *as, unsigned int gpu,
+		   const struct th_cmdbuf *cb, uint64_t seqno, uint32_t flags)
+{
+	uint64_t va = th_cb_upload(th, as, cb);
+
+	th_push(th, gpu, va, cb->n * 4, seqno, flags, 0, 0);
+	th_doorbell(th, gpu);
+}
+
+/* An argument block holding one pointer. */
+static uint64_t ptr_args(struct testhost *th, struct th_as *as, uint64_t p)
+{
+	return th_upload(th, as, &p, 8);
+}
+
+static uint32_t dispatch1(struct th_cmdbuf *cb, uint64_t code, uint64_t args)
+{
+	return th_cb_dispatch(cb, code, args, 8, one, one, 0, 0);
+}
+
+static const struct vmgpu_trace_record *
+find_rec(struct vg_device *dev, uint8_t kind, unsigned int gpu,
+	 uint64_t seqno, uint32_t dispatch)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].kind == kind && r[i].gpu == gpu &&
+		    r[i].seqno == seqno && r[i].dispatch == dispatch)
+			return &r[i];
+	return NULL;
+}
+
+static size_t count_recs(struct vg_device *dev, uint8_t kind)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i, c = 0;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		c += r[i].kind == kind;
+	return c;
+}
+
+static uint32_t *counter_ptr(struct testhost *th, struct th_as *as,
+			     uint64_t *va)
+{
+	*va = th_as_alloc(th, as, 4, RW);
+	return th_va(th, as, *va);
+}
+
+/* ------------------------------------------------------------------ */
+/* Basic completion, fences and interrupts                             */
+/* ------------------------------------------------------------------ */
+
+TEST_F(cp, empty_packet_completes_with_fence_and_irq)
+{
+	struct th_cmdbuf cb;
+
+	unsigned int kicks = self->th->kicks;
+
+	th_cb_init(&cb);
+	th_cb_nop(&cb);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 7, VMGPU_RING_F_IRQ);
+	EXPECT_EQ(kicks + 1, self->th->kicks);	/* the doorbell kicked */
+	vg_device_run(self->dev);
+	EXPECT_EQ(7, th_fence_mem(self->th, 0));
+	EXPECT_EQ(7, th_rd64(self->th, 0, VMGPU_GPU_FENCE_LO));
+	EXPECT_EQ(VMGPU_INT_COMPLETE, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+	EXPECT_EQ(1, self->th->irqs[0]);
+	EXPECT_EQ(0, self->th->irqs[1]);
+	EXPECT_EQ(1, th_rd(self->th, 0, VMGPU_GPU_RING_HEAD));
+	EXPECT_EQ(VMGPU_STATUS_IDLE, th_rd(self->th, 0, VMGPU_GPU_STATUS));
+	EXPECT_EQ(1, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_PACKETS)));
+	EXPECT_EQ(1, th_rd(self->th, 0,
+			   VMGPU_GPU_CNT_LO(VMGPU_CNT_INTERRUPTS)));
+	EXPECT_LT(0, th_rd(self->th, 0, VMGPU_GPU_TIMESTAMP_LO));
+}
+
+TEST_F(cp, one_irq_per_flagged_entry_none_for_sync)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva;
+	uint32_t *c = counter_ptr(self->th, &self->as, &cva);
+	uint64_t args = ptr_args(self->th, &self->as, cva);
+	int p, i;
+
+	for (p = 0; p < 3; p++) {
+		th_cb_init(&cb);
+		for (i = 0; i < 4; i++) {
+			dispatch1(&cb, self->add_one, args);
+			if (i < 3)
+				th_cb_sync(&cb, i + 1, i);
+		}
+		th_cb_end(&cb);
+		/* Entries 0 and 2 ask for an interrupt, entry 1 does not. */
+		submit(self->th, &self->as, 0, &cb, 100 + p,
+		       p == 1 ? 0 : VMGPU_RING_F_IRQ);
+	}
+	vg_device_run(self->dev);
+	EXPECT_EQ(12, *c);
+	EXPECT_EQ(102, th_fence_mem(self->th, 0));
+	EXPECT_EQ(2, self->th->irqs[0]);
+	EXPECT_EQ(2, self->th->irq_log_len);
+	EXPECT_EQ(2, count_recs(self->dev, VMGPU_TRACE_IRQ));
+	EXPECT_EQ(12, th_rd(self->th, 0,
+			    VMGPU_GPU_CNT_LO(VMGPU_CNT_DISPATCHES)));
+	EXPECT_EQ(3, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_PACKETS)));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+}
+
+TEST_F(cp, masked_interrupt_is_latched_then_delivered)
+{
+	struct th_cmdbuf cb;
+
+	th_wr(self->th, 0, VMGPU_GPU_INT_MASK, 0);
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, self->th->irqs[0]);
+	EXPECT_EQ(VMGPU_INT_COMPLETE, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+	th_wr(self->th, 0, VMGPU_GPU_INT_MASK, ~0u);
+	EXPECT_EQ(1, self->th->irqs[0]);
+	th_ack_all(self->th, 0);
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+}
+
+TEST_F(cp, fence_written_after_all_dispatches)
+{
+	const struct vmgpu_trace_record *pk, *d;
+	struct th_cmdbuf cb;
+	uint64_t va[4];
+	int i;
+
+	th_cb_init(&cb);
+	for (i = 0; i < 4; i++) {
+		uint32_t *p = counter_ptr(self->th, &self->as, &va[i]);
+
+		*p = 0;
+		dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, va[i]));
+	}
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 5, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	pk = find_rec(self->dev, VMGPU_TRACE_PACKET, 0, 5, NONE);
+	ASSERT_NE(NULL, pk);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(1, *(uint32_t *)th_va(self->th, &self->as, va[i]));
+		d = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 5, i);
+		ASSERT_NE(NULL, d);
+		EXPECT_LE(d->end_ns, pk->end_ns);
+		/* The record order is the event order: before the packet. */
+		EXPECT_LT(d, pk);
+	}
+	EXPECT_EQ(5, th_fence_mem(self->th, 0));
+}
+
+/* ------------------------------------------------------------------ */
+/* Ordering                                                             */
+/* ------------------------------------------------------------------ */
+
+static void two_slow(struct __test_metadata *_metadata, FIXTURE_DATA(cp) *self,
+		     int mode, uint64_t seqno)
+{
+	const struct vmgpu_trace_record *d0, *d1;
+	struct th_cmdbuf cb;
+	uint64_t a, b;
+
+	counter_ptr(self->th, &self->as, &a);
+	counter_ptr(self->th, &self->as, &b);
+	th_cb_init(&cb);
+	dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, a));
+	if (mode == 1)
+		th_cb_sync(&cb, 1, 0);
+	if (mode == 2)
+		th_cb_barrier(&cb);
+	dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, b));
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, seqno, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	d0 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 0);
+	d1 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 1);
+	ASSERT_NE(NULL, d0);
+	ASSERT_NE(NULL, d1);
+	EXPECT_LT(d0->start_ns, d0->end_ns);
+	if (mode == 0) {
+		/* Independent dispatches overlap in device time. */
+		EXPECT_LT(d1->start_ns, d0->end_ns);
+		EXPECT_LT(d0->start_ns, d1->end_ns);
+	} else {
+		EXPECT_GE(d1->start_ns, d0->end_ns);
+	}
+}
+
+TEST_F(cp, without_sync_dispatches_overlap)
+{
+	two_slow(_metadata, self, 0, 1);
+}
+
+TEST_F(cp, sync_orders_consumer_after_producer)
+{
+	two_slow(_metadata, self, 1, 2);
+}
+
+TEST_F(cp, barrier_orders_later_dispatches)
+{
+	two_slow(_metadata, self, 2, 3);
+}
+
+TEST_F(cp, sync_only_orders_its_pair)
+{
+	const struct vmgpu_trace_record *d[3];
+	struct th_cmdbuf cb;
+	uint64_t a;
+	int i;
+
+	counter_ptr(self->th, &self->as, &a);
+	th_cb_init(&cb);
+	for (i = 0; i < 3; i++) {
+		dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, a));
+		if (i == 1)
+			th_cb_sync(&cb, 2, 0);
+	}
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 9, 0);
+	vg_device_run(self->dev);
+	for (i = 0; i < 3; i++) {
+		d[i] = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 9, i);
+		ASSERT_NE(NULL, d[i]);
+	}
+	EXPECT_GE(d[2]->start_ns, d[0]->end_ns);
+	EXPECT_LT(d[1]->start_ns, d[0]->end_ns);	/* 1 is free */
+}
+
+static uint32_t chain(struct testhost *th, struct th_as *as, uint64_t code,
+		      bool with_sync)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva, args;
+	uint32_t *c = counter_ptr(th, as, &cva);
+	int i;
+
+	args = ptr_args(th, as, cva);
+	th_cb_init(&cb);
+	for (i = 0; i < 33; i++) {
+		if (with_sync && i)
+			th_cb_sync(&cb, i, i - 1);
+		dispatch1(&cb, code, args);
+	}
+	th_cb_end(&cb);
+	submit(th, as, 0, &cb, 33, VMGPU_RING_F_IRQ);
+	vg_device_run(th->dev);
+	return *c;
+}
+
+TEST_F(cp, chain_of_33_with_sync_counts_33)
+{
+	EXPECT_EQ(33, chain(self->th, &self->as, self->add_one, true));
+	EXPECT_EQ(1, self->th->irqs[0]);
+}
+
+TEST_F(cp, chain_of_33_without_sync_races)
+{
+	uint32_t v = chain(self->th, &self->as, self->add_one, false);
+
+	/* Concurrent blocks read before the others' stores complete. */
+	EXPECT_NE(33, v);
+	EXPECT_LE(1, v);
+	EXPECT_EQ(1, self->th->irqs[0]);
+}
+
+/* ------------------------------------------------------------------ */
+/* TIMESTAMP, WRITE_VALUE, WAIT_VALUE, COPY                             */
+/* ------------------------------------------------------------------ */
+
+TEST_F(cp, timestamp_and_write_value)
+{
+	struct th_cmdbuf cb;
+	uint64_t ts = th_as_alloc(self->th, &self->as, 16, RW);
+	uint64_t w;
+	uint64_t *t = th_va(self->th, &self->as, ts);
+	uint32_t *pw = counter_ptr(self->th, &self->as, &w);
+
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts);
+	dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, w + 0));
+	th_cb_barrier(&cb);
+	th_cb_timestamp(&cb, ts + 8);
+	th_cb_write(&cb, w, 0xabc);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, 0);
+	vg_device_run(self->dev);
+	EXPECT_LT(t[0], t[1]);
+	/* The slow kernel (thousands of cycles) lies between them. */
+	EXPECT_LT(t[0] + 1000, t[1]);
+	EXPECT_EQ(0xabc, *pw);
+	EXPECT_LE(t[1], vg_device_now_ns(self->dev));
+}
+
+TEST_F(cp, wait_value_released_by_other_gpu)
+{
+	struct th_cmdbuf cb0, cb1;
+	uint64_t flag, out, ts;
+	uint32_t *pf = counter_ptr(self->th, &self->as, &flag);
+	uint32_t *po = counter_ptr(self->th, &self->as, &out);
+	uint64_t *t;
+	uint64_t scratch;
+
+	ts = th_as_alloc(self->th, &self->as, 16, RW);
+	t = th_va(self->th, &self->as, ts);
+	counter_ptr(self->th, &self->as, &scratch);
+
+	/* GPU 1 waits for flag >= 5, then writes out. */
+	th_cb_init(&cb1);
+	th_cb_wait(&cb1, flag, VMGPU_WAIT_GE, 5, 0xff);
+	th_cb_timestamp(&cb1, ts + 8);
+	th_cb_write(&cb1, out, 77);
+	th_cb_end(&cb1);
+	submit(self->th, &self->as, 1, &cb1, 11, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	/* Nothing can change the flag: GPU 1 stays blocked, run returned. */
+	EXPECT_EQ(0, *po);
+	EXPECT_EQ(0, th_fence_mem(self->th, 1));
+	EXPECT_EQ(0, th_rd(self->th, 1, VMGPU_GPU_STATUS) & VMGPU_STATUS_IDLE);
+
+	/* GPU 0: a slow kernel, a barrier, then the flag (upper bits set,
+	 * masked off by the wait). */
+	th_cb_init(&cb0);
+	dispatch1(&cb0, self->slow, ptr_args(self->th, &self->as, scratch));
+	th_cb_barrier(&cb0);
+	th_cb_timestamp(&cb0, ts);
+	th_cb_write(&cb0, flag, 0x1205);
+	th_cb_end(&cb0);
+	submit(self->th, &self->as, 0, &cb0, 22, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0x1205, *pf);
+	EXPECT_EQ(77, *po);
+	EXPECT_EQ(11, th_fence_mem(self->th, 1));
+	EXPECT_EQ(22, th_fence_mem(self->th, 0));
+	EXPECT_LE(t[0], t[1]);		/* released after the write */
+	EXPECT_EQ(1, self->th->irqs[0]);
+	EXPECT_EQ(1, self->th->irqs[1]);
+}
+
+TEST_F(cp, wait_value_satisfied_by_cpu_write_and_doorbell)
+{
+	struct th_cmdbuf cb;
+	uint64_t flag;
+	uint32_t *pf = counter_ptr(self->th, &self->as, &flag);
+
+	th_cb_init(&cb);
+	th_cb_wait(&cb, flag, VMGPU_WAIT_EQ, 3, ~0u);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 4, 0);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, th_fence_mem(self->th, 0));
+	*pf = 3;
+	th_doorbell(self->th, 0);	/* no new entry, only a poke */
+	vg_device_run(self->dev);
+	EXPECT_EQ(4, th_fence_mem(self->th, 0));
+}
+
+TEST_F(cp, copy_linear_and_2d)
+{
+	struct th_cmdbuf cb;
+	uint64_t src = th_as_alloc(self->th, &self->as, 3 * 4096, RW);
+	uint64_t dst = th_as_alloc(self->th, &self->as, 3 * 4096, RW);
+	uint64_t dst2 = th_as_alloc(self->th, &self->as, 3 * 4096, RW);
+	uint8_t expect[3 * 4096];
+	uint32_t i, r;
+
+	for (i = 0; i < 3 * 4096; i++)
+		*(uint8_t *)th_va(self->th, &self->as, src + i) = i * 7 + 3;
+	th_cb_init(&cb);
+	/* Linear: odd offsets, crossing pages on both sides. */
+	th_cb_copy(&cb, src + 5, dst + 4000, 7000, 1, 0, 0);
+	/* 2-D: 20 rows of 300 bytes, pitches 500 -> 310. */
+	th_cb_copy(&cb, src + 100, dst2 + 11, 300, 20, 500, 310);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 3, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(3, th_fence_mem(self->th, 0));
+	ASSERT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	for (i = 0; i < 7000; i++)
+		ASSERT_EQ((uint8_t)((i + 5) * 7 + 3),
+			  *(uint8_t *)th_va(self->th, &self->as,
+					    dst + 4000 + i));
+	EXPECT_EQ(0, *(uint8_t *)th_va(self->th, &self->as, dst + 3999));
+	EXPECT_EQ(0, *(uint8_t *)th_va(self->th, &self->as, dst + 11000));
+	memset(expect, 0, sizeof(expect));
+	for (r = 0; r < 20; r++)
+		for (i = 0; i < 300; i++)
+			expect[11 + r * 310 + i] =
+				(uint8_t)((100 + r * 500 + i) * 7 + 3);
+	for (i = 0; i < 3 * 4096; i++)
+		ASSERT_EQ(expect[i],
+			  *(uint8_t *)th_va(self->th, &self->as, dst2 + i));
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Submit @cb (or a raw entry when @cb is NULL) expecting an error with
+ * @code and interrupt @bit, then check that a good packet still runs.
+ */
+static void expect_error_entry(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(cp) *self,
+			       const struct th_cmdbuf *cb, uint32_t bytes,
+			       uint32_t flags, uint32_t slot, uint32_t reserved,
+			       uint32_t code, uint32_t bit)
+{
+	uint64_t va = cb ? th_cb_upload(self->th, &self->as, cb) : VA0;
+	struct th_cmdbuf good;
+	uint32_t irqs = self->th->irqs[0];
+
+	th_push(self->th, 0, va, cb && bytes == ~0u ? cb->n * 4 : bytes, 41,
+		flags | VMGPU_RING_F_IRQ, slot, reserved);
+	th_doorbell(self->th, 0);
+	vg_device_run(self->dev);
+	ASSERT_EQ(code, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	ASSERT_EQ(bit, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+	EXPECT_EQ(41, th_rd64(self->th, 0, VMGPU_GPU_ERR_SEQNO_LO));
+	/* The failed packet's seqno still reaches the fence. */
+	EXPECT_EQ(41, th_fence_mem(self->th, 0));
+	EXPECT_EQ(irqs + 1, self->th->irqs[0]);	/* the error, no COMPLETE */
+	th_ack_all(self->th, 0);
+
+	th_cb_init(&good);
+	th_cb_end(&good);
+	submit(self->th, &self->as, 0, &good, 42, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	EXPECT_EQ(42, th_fence_mem(self->th, 0));
+	EXPECT_EQ(VMGPU_INT_COMPLETE, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+	th_ack_all(self->th, 0);
+}
+
+static void expect_cmd_error(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(cp) *self,
+			     const struct th_cmdbuf *cb, uint32_t code)
+{
+	uint32_t bit = code == VMGPU_FAULT_MISALIGNED ||
+		       code == VMGPU_FAULT_UNMAPPED ||
+		       code == VMGPU_FAULT_PERMISSION ? VMGPU_INT_FAULT :
+		       code == VMGPU_FAULT_BUDGET ? VMGPU_INT_BUDGET :
+		       VMGPU_INT_ILLEGAL;
+
+	expect_error_entry(_metadata, self, cb, ~0u, 0, 0, 0, code, bit);
+}
+
+TEST_F(cp, ring_entry_validation)
+{
+	struct th_cmdbuf cb;
+
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	/* reserved field */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0, 1,
+			   VMGPU_FAULT_RING, VMGPU_INT_RING);
+	/* unknown flag */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0x80, 0, 0,
+			   VMGPU_FAULT_RING, VMGPU_INT_RING);
+	/* size not a multiple of 4, too large */
+	expect_error_entry(_metadata, self, &cb, 6, 0, 0, 0,
+			   VMGPU_FAULT_RING, VMGPU_INT_RING);
+	expect_error_entry(_metadata, self, &cb, VMGPU_CMDBUF_MAX_BYTES + 4,
+			   0, 0, 0, VMGPU_FAULT_RING, VMGPU_INT_RING);
+	/* slot out of range */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, VMGPU_AS_SLOTS, 0,
+			   VMGPU_FAULT_RING, VMGPU_INT_RING);
+	/* slot without page tables: the command buffer is unreachable */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, 3, 0,
+			   VMGPU_FAULT_UNMAPPED, VMGPU_INT_FAULT);
+	EXPECT_EQ(3, th_rd(self->th, 0, VMGPU_GPU_ERR_SLOT));
+	/* empty command buffer: no END */
+	expect_error_entry(_metadata, self, &cb, 0, 0, 0, 0,
+			   VMGPU_FAULT_BAD_COMMAND, VMGPU_INT_ILLEGAL);
+}
+
+TEST_F(cp, ring_config_validation)
+{
+	struct th_cmdbuf cb;
+	uint32_t bad[][2] = {
+		{ VMGPU_GPU_RING_ENTRIES, 12 },		/* not a power of 2 */
+		{ VMGPU_GPU_RING_ENTRIES, 2048 },	/* over the maximum */
+		{ VMGPU_GPU_RING_BASE_LO, 0x10 },	/* misaligned */
+	};
+	unsigned int i;
+
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	for (i = 0; i < 3; i++) {
+		uint32_t old = th_rd(self->th, 0, bad[i][0]);
+
+		th_wr(self->th, 0, bad[i][0], bad[i][1]);
+		th_push(self->th, 0, th_cb_upload(self->th, &self->as, &cb),
+			4, 50 + i, VMGPU_RING_F_IRQ, 0, 0);
+		th_doorbell(self->th, 0);
+		vg_device_run(self->dev);
+		EXPECT_EQ(VMGPU_FAULT_RING, th_rd(self->th, 0,
+						  VMGPU_GPU_ERR_CODE));
+		EXPECT_EQ(VMGPU_INT_RING, th_rd(self->th, 0,
+						VMGPU_GPU_INT_STATUS));
+		EXPECT_EQ(0, th_rd64(self->th, 0, VMGPU_GPU_ERR_SEQNO_LO));
+		EXPECT_EQ(VMGPU_STATUS_HALTED,
+			  th_rd(self->th, 0, VMGPU_GPU_STATUS));
+		th_ack_all(self->th, 0);
+		/* Fixing the register and ringing again runs the entry. */
+		th_wr(self->th, 0, bad[i][0], old);
+		th_doorbell(self->th, 0);
+		vg_device_run(self->dev);
+		EXPECT_EQ(50 + i, th_fence_mem(self->th, 0));
+		EXPECT_EQ(VMGPU_INT_COMPLETE,
+			  th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+		th_ack_all(self->th, 0);
+	}
+}
+
+TEST_F(cp, header_validation)
+{
+	struct th_cmdbuf cb;
+	uint32_t w;
+
+	/* unknown opcode */
+	th_cb_init(&cb);
+	w = VMGPU_CMD_HDR(0x09, 1);
+	th_cb_raw(&cb, &w, 1);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	/* reserved header bits */
+	th_cb_init(&cb);
+	th_cb_nop(&cb);
+	w = VMGPU_CMD_HDR(VMGPU_CMD_NOP, 1) | 0x100;
+	th_cb_raw(&cb, &w, 1);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	EXPECT_EQ(1, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	/* wrong length */
+	th_cb_init(&cb);
+	w = VMGPU_CMD_HDR(VMGPU_CMD_NOP, 2);
+	th_cb_raw(&cb, &w, 1);
+	th_cb_nop(&cb);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	/* command cut off by the end of the buffer */
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	w = VMGPU_CMD_HDR(VMGPU_CMD_SYNC, VMGPU_CMD_LEN_SYNC);
+	th_cb_raw(&cb, &w, 1);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	/* missing END; something after END */
+	th_cb_init(&cb);
+	th_cb_nop(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	th_cb_nop(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	/* SET_STATE with an unknown key */
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, 99, 1);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+}
+
+/* A valid single-block dispatch, then one field changed. */
+static void bad_dispatch(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(cp) *self, unsigned int word,
+			 uint32_t value, uint32_t code)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva;
+	uint32_t at;
+
+	counter_ptr(self->th, &self->as, &cva);
+	th_cb_init(&cb);
+	at = dispatch1(&cb, self->add_one, ptr_args(self->th, &self->as, cva));
+	cb.w[at + word] = value;
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, code);
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+}
+
+TEST_F(cp, dispatch_validation)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva;
+	int i;
+
+	bad_dispatch(_metadata, self, 1, 1, VMGPU_FAULT_BAD_COMMAND); /* flags */
+	bad_dispatch(_metadata, self, 21, 1, VMGPU_FAULT_BAD_COMMAND); /* rsvd */
+	bad_dispatch(_metadata, self, 7, 0, VMGPU_FAULT_BAD_COMMAND); /* grid */
+	bad_dispatch(_metadata, self, 11, 0, VMGPU_FAULT_BAD_COMMAND);
+	bad_dispatch(_metadata, self, 10, 1025, VMGPU_FAULT_BAD_COMMAND);
+	bad_dispatch(_metadata, self, 19, VMGPU_MAX_SHARED_BYTES + 1,
+		     VMGPU_FAULT_BAD_COMMAND);
+	bad_dispatch(_metadata, self, 6, VMGPU_MAX_ARGS_BYTES + 4,
+		     VMGPU_FAULT_BAD_COMMAND);
+	bad_dispatch(_metadata, self, 6, 6, VMGPU_FAULT_BAD_COMMAND);
+	/* args_bytes different from the executable's (checked when run) */
+	bad_dispatch(_metadata, self, 6, 16, VMGPU_FAULT_BAD_COMMAND);
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_DISPATCH));
+	/* origin + grid beyond grid_total */
+	bad_dispatch(_metadata, self, 13, 1, VMGPU_FAULT_BAD_COMMAND);
+	/* args_va 0 with arguments */
+	bad_dispatch(_metadata, self, 4, 0, VMGPU_FAULT_BAD_COMMAND);
+	/* code_va unmapped; code_va pointing at data, not an executable */
+	bad_dispatch(_metadata, self, 2, 0x1000, VMGPU_FAULT_UNMAPPED);
+	EXPECT_EQ(0x1000, th_rd(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	counter_ptr(self->th, &self->as, &cva);
+	bad_dispatch(_metadata, self, 2, (uint32_t)cva,
+		     VMGPU_FAULT_BAD_EXECUTABLE);
+
+	/* more than VMGPU_MAX_DISPATCHES_PER_PACKET */
+	th_cb_init(&cb);
+	for (i = 0; i <= VMGPU_MAX_DISPATCHES_PER_PACKET; i++)
+		dispatch1(&cb, self->add_one,
+			  ptr_args(self->th, &self->as, cva));
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	EXPECT_EQ(VMGPU_MAX_DISPATCHES_PER_PACKET * VMGPU_CMD_LEN_DISPATCH,
+		  th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+}
+
+TEST_F(cp, sync_validation)
+{
+	static const uint32_t cases[][3] = {
+		/* consumer, producer, where (0: before d0, 1: between) */
+		{ 1, 1, 1 },	/* self */
+		{ 0, 1, 1 },	/* producer after consumer */
+		{ 1, 0, 0 },	/* producer not seen yet */
+		{ 0, 0, 1 },	/* consumer already seen (and self) */
+		{ 2, 0, 1 },	/* consumer beyond the packet */
+	};
+	struct th_cmdbuf cb;
+	uint64_t cva, args;
+	unsigned int i;
+
+	counter_ptr(self->th, &self->as, &cva);
+	args = ptr_args(self->th, &self->as, cva);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		th_cb_init(&cb);
+		if (!cases[i][2])
+			th_cb_sync(&cb, cases[i][0], cases[i][1]);
+		dispatch1(&cb, self->add_one, args);
+		if (cases[i][2])
+			th_cb_sync(&cb, cases[i][0], cases[i][1]);
+		dispatch1(&cb, self->add_one, args);
+		th_cb_end(&cb);
+		expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	}
+	/* Rejected before anything ran. */
+	EXPECT_EQ(0, *(uint32_t *)th_va(self->th, &self->as, cva));
+}
+
+TEST_F(cp, memory_command_validation)
+{
+	struct th_cmdbuf cb;
+	uint64_t va = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t ro = th_as_alloc(self->th, &self->as, 4096, VMGPU_PTE_READ);
+	uint32_t at, w;
+
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, va + 4);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED);
+	EXPECT_EQ(va + 4, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, va);
+	cb.w[1] = 1;				/* reserved */
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	th_cb_init(&cb);
+	th_cb_write(&cb, va + 2, 1);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED);
+	th_cb_init(&cb);
+	th_cb_wait(&cb, va + 1, VMGPU_WAIT_EQ, 0, ~0u);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED);
+	th_cb_init(&cb);
+	th_cb_wait(&cb, va, VMGPU_WAIT_NUM_OPS, 0, ~0u);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+
+	/* COPY: reserved, zero width, zero height, overlapping rows */
+	th_cb_init(&cb);
+	at = cb.n;
+	th_cb_copy(&cb, va, va + 2048, 16, 1, 0, 0);
+	cb.w[at + 9] = 1;
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	th_cb_init(&cb);
+	th_cb_copy(&cb, va, va + 2048, 0, 1, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	th_cb_init(&cb);
+	th_cb_copy(&cb, va, va + 2048, 16, 0, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	th_cb_init(&cb);
+	th_cb_copy(&cb, va, va + 2048, 16, 2, 8, 16);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+
+	/* Faults when the command runs: unmapped, read-only, copy source. */
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, 0x1000);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED);
+	th_cb_init(&cb);
+	th_cb_write(&cb, ro, 5);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_PERMISSION);
+	EXPECT_EQ(ro, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	th_cb_init(&cb);
+	th_cb_copy(&cb, va + 4000, va, 200, 1, 0, 0);	/* runs off va's page */
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED);
+	EXPECT_EQ(va + 4096, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	th_cb_init(&cb);
+	th_cb_copy(&cb, va, ro, 16, 1, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_PERMISSION);
+	/* A WAIT_VALUE on an unmapped address */
+	th_cb_init(&cb);
+	th_cb_wait(&cb, 0x2000, VMGPU_WAIT_EQ, 0, ~0u);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED);
+	(void)w;
+}
+
+TEST_F(cp, kernel_fault_reports_and_next_packet_runs)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva, args;
+	uint32_t *c = counter_ptr(self->th, &self->as, &cva);
+	uint64_t bad = 0x7000000000ull - 0x1000;	/* unmapped */
+	uint32_t st;
+
+	args = ptr_args(self->th, &self->as, cva);
+	th_cb_init(&cb);
+	dispatch1(&cb, self->add_one, args);
+	th_cb_barrier(&cb);
+	dispatch1(&cb, self->store, ptr_args(self->th, &self->as, bad + 8));
+	th_cb_barrier(&cb);
+	dispatch1(&cb, self->add_one, args);	/* abandoned */
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 61, VMGPU_RING_F_IRQ);
+	th_cb_init(&cb);
+	dispatch1(&cb, self->add_one, args);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 62, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+
+	st = th_rd(self->th, 0, VMGPU_GPU_INT_STATUS);
+	EXPECT_EQ(VMGPU_INT_FAULT | VMGPU_INT_COMPLETE, st);
+	EXPECT_EQ(VMGPU_FAULT_UNMAPPED, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	EXPECT_EQ(bad + 8, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	EXPECT_EQ(61, th_rd64(self->th, 0, VMGPU_GPU_ERR_SEQNO_LO));
+	EXPECT_EQ(1, th_rd(self->th, 0, VMGPU_GPU_ERR_DISPATCH));
+	EXPECT_EQ(2, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));	/* the st */
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_SLOT));
+	/* Dispatch 0 ran, dispatch 2 was abandoned, packet 62 ran. */
+	EXPECT_EQ(2, *c);
+	EXPECT_EQ(62, th_fence_mem(self->th, 0));
+	/* One error interrupt, one completion (packet 62 only). */
+	EXPECT_EQ(2, self->th->irqs[0]);
+	EXPECT_EQ(1, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	EXPECT_EQ(1, th_rd(self->th, 0,
+			   VMGPU_GPU_CNT_LO(VMGPU_CNT_INTERRUPTS)));
+}
+
+TEST_F(cp, budget_stops_a_runaway_kernel)
+{
+	struct th_cmdbuf cb;
+
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, VMGPU_STATE_INSTR_BUDGET, 5000);
+	th_cb_dispatch(&cb, self->spin, 0, 0, one, one, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BUDGET);
+}
+
+TEST_F(cp, second_error_waits_for_acknowledgement)
+{
+	struct th_cmdbuf cb;
+	uint64_t va;
+	uint32_t w = VMGPU_CMD_HDR(0x0e, 1);
+
+	counter_ptr(self->th, &self->as, &va);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, &w, 1);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 71, VMGPU_RING_F_IRQ);
+	th_cb_init(&cb);
+	th_cb_write(&cb, va + 2, 1);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 72, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	EXPECT_EQ(71, th_rd64(self->th, 0, VMGPU_GPU_ERR_SEQNO_LO));
+	EXPECT_EQ(VMGPU_FAULT_BAD_COMMAND,
+		  th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	EXPECT_EQ(71, th_fence_mem(self->th, 0));
+	EXPECT_EQ(1, self->th->irqs[0]);
+	th_ack_all(self->th, 0);	/* releases the second report */
+	vg_device_run(self->dev);
+	EXPECT_EQ(72, th_rd64(self->th, 0, VMGPU_GPU_ERR_SEQNO_LO));
+	EXPECT_EQ(VMGPU_FAULT_MISALIGNED,
+		  th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	EXPECT_EQ(VMGPU_INT_FAULT, th_rd(self->th, 0, VMGPU_GPU_INT_STATUS));
+	EXPECT_EQ(72, th_fence_mem(self->th, 0));
+	EXPECT_EQ(2, self->th->irqs[0]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Isolation                                                            */
+/* ------------------------------------------------------------------ */
+
+TEST_F(cp, fault_in_one_slot_leaves_other_slot_alone)
+{
+	struct th_as b;
+	struct th_cmdbuf cb;
+	uint64_t bva, bva2, aargs, bargs, bargs2, bcode, bcb, bcb2, acb;
+	uint32_t *bc, *bc2;
+
+	/* Address space B in slot 1 on GPU 1; A (slot 0) on GPU 0. */
+	th_as_init(self->th, &b, VA0 + 0x10000000);
+	th_set_root(self->th, 1, 1, &b);
+	bcode = th_kernel(self->th, &b, add_one_src);
+	bva = th_as_alloc(self->th, &b, 4, RW);
+	bc = th_va(self->th, &b, bva);
+	*bc = 100;
+	bargs = ptr_args(self->th, &b, bva);
+	bva2 = th_as_alloc(self->th, &b, 4, RW);
+	bc2 = th_va(self->th, &b, bva2);
+	bargs2 = ptr_args(self->th, &b, bva2);
+	/* A's kernel writes to B's VA, which A does not map. */
+	aargs = ptr_args(self->th, &self->as, bva);
+	ASSERT_EQ(NULL, th_va(self->th, &self->as, bva));
+
+	th_cb_init(&cb);
+	dispatch1(&cb, self->store, aargs);
+	th_cb_end(&cb);
+	acb = th_cb_upload(self->th, &self->as, &cb);
+	th_cb_init(&cb);
+	dispatch1(&cb, bcode, bargs);
+	th_cb_barrier(&cb);
+	dispatch1(&cb, bcode, bargs);
+	th_cb_end(&cb);
+	bcb = th_cb_upload(self->th, &b, &cb);
+	th_cb_init(&cb);
+	dispatch1(&cb, bcode, bargs2);
+	th_cb_barrier(&cb);
+	dispatch1(&cb, bcode, bargs2);
+	th_cb_end(&cb);
+	bcb2 = th_cb_upload(self->th, &b, &cb);
+
+	/* Both GPUs run at the same time; slot 1 also on GPU 0 after A. */
+	th_push(self->th, 0, acb, 4 * (VMGPU_CMD_LEN_DISPATCH + 1), 1,
+		VMGPU_RING_F_IRQ, 0, 0);
+	th_set_root(self->th, 0, 1, &b);
+	th_push(self->th, 0, bcb, 4 * (2 * VMGPU_CMD_LEN_DISPATCH + 2), 2,
+		VMGPU_RING_F_IRQ, 1, 0);
+	th_push(self->th, 1, bcb2, 4 * (2 * VMGPU_CMD_LEN_DISPATCH + 2), 3,
+		VMGPU_RING_F_IRQ, 1, 0);
+	th_doorbell(self->th, 0);
+	th_doorbell(self->th, 1);
+	vg_device_run(self->dev);
+
+	EXPECT_EQ(VMGPU_FAULT_UNMAPPED, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_SLOT));
+	EXPECT_EQ(bva, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	EXPECT_EQ(102, *bc);		/* two increments, no 42 */
+	EXPECT_EQ(2, *bc2);
+	EXPECT_EQ(0, th_rd(self->th, 1, VMGPU_GPU_INT_STATUS) &
+		     VMGPU_INT_ERROR_MASK);
+	EXPECT_EQ(2, th_fence_mem(self->th, 0));
+	EXPECT_EQ(3, th_fence_mem(self->th, 1));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The device as a whole (qemu-device/core/device.c): configuration checks,
+ * registers, built-in kernels through the full path (ring entry -> CP ->
+ * distributor -> interpreter -> fence) against C references, determinism
+ * of the timeline, the trace (JSON and DMA records), the work distributor,
+ * resets.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "testhost.h"
+#include "trace.h"
+#include "wdist.h"
+
+#define VA0	0x40000000ull
+#define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
+
+static uint32_t rng_state = 777;
+
+static float rnd(void)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (float)(int32_t)((rng_state >> 8) % 65536u - 32768u) / 4096.0f;
+}
+
+static void put32(uint8_t *a, uint32_t off, uint32_t v)
+{
+	memcpy(a + off, &v, 4);
+}
+
+static void put64(uint8_t *a, uint32_t off, uint64_t v)
+{
+	memcpy(a + off, &v, 8);
+}
+
+TEST(config_defaults_valid_and_ranges_checked)
+{
+	struct vg_config c;
+	char err[160];
+
+	vg_config_defaults(&c);
+	ASSERT_EQ(0, vg_config_check(&c, err, sizeof(err)));
+	c.sm_threads = 1000;
+	ASSERT_EQ(-1, vg_config_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "sm-threads"));
+	vg_config_defaults(&c);
+	c.sm_shared_kb = 16;
+	ASSERT_EQ(-1, vg_config_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "sm-shared-kb"));
+	vg_config_defaults(&c);
+	c.link_bw_mbps = 0;
+	ASSERT_EQ(-1, vg_config_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "link-bw-mbps"));
+	vg_config_defaults(&c);
+	c.gpus = 9;
+	ASSERT_EQ(-1, vg_config_check(&c, err, sizeof(err)));
+	EXPECT_EQ(NULL, vg_device_new(&c, NULL));
+}
+
+TEST(global_registers)
+{
+	struct testhost *th = th_new(1 << 20);
+	struct vg_device *dev = th_device_new(th, NULL, 3);
+
+	EXPECT_EQ(VMGPU_HW_MAGIC, vg_device_mmio_read(dev, VMGPU_REG_MAGIC));
+	EXPECT_EQ(3, vg_device_mmio_read(dev, VMGPU_REG_NUM_GPUS));
+	EXPECT_TRUE(vg_device_mmio_read(dev, VMGPU_REG_CAPS) & VMGPU_CAP_TRACE);
+	vg_device_mmio_write(dev, VMGPU_REG_SCRATCH, 0x1234);
+	EXPECT_EQ(0x1234, vg_device_mmio_read(dev, VMGPU_REG_SCRATCH));
+	/* Pages past the last GPU read as zero and ignore writes. */
+	vg_device_mmio_write(dev, VMGPU_GPU_REGS(5) + VMGPU_GPU_INT_MASK, 1);
+	EXPECT_EQ(0, vg_device_mmio_read(dev, VMGPU_GPU_REGS(5) +
+					      VMGPU_GPU_INT_MASK));
+	EXPECT_EQ(VMGPU_STATUS_IDLE, th_rd(th, 2, VMGPU_GPU_STATUS));
+	vg_device_reset(dev);
+	EXPECT_EQ(0, vg_device_mmio_read(dev, VMGPU_REG_SCRATCH));
+	th_free(th);
+}
+
+TEST(wdist_priority_then_arrival_and_load_balance)
+{
+	struct vg_wd_limits lim = { 2048, 65536, 65536, 4 };
+	struct vg_wdist wd;
+	struct vg_wd_task a = { 0 }, b = { 0 }, c = { 0 }, *t;
+	uint32_t sm, blk, i, per_sm[3] = { 0 };
+
+	vg_wdist_init(&wd, 3, &lim);
+	a.priority = 5;
+	a.blocks_total = 2;
+	a.need.threads = 1024;
+	b.priority = 1;
+	b.blocks_total = 7;
+	b.need.threads = 256;
+	c.priority = 5;
+	c.blocks_total = 1;
+	c.need.threads = 32;
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);
+	vg_wdist_submit(&wd, &c);
+	/* b first (priority 1), spread over the SMs with most room. */
+	for (i = 0; i < 7; i++) {
+		ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
+		ASSERT_EQ(&b, t);
+		ASSERT_EQ(i, blk);
+		per_sm[sm]++;
+	}
+	EXPECT_EQ(3, per_sm[0]);	/* ties go to the lowest SM */
+	EXPECT_EQ(2, per_sm[1]);
+	EXPECT_EQ(2, per_sm[2]);
+	/* then a (same priority as c, arrived earlier) */
+	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
+	EXPECT_EQ(&a, t);
+	EXPECT_EQ(0, sm);		/* room 1 everywhere: lowest SM */
+	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
+	EXPECT_EQ(&a, t);
+	EXPECT_EQ(1, sm);		/* SM 0 has no block slot left */
+	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
+	EXPECT_EQ(&c, t);
+	EXPECT_EQ(2, sm);		/* SM 2: room 2, SM 1: room 1 */
+	EXPECT_FALSE(vg_wdist_next(&wd, &t, &sm, &blk));	/* none left */
+	EXPECT_EQ(0, vg_wdist_sm_room(&wd, 0, &c.need));
+	vg_wdist_block_done(&wd, &b, 0);
+	EXPECT_EQ(1, vg_wdist_sm_room(&wd, 0, &c.need));
+}
+
+/* ------------------------------------------------------------------ */
+/* Full path                                                            */
+/* ------------------------------------------------------------------ */
+
+struct rig {
+	struct testhost *th;
+	struct vg_device *dev;
+	struct th_as as;
+};
+
+static void rig_init(struct rig *r, unsigned int gpus,
+		     const struct vg_config *cfg)
+{
+	unsigned int g;
+
+	r->th = th_new(96 << 20);
+	r->dev = th_device_new(r->th, cfg, gpus);
+	vg_device_trace_keep(r->dev, true);
+	th_as_init(r->th, &r->as, VA0);
+	for (g = 0; g < (cfg ? cfg->gpus : gpus); g++) {
+		th_gpu_setup(r->th, g, 8);
+		th_set_root(r->th, g, 0, &r->as);
+	}
+}
+
+static void rig_submit(struct rig *r, unsigned int gpu,
+		       const struct th_cmdbuf *cb, uint64_t seqno)
+{
+	th_push(r->th, gpu, th_cb_upload(r->th, &r->as, cb), cb->n * 4, seqno,
+		VMGPU_RING_F_IRQ, 0, 0);
+	th_doorbell(r->th, gpu);
+}
+
+TEST(saxpy_full_path)
+{
+	const uint32_t n = 20000;
+	struct rig r;
+	struct th_cmdbuf cb;
+	uint64_t xva, yva, args_va;
+	uint32_t grid[3] = { (n + 255) / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+	float *x, *y, *ref, a = 1.25f;
+	uint8_t args[24] = { 0 };
+	uint32_t i;
+
+	rig_init(&r, 1, NULL);
+	xva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+	yva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+	x = th_va(r.th, &r.as, xva);
+	y = th_va(r.th, &r.as, yva);
+	ref = malloc(n * 4);
+	for (i = 0; i < n; i++) {
+		x[i] = rnd();
+		y[i] = rnd();
+		ref[i] = fmaf(a, x[i], y[i]);
+	}
+	put32(args, 0, n);
+	memcpy(args + 4, &a, 4);
+	put64(args, 8, xva);
+	put64(args, 16, yva);
+	args_va = th_upload(r.th, &r.as, args, sizeof(args));
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, th_builtin(r.th, &r.as, "saxpy"), args_va,
+		       sizeof(args), grid, block, 0, 0);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_fence_mem(r.th, 0));
+	ASSERT_EQ(VMGPU_INT_COMPLETE, th_rd(r.th, 0, VMGPU_GPU_INT_STATUS));
+	EXPECT_EQ(0, memcmp(ref, y, n * 4));
+	EXPECT_EQ(grid[0], th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_BLOCKS)));
+	/* x and y read, y written, all in GPU 0's own memory */
+	EXPECT_EQ(3 * n * 4,
+		  th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LOCAL)));
+	EXPECT_LT(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_WARP_INSTRS)));
+	EXPECT_LT(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_TLB_MISSES)));
+	free(ref);
+	th_free(r.th);
+}
+
+static void matmul_ref(const float *a, const float *b, float *c, uint32_t m,
+		       uint32_t n, uint32_t kk)
+{
+	uint32_t i, j, l, kpad = (kk + 15) / 16 * 16;
+
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			float acc = 0.0f;
+
+			for (l = 0; l < kpad; l++)
+				acc = fmaf(l < kk ? a[i * kk + l] : 0.0f,
+					   l < kk ? b[l * n + j] : 0.0f, acc);
+			c[i * n + j] = acc;
+		}
+}
+
+TEST(matmul_full_path_two_gpus)
+{
+	const uint32_t m = 72, n = 56, kk = 40;
+	struct rig r;
+	struct th_cmdbuf cb;
+	uint64_t ava, bva, cva, code, args_va[2];
+	float *a, *b, *c, *ref;
+	uint32_t i, g;
+
+	rig_init(&r, 2, NULL);
+	ava = th_as_alloc(r.th, &r.as, m * kk * 4, RW);
+	bva = th_as_alloc(r.th, &r.as, kk * n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(1)));
+	cva = th_as_alloc(r.th, &r.as, m * n * 4, RW);
+	a = th_va(r.th, &r.as, ava);
+	b = th_va(r.th, &r.as, bva);
+	c = th_va(r.th, &r.as, cva);
+	ref = malloc(m * n * 4);
+	for (i = 0; i < m * kk; i++)
+		a[i] = rnd();
+	for (i = 0; i < kk * n; i++)
+		b[i] = rnd();
+	matmul_ref(a, b, ref, m, n, kk);
+	code = th_builtin(r.th, &r.as, "matmul_tiled");
+	/* The rows are split between the GPUs: two portions of one grid. */
+	for (g = 0; g < 2; g++) {
+		struct vmgpu_cmd_dispatch *d;
+		uint8_t args[40] = { 0 };
+		uint32_t grid[3] = { (n + 15) / 16, (m + 15) / 16 / 2 + g, 1 };
+		uint32_t block[3] = { 16, 16, 1 };
+		uint32_t at;
+
+		put32(args, 0, m);
+		put32(args, 4, n);
+		put32(args, 8, kk);
+		put64(args, 16, ava);
+		put64(args, 24, bva);
+		put64(args, 32, cva);
+		args_va[g] = th_upload(r.th, &r.as, args, sizeof(args));
+		th_cb_init(&cb);
+		at = th_cb_dispatch(&cb, code, args_va[g], sizeof(args), grid,
+				    block, 0, 0);
+		d = (struct vmgpu_cmd_dispatch *)&cb.w[at];
+		d->origin[1] = g ? (m + 15) / 16 / 2 : 0;
+		d->grid_total[1] = (m + 15) / 16;
+		th_cb_end(&cb);
+		rig_submit(&r, g, &cb, 10 + g);
+	}
+	vg_device_run(r.dev);
+	ASSERT_EQ(10, th_fence_mem(r.th, 0));
+	ASSERT_EQ(11, th_fence_mem(r.th, 1));
+	EXPECT_EQ(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	EXPECT_EQ(0, memcmp(ref, c, m * n * 4));
+	/* B lives on GPU 1: GPU 0 reads it over the link. */
+	EXPECT_LT(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LINK)));
+	EXPECT_EQ(0, th_rd(r.th, 1, VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LINK)));
+	EXPECT_LT(0, th_rd(r.th, 1, VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LOCAL)));
+	free(ref);
+	th_free(r.th);
+}
+
+/* ------------------------------------------------------------------ */
+/* Determinism and trace                                                */
+/* ------------------------------------------------------------------ */
+
+/* A mixed two-GPU workload; returns the trace JSON. */
+static char *workload(size_t *len, struct vg_device **keep_dev,
+		      struct testhost **keep_th)
+{
+	const uint32_t n = 5000;
+	struct rig r;
+	struct th_cmdbuf cb;
+	uint64_t xva, yva, args_va, code, ts, flag;
+	uint32_t grid[3] = { (n + 127) / 128, 1, 1 }, block[3] = { 128, 1, 1 };
+	uint8_t args[24] = { 0 };
+	float a = 2.0f;
+	uint32_t i;
+	char *json;
+
+	rig_init(&r, 2, NULL);
+	xva = th_as_alloc(r.th, &r.as, n * 4, RW);
+	yva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(1)));
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	flag = th_as_alloc(r.th, &r.as, 4, RW);
+	for (i = 0; i < n; i++)
+		((float *)th_va(r.th, &r.as, xva))[i] = (float)i;
+	put32(args, 0, n);
+	memcpy(args + 4, &a, 4);
+	put64(args, 8, xva);
+	put64(args, 16, yva);
+	args_va = th_upload(r.th, &r.as, args, sizeof(args));
+	code = th_builtin(r.th, &r.as, "saxpy");
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts);
+	th_cb_dispatch(&cb, code, args_va, 24, grid, block, 0, 0);
+	th_cb_dispatch(&cb, code, args_va, 24, grid, block, 0, 0);
+	th_cb_sync(&cb, 2, 0);
+	th_cb_dispatch(&cb, code, args_va, 24, grid, block, 0, 0);
+	th_cb_barrier(&cb);
+	th_cb_copy(&cb, xva, xva + 8192, 4000, 1, 0, 0);
+	th_cb_write(&cb, flag, 1);
+	th_cb_timestamp(&cb, ts + 8);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	th_cb_init(&cb);
+	th_cb_wait(&cb, flag, VMGPU_WAIT_EQ, 1, ~0u);
+	th_cb_dispatch(&cb, code, args_va, 24, grid, block, 0, 0);
+	th_cb_end(&cb);
+	rig_submit(&r, 1, &cb, 2);
+	vg_device_run(r.dev);
+	json = vg_device_trace_json(r.dev, len);
+	if (keep_dev) {
+		*keep_dev = r.dev;
+		*keep_th = r.th;
+	} else {
+		th_free(r.th);
+	}
+	return json;
+}
+
+TEST(same_workload_gives_identical_trace)
+{
+	size_t l1, l2;
+	char *j1 = workload(&l1, NULL, NULL);
+	char *j2 = workload(&l2, NULL, NULL);
+
+	ASSERT_NE(NULL, j1);
+	ASSERT_NE(NULL, j2);
+	EXPECT_LT(1000, l1);
+	ASSERT_EQ(l1, l2);
+	EXPECT_EQ(0, memcmp(j1, j2, l1));
+	EXPECT_NE(NULL, strstr(j1, "\"traceEvents\""));
+	EXPECT_NE(NULL, strstr(j1, "\"name\":\"SM 0\""));
+	EXPECT_NE(NULL, strstr(j1, "\"name\":\"GPU 1\""));
+	EXPECT_NE(NULL, strstr(j1, "\"name\":\"WAIT_VALUE\""));
+	free(j1);
+	free(j2);
+}
+
+TEST(trace_records_by_dma_match_host_records)
+{
+	struct testhost *th;
+	struct vg_device *dev;
+	const struct vmgpu_trace_record *recs;
+	size_t n, i, len;
+	uint64_t buf;
+	uint32_t written, small;
+	char *json, *json2 = NULL;
+	size_t len2 = 0;
+	uint8_t *raw;
+	FILE *f;
+
+	/* First run: learn the host-side records. */
+	json = workload(&len, &dev, &th);
+	recs = vg_device_trace_records(dev, &n);
+	ASSERT_LT(10, n);
+	/* The JSON converter works from raw little-endian bytes too. */
+	raw = malloc(n * VMGPU_TRACE_RECORD_SIZE);
+	{
+		for (i = 0; i < n; i++)
+			vg_trace_record_encode(&recs[i],
+					       raw + i * VMGPU_TRACE_RECORD_SIZE);
+		f = open_memstream(&json2, &len2);
+		ASSERT_EQ(0, vg_trace_json_from_buffer(
+				     raw, n * VMGPU_TRACE_RECORD_SIZE, f));
+		fclose(f);
+		ASSERT_EQ(len, len2);
+		EXPECT_EQ(0, memcmp(json, json2, len));
+		free(raw);
+		free(json2);
+	}
+
+	/* Now the DMA sink on the same device: room for 5 records. */
+	small = 5 * VMGPU_TRACE_RECORD_SIZE + 10;
+	buf = th_alloc(th, small);
+	vg_device_mmio_write(dev, VMGPU_REG_TRACE_ADDR_LO, (uint32_t)buf);
+	vg_device_mmio_write(dev, VMGPU_REG_TRACE_ADDR_HI, buf >> 32);
+	vg_device_mmio_write(dev, VMGPU_REG_TRACE_SIZE, small);
+	vg_device_mmio_write(dev, VMGPU_REG_TRACE_CTRL, VMGPU_TRACE_ENABLE);
+	{
+		struct th_cmdbuf cb;
+		struct th_as as2;
+		size_t before = n, n2;
+		struct vmgpu_trace_record got;
+
+		th_as_init(th, &as2, VA0 + 0x10000000);
+		th_set_root(th, 0, 1, &as2);
+		th_cb_init(&cb);
+		for (i = 0; i < 6; i++)
+			th_cb_nop(&cb);
+		th_cb_end(&cb);
+		th_push(th, 0, th_cb_upload(th, &as2, &cb), cb.n * 4, 99,
+			VMGPU_RING_F_IRQ, 1, 0);
+		th_doorbell(th, 0);
+		vg_device_run(dev);
+		EXPECT_EQ(99, th_fence_mem(th, 0));
+		written = vg_device_mmio_read(dev, VMGPU_REG_TRACE_WRITTEN);
+		EXPECT_EQ(5 * VMGPU_TRACE_RECORD_SIZE, written);
+		recs = vg_device_trace_records(dev, &n2);
+		/* 6 NOPs + END + packet + irq = 9 records, 4 dropped */
+		EXPECT_EQ(before + 9, n2);
+		EXPECT_EQ(4, vg_device_mmio_read(dev,
+						 VMGPU_REG_TRACE_DROPPED));
+		for (i = 0; i < 5; i++) {
+			vg_trace_record_decode((uint8_t *)th_ptr(th, buf) +
+					       i * VMGPU_TRACE_RECORD_SIZE,
+					       &got);
+			EXPECT_EQ(0, memcmp(&got, &recs[before + i],
+					    sizeof(got)));
+			EXPECT_EQ(99, got.seqno);
+			EXPECT_EQ(1, got.as_slot);
+		}
+		/* Re-enabling restarts the buffer. */
+		vg_device_mmio_write(dev, VMGPU_REG_TRACE_CTRL, 0);
+		vg_device_mmio_write(dev, VMGPU_REG_TRACE_CTRL,
+				     VMGPU_TRACE_ENABLE);
+		EXPECT_EQ(0, vg_device_mmio_read(dev,
+						 VMGPU_REG_TRACE_WRITTEN));
+	}
+	th_free(th);
+	free(json);
+}
+
+TEST(gpu_reset_drops_work_and_time_keeps_running)
+{
+	struct rig r;
+	struct th_cmdbuf cb;
+	uint64_t flag;
+
+	rig_init(&r, 1, NULL);
+	flag = th_as_alloc(r.th, &r.as, 4, RW);
+	th_cb_init(&cb);
+	th_cb_wait(&cb, flag, VMGPU_WAIT_EQ, 1, ~0u);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 5);
+	vg_device_run(r.dev);
+	EXPECT_EQ(0, th_rd(r.th, 0, VMGPU_GPU_STATUS) & VMGPU_STATUS_IDLE);
+	th_wr(r.th, 0, VMGPU_GPU_RESET, 1);
+	EXPECT_EQ(VMGPU_STATUS_IDLE, th_rd(r.th, 0, VMGPU_GPU_STATUS));
+	EXPECT_EQ(0, th_rd(r.th, 0, VMGPU_GPU_RING_ENTRIES));
+	EXPECT_EQ(0, th_rd(r.th, 0, VMGPU_GPU_CONTROL));
+	/* Set up again and run a packet. */
+	th_gpu_setup(r.th, 0, 8);
+	th_set_root(r.th, 0, 0, &r.as);
+	th_cb_init(&cb);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 6);
+	vg_device_run(r.dev);
+	EXPECT_EQ(6, th_fence_mem(r.th, 0));
+	th_free(r.th);
+}
+
+TEST_HARNESS_MAIN

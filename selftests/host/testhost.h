@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A fake embedding for device-model host tests: guest "physical" memory is
+ * one host array whose bus address is the offset into it, interrupts are
+ * recorded, and helpers build page tables, rings and command buffers the
+ * way a driver would. Everything is prefixed th_ (this file is linked
+ * into every host test).
+ */
+#ifndef VG_TESTHOST_H
+#define VG_TESTHOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+
+#define TH_MAX_IRQ_LOG	4096
+
+struct testhost {
+	struct vg_host host;
+	uint8_t *mem;			/* guest memory, bus address = offset */
+	uint64_t mem_bytes;
+	uint64_t next_page;		/* bump allocator of guest pages */
+	unsigned int irqs[VMGPU_MAX_GPUS];	/* raise_irq calls per GPU */
+	unsigned int irq_log[TH_MAX_IRQ_LOG];	/* GPU of each call */
+	unsigned int irq_log_len;
+	unsigned int kicks;
+	struct vg_device *dev;		/* set by th_device_new */
+	/* per GPU: the ring the helpers set up */
+	uint64_t ring_base[VMGPU_MAX_GPUS];
+	uint32_t ring_entries[VMGPU_MAX_GPUS];
+	uint32_t ring_tail[VMGPU_MAX_GPUS];
+	uint64_t fence_addr[VMGPU_MAX_GPUS];
+};
+
+/* An address space (one slot) the test builds page tables for. */
+struct th_as {
+	uint64_t root;			/* bus address of the L2 table */
+	uint64_t next_va;		/* bump allocator of GPU VAs */
+};
+
+struct testhost *th_new(uint64_t mem_bytes);
+void th_free(struct testhost *th);
+/* Device with @cfg (NULL: defaults with @gpus GPUs) on this host. */
+struct vg_device *th_device_new(struct testhost *th,
+				const struct vg_config *cfg,
+				unsigned int gpus);
+
+/* Guest pages: allocate (zeroed, page aligned), host pointer of a bus addr. */
+uint64_t th_alloc(struct testhost *th, uint64_t bytes);
+void *th_ptr(struct testhost *th, uint64_t bus);
+
+/* Page tables. @pte_flags: VMGPU_PTE_READ/WRITE | VMGPU_PTE_LOC(loc). */
+void th_as_init(struct testhost *th, struct th_as *as, uint64_t first_va);
+void th_map(struct testhost *th, struct th_as *as, uint64_t va, uint64_t bus,
+	    uint64_t pte_flags);
+/* Clear the leaf entry of @va (the page becomes unmapped). */
+void th_unmap(struct testhost *th, struct th_as *as, uint64_t va);
+/* New guest pages for @bytes mapped at the next free VA; returns the VA. */
+uint64_t th_as_alloc(struct testhost *th, struct th_as *as, uint64_t bytes,
+		     uint64_t pte_flags);
+/* Host pointer of GPU VA @va (walks the tables), NULL if unmapped. */
+void *th_va(struct testhost *th, struct th_as *as, uint64_t va);
+
+/* Registers. */
+void th_wr(struct testhost *th, unsigned int gpu, uint32_t off, uint32_t v);
+uint32_t th_rd(struct testhost *th, unsigned int gpu, uint32_t off);
+uint64_t th_rd64(struct testhost *th, unsigned int gpu, uint32_t off_lo);
+/* Ring of @entries, fence, all interrupts unmasked, enabled. */
+void th_gpu_setup(struct testhost *th, unsigned int gpu, uint32_t entries);
+/* Point slot @slot of @gpu at @as. */
+void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
+		 const struct th_as *as);
+/* Write one ring entry at the tail (no doorbell). */
+void th_push(struct testhost *th, unsigned int gpu, uint64_t cmdbuf_va,
+	     uint32_t bytes, uint64_t seqno, uint32_t flags, uint32_t slot,
+	     uint32_t reserved);
+/* Publish the tail and ring the doorbell. */
+void th_doorbell(struct testhost *th, unsigned int gpu);
+uint64_t th_fence_mem(struct testhost *th, unsigned int gpu);
+/* Acknowledge every pending interrupt of @gpu. */
+void th_ack_all(struct testhost *th, unsigned int gpu);
+
+/* Command buffer builder. */
+struct th_cmdbuf {
+	uint32_t w[16384];
+	uint32_t n;
+};
+
+void th_cb_init(struct th_cmdbuf *cb);
+void th_cb_raw(struct th_cmdbuf *cb, const uint32_t *words, uint32_t n);
+void th_cb_nop(struct th_cmdbuf *cb);
+void th_cb_set_state(struct th_cmdbuf *cb, uint32_t key, uint32_t value);
+/* 1-D or 3-D dispatch; origin 0, grid_total = grid. Returns word offset. */
+uint32_t th_cb_dispatch(struct th_cmdbuf *cb, uint64_t code_va,
+			uint64_t args_va, uint32_t args_bytes,
+			const uint32_t grid[3], const uint32_t block[3],
+			uint32_t shared, uint32_t priority);
+void th_cb_sync(struct th_cmdbuf *cb, uint32_t consumer, uint32_t producer);
+void th_cb_barrier(struct th_cmdbuf *cb);
+void th_cb_timestamp(struct th_cmdbuf *cb, uint64_t va);
+void th_cb_write(struct th_cmdbuf *cb, uint64_t va, uint32_t value);
+void th_cb_wait(struct th_cmdbuf *cb, uint64_t va, uint32_t op,
+		uint32_t value, uint32_t mask);
+void th_cb_copy(struct th_cmdbuf *cb, uint64_t src, uint64_t dst,
+		uint32_t width, uint32_t height, uint32_t src_pitch,
+		uint32_t dst_pitch);
+void th_cb_end(struct th_cmdbuf *cb);
+/* Copy the buffer into fresh GPU memory of @as; returns its VA. */
+uint64_t th_cb_upload(struct testhost *th, struct th_as *as,
+		      const struct th_cmdbuf *cb);
+
+/* Assemble @src (or a built-in kernel's name) into GPU memory of @as. */
+uint64_t th_kernel(struct testhost *th, struct th_as *as, const char *src);
+uint64_t th_builtin(struct testhost *th, struct th_as *as, const char *name);
+/* Copy @bytes of @data into fresh GPU memory; returns the VA. */
+uint64_t th_upload(struct testhost *th, struct th_as *as, const void *data,
+		   uint64_t bytes);
+
+#endif
