@@ -21,32 +21,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint64_t vg_time_t;		/* picoseconds of device time */
+typedef uint64_t vg_time_t; /* picoseconds of device time */
 
-#define VG_PS_PER_NS		1000ull
-#define VG_NS(ns)		((vg_time_t)(ns) * VG_PS_PER_NS)
+#define VG_PS_PER_NS 1000ull
+#define VG_NS(ns)    ((vg_time_t)(ns) * VG_PS_PER_NS)
 
 enum vg_event_kind {
-	VG_EV_CP_STEP = 1,		/* command processor: next command */
-	VG_EV_DISPATCH_READY,		/* a dispatch reaches the distributor */
-	VG_EV_BLOCK_DONE,		/* a thread block finished on an SM */
-	VG_EV_COPY_DONE,		/* the CP's copy finished */
+    VG_EV_CP_STEP = 1,    /* command processor: next command */
+    VG_EV_DISPATCH_READY, /* a dispatch reaches the distributor */
+    VG_EV_BLOCK_DONE,     /* a thread block finished on an SM */
+    VG_EV_COPY_DONE,      /* the CP's copy finished */
 };
 
 struct vg_event {
-	vg_time_t time;
-	uint64_t seq;			/* tie-break: creation order */
-	uint32_t kind;			/* enum vg_event_kind */
-	uint32_t gpu;
-	uint32_t gen;			/* GPU generation: stale after a reset */
-	uint32_t a, b;			/* kind-specific */
+    vg_time_t time;
+    uint64_t seq;  /* tie-break: creation order */
+    uint32_t kind; /* enum vg_event_kind */
+    uint32_t gpu;
+    uint32_t gen;  /* GPU generation: stale after a reset */
+    uint32_t a, b; /* kind-specific */
 };
 
 struct vg_evq {
-	struct vg_event *heap;		/* binary min-heap on (time, seq) */
-	size_t len, cap;
-	uint64_t next_seq;
-	vg_time_t now;			/* time of the last event popped */
+    struct vg_event *heap; /* binary min-heap on (time, seq) */
+    size_t len, cap;
+    uint64_t next_seq;
+    vg_time_t now; /* time of the last event popped */
 };
 
 int vg_evq_init(struct vg_evq *q);
@@ -57,8 +57,8 @@ void vg_evq_clear(struct vg_evq *q);
  * Queue an event at @time (never earlier than now). Returns 0, or -1 when
  * the queue could not grow (the caller reports a device error).
  */
-int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind,
-		uint32_t gpu, uint32_t gen, uint32_t a, uint32_t b);
+int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind, uint32_t gpu,
+                uint32_t gen, uint32_t a, uint32_t b);
 /* Take the earliest event and advance now to it; false if empty. */
 bool vg_evq_pop(struct vg_evq *q, struct vg_event *ev);
 
@@ -68,38 +68,38 @@ bool vg_evq_pop(struct vg_evq *q, struct vg_event *ev);
  * the server are ready, so concurrent users share it in booking order.
  */
 struct vg_server {
-	vg_time_t free_at;
+    vg_time_t free_at;
 };
 
 /* Book @dur starting no earlier than @ready; returns the end time. */
 static inline vg_time_t vg_server_book(struct vg_server *s, vg_time_t ready,
-				       vg_time_t dur)
+                                       vg_time_t dur)
 {
-	vg_time_t start = ready > s->free_at ? ready : s->free_at;
+    vg_time_t start = ready > s->free_at ? ready : s->free_at;
 
-	s->free_at = start + dur;
-	return s->free_at;
+    s->free_at = start + dur;
+    return s->free_at;
 }
 
 /* Memory classes as seen from the executing GPU. */
 enum vg_mem_class {
-	VG_MEM_LOCAL = 0,		/* the executing GPU's own memory */
-	VG_MEM_LINK,			/* another GPU's memory, over a link */
-	VG_MEM_HOST,			/* system memory, over the host bus */
-	VG_MEM_NUM_CLASSES
+    VG_MEM_LOCAL = 0, /* the executing GPU's own memory */
+    VG_MEM_LINK,      /* another GPU's memory, over a link */
+    VG_MEM_HOST,      /* system memory, over the host bus */
+    VG_MEM_NUM_CLASSES
 };
 
 /* The cost parameters in device units, derived from struct vg_config. */
 struct vg_cost {
-	vg_time_t cycle_ps;		/* one SM clock cycle, rounded up */
-	uint32_t clock_khz;
-	uint32_t issue_width;		/* warp instructions per cycle per SM */
-	uint64_t bw_bytes_per_s[VG_MEM_NUM_CLASSES];
-	vg_time_t lat[VG_MEM_NUM_CLASSES];
-	vg_time_t cp_cmd;		/* CP overhead per command */
-	vg_time_t launch;		/* dispatch: CP hand-off to first block */
-	vg_time_t block_launch;		/* per block: SM setup */
-	vg_time_t fence;		/* fence write + interrupt message */
+    vg_time_t cycle_ps; /* one SM clock cycle, rounded up */
+    uint32_t clock_khz;
+    uint32_t issue_width; /* warp instructions per cycle per SM */
+    uint64_t bw_bytes_per_s[VG_MEM_NUM_CLASSES];
+    vg_time_t lat[VG_MEM_NUM_CLASSES];
+    vg_time_t cp_cmd;       /* CP overhead per command */
+    vg_time_t launch;       /* dispatch: CP hand-off to first block */
+    vg_time_t block_launch; /* per block: SM setup */
+    vg_time_t fence;        /* fence write + interrupt message */
 };
 
 /* Class of a page at location @loc (VMGPU_LOC_*) for GPU @gpu. */
@@ -108,6 +108,6 @@ enum vg_mem_class vg_mem_class_of(unsigned int loc, unsigned int gpu);
 vg_time_t vg_cost_issue(const struct vg_cost *c, uint64_t warp_instrs);
 /* Time to move @bytes at class @cls's bandwidth (no latency). */
 vg_time_t vg_cost_transfer(const struct vg_cost *c, enum vg_mem_class cls,
-			   uint64_t bytes);
+                           uint64_t bytes);
 
 #endif

@@ -15,91 +15,93 @@
 
 #include "model.h"
 
-#define NONE		VMGPU_TRACE_NONE
-#define CMD_WORDS_MAX	(VMGPU_CMDBUF_MAX_BYTES / 4)
-#define MAX_SYNCS	(CMD_WORDS_MAX / VMGPU_CMD_LEN_SYNC + 1)
+#define NONE          VMGPU_TRACE_NONE
+#define CMD_WORDS_MAX (VMGPU_CMDBUF_MAX_BYTES / 4)
+#define MAX_SYNCS     (CMD_WORDS_MAX / VMGPU_CMD_LEN_SYNC + 1)
 
 static uint32_t rd32(const uint8_t *p)
 {
-	uint32_t v;
+    uint32_t v;
 
-	memcpy(&v, p, 4);
-	return le32toh(v);
+    memcpy(&v, p, 4);
+    return le32toh(v);
 }
 
 static uint64_t rd64(const uint8_t *p)
 {
-	uint64_t v;
+    uint64_t v;
 
-	memcpy(&v, p, 8);
-	return le64toh(v);
+    memcpy(&v, p, 8);
+    return le64toh(v);
 }
 
 int vg_cp_init(struct vg_cp *cp)
 {
-	uint32_t i;
+    uint32_t i;
 
-	memset(cp, 0, sizeof(*cp));
-	cp->buf = malloc(VMGPU_CMDBUF_MAX_BYTES);
-	cp->disp = calloc(VMGPU_MAX_DISPATCHES_PER_PACKET, sizeof(*cp->disp));
-	cp->args_arena = malloc((size_t)VMGPU_MAX_DISPATCHES_PER_PACKET *
-				VMGPU_MAX_ARGS_BYTES);
-	cp->syncs = calloc(MAX_SYNCS, sizeof(*cp->syncs));
-	if (!cp->buf || !cp->disp || !cp->args_arena || !cp->syncs) {
-		vg_cp_destroy(cp);
-		return -1;
-	}
-	for (i = 0; i < VMGPU_MAX_DISPATCHES_PER_PACKET; i++)
-		cp->disp[i].args = cp->args_arena +
-				   (size_t)i * VMGPU_MAX_ARGS_BYTES;
-	return 0;
+    memset(cp, 0, sizeof(*cp));
+    cp->buf = malloc(VMGPU_CMDBUF_MAX_BYTES);
+    cp->disp = calloc(VMGPU_MAX_DISPATCHES_PER_PACKET, sizeof(*cp->disp));
+    cp->args_arena =
+        malloc((size_t)VMGPU_MAX_DISPATCHES_PER_PACKET * VMGPU_MAX_ARGS_BYTES);
+    cp->syncs = calloc(MAX_SYNCS, sizeof(*cp->syncs));
+    if (!cp->buf || !cp->disp || !cp->args_arena || !cp->syncs) {
+        vg_cp_destroy(cp);
+        return -1;
+    }
+    for (i = 0; i < VMGPU_MAX_DISPATCHES_PER_PACKET; i++) {
+        cp->disp[i].args = cp->args_arena + (size_t)i * VMGPU_MAX_ARGS_BYTES;
+    }
+    return 0;
 }
 
 static void cp_free_packet(struct vg_cp *cp)
 {
-	uint32_t i;
+    uint32_t i;
 
-	for (i = 0; i < cp->seen_dispatches; i++) {
-		struct vg_dispatch *d = &cp->disp[i];
-		uint8_t *args = d->args;
+    for (i = 0; i < cp->seen_dispatches; i++) {
+        struct vg_dispatch *d = &cp->disp[i];
+        uint8_t *args = d->args;
 
-		vg_kernel_free(d->kernel);
-		memset(d, 0, sizeof(*d));
-		d->args = args;
-	}
-	/* Unseen dispatches only ever had deps counted. */
-	for (; i < cp->num_dispatches; i++)
-		cp->disp[i].deps = 0;
-	cp->have_packet = false;
-	cp->num_dispatches = cp->seen_dispatches = 0;
-	cp->num_syncs = 0;
-	cp->outstanding = 0;
-	cp->blocks_in_flight = 0;
-	cp->aborted = false;
-	cp->in_wait = false;
+        vg_kernel_free(d->kernel);
+        memset(d, 0, sizeof(*d));
+        d->args = args;
+    }
+    /* Unseen dispatches only ever had deps counted. */
+    for (; i < cp->num_dispatches; i++) {
+        cp->disp[i].deps = 0;
+    }
+    cp->have_packet = false;
+    cp->num_dispatches = cp->seen_dispatches = 0;
+    cp->num_syncs = 0;
+    cp->outstanding = 0;
+    cp->blocks_in_flight = 0;
+    cp->aborted = false;
+    cp->in_wait = false;
 }
 
 void vg_cp_destroy(struct vg_cp *cp)
 {
-	if (cp->disp)
-		cp_free_packet(cp);
-	free(cp->buf);
-	free(cp->disp);
-	free(cp->args_arena);
-	free(cp->syncs);
-	cp->buf = NULL;
-	cp->disp = NULL;
-	cp->args_arena = NULL;
-	cp->syncs = NULL;
+    if (cp->disp) {
+        cp_free_packet(cp);
+    }
+    free(cp->buf);
+    free(cp->disp);
+    free(cp->args_arena);
+    free(cp->syncs);
+    cp->buf = NULL;
+    cp->disp = NULL;
+    cp->args_arena = NULL;
+    cp->syncs = NULL;
 }
 
 void vg_cp_reset(struct vg_cp *cp)
 {
-	cp_free_packet(cp);
-	cp->state = VG_CP_IDLE;
-	cp->step_pending = false;
-	cp->instr_budget = 0;
-	cp->default_priority = 0;
+    cp_free_packet(cp);
+    cp->state = VG_CP_IDLE;
+    cp->step_pending = false;
+    cp->instr_budget = 0;
+    cp->default_priority = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -107,57 +109,59 @@ void vg_cp_reset(struct vg_cp *cp)
 /* ------------------------------------------------------------------ */
 
 static void cp_schedule_state(struct vg_device *dev, struct vg_gpu *g,
-			      enum vg_cp_state state, vg_time_t t)
+                              enum vg_cp_state state, vg_time_t t)
 {
-	g->cp.state = state;
-	if (g->cp.step_pending)
-		return;
-	g->cp.step_pending = true;
-	vg_dev_event(dev, g, t, VG_EV_CP_STEP, 0, 0);
+    g->cp.state = state;
+    if (g->cp.step_pending) {
+        return;
+    }
+    g->cp.step_pending = true;
+    vg_dev_event(dev, g, t, VG_EV_CP_STEP, 0, 0);
 }
 
 static void cp_schedule(struct vg_device *dev, struct vg_gpu *g, vg_time_t t)
 {
-	cp_schedule_state(dev, g, VG_CP_RUN, t);
+    cp_schedule_state(dev, g, VG_CP_RUN, t);
 }
 
 static vg_time_t now_of(struct vg_device *dev)
 {
-	return dev->evq.now;
+    return dev->evq.now;
 }
 
-static void cp_trace_cmd(struct vg_device *dev, struct vg_gpu *g,
-			 uint32_t op, vg_time_t start, vg_time_t end,
-			 uint32_t dispatch, uint64_t value)
+static void cp_trace_cmd(struct vg_device *dev, struct vg_gpu *g, uint32_t op,
+                         vg_time_t start, vg_time_t end, uint32_t dispatch,
+                         uint64_t value)
 {
-	vg_dev_trace(dev, g, VMGPU_TRACE_CMD, VMGPU_TRACE_SM_NONE, start, end,
-		     dispatch, NONE, op, value, 0);
+    vg_dev_trace(dev, g, VMGPU_TRACE_CMD, VMGPU_TRACE_SM_NONE, start, end,
+                 dispatch, NONE, op, value, 0);
 }
 
 /* The command at pc is done: trace it and go on after the CP overhead. */
 static void cp_next(struct vg_device *dev, struct vg_gpu *g, uint32_t op,
-		    uint32_t len, uint32_t dispatch, uint64_t value)
+                    uint32_t len, uint32_t dispatch, uint64_t value)
 {
-	struct vg_cp *cp = &g->cp;
-	vg_time_t end = now_of(dev) + dev->cost.cp_cmd;
+    struct vg_cp *cp = &g->cp;
+    vg_time_t end = now_of(dev) + dev->cost.cp_cmd;
 
-	cp_trace_cmd(dev, g, op, cp->in_wait ? cp->cmd_start : now_of(dev),
-		     end, dispatch, value);
-	cp->in_wait = false;
-	cp->pc += len;
-	cp_schedule(dev, g, end);
+    cp_trace_cmd(dev, g, op, cp->in_wait ? cp->cmd_start : now_of(dev), end,
+                 dispatch, value);
+    cp->in_wait = false;
+    cp->pc += len;
+    cp_schedule(dev, g, end);
 }
 
 void vg_cp_memory_changed(struct vg_device *dev)
 {
-	uint32_t i;
+    uint32_t i;
 
-	for (i = 0; i < dev->cfg.gpus; i++) {
-		struct vg_gpu *g = &dev->gpu[i];
+    for (i = 0; i < dev->cfg.gpus; i++) {
+        struct vg_gpu *g = &dev->gpu[i];
 
-		if (g->cp.state == VG_CP_WAIT_VALUE)
-			cp_schedule(dev, g, now_of(dev) + dev->cost.cp_cmd);
-	}
+        if (g->cp.state == VG_CP_WAIT_VALUE) {
+            cp_schedule(dev, g, now_of(dev) + dev->cost.cp_cmd);
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -166,51 +170,50 @@ void vg_cp_memory_changed(struct vg_device *dev)
 
 static uint32_t fault_int(uint32_t code)
 {
-	switch (code) {
-	case VMGPU_FAULT_UNMAPPED:
-	case VMGPU_FAULT_PERMISSION:
-	case VMGPU_FAULT_MISALIGNED:
-		return VMGPU_INT_FAULT;
-	case VMGPU_FAULT_BUDGET:
-		return VMGPU_INT_BUDGET;
-	case VMGPU_FAULT_RING:
-		return VMGPU_INT_RING;
-	default:
-		return VMGPU_INT_ILLEGAL;
-	}
+    switch (code) {
+    case VMGPU_FAULT_UNMAPPED:
+    case VMGPU_FAULT_PERMISSION:
+    case VMGPU_FAULT_MISALIGNED:
+        return VMGPU_INT_FAULT;
+    case VMGPU_FAULT_BUDGET:
+        return VMGPU_INT_BUDGET;
+    case VMGPU_FAULT_RING:
+        return VMGPU_INT_RING;
+    default:
+        return VMGPU_INT_ILLEGAL;
+    }
 }
 
 static void cp_report(struct vg_device *dev, struct vg_gpu *g,
-		      const struct vg_cp_error *e)
+                      const struct vg_cp_error *e)
 {
-	struct vg_gpu_regs *r = &g->regs;
+    struct vg_gpu_regs *r = &g->regs;
 
-	r->err = *e;
-	r->err_seqno = g->cp.have_packet ? g->cp.entry.seqno : 0;
-	r->counters[VMGPU_CNT_ERRORS]++;
-	vg_dev_trace(dev, g, VMGPU_TRACE_ERROR, VMGPU_TRACE_SM_NONE,
-		     now_of(dev), now_of(dev), e->dispatch, NONE, e->code,
-		     e->addr, e->pc);
-	vg_dev_raise(dev, g, fault_int(e->code));
+    r->err = *e;
+    r->err_seqno = g->cp.have_packet ? g->cp.entry.seqno : 0;
+    r->counters[VMGPU_CNT_ERRORS]++;
+    vg_dev_trace(dev, g, VMGPU_TRACE_ERROR, VMGPU_TRACE_SM_NONE, now_of(dev),
+                 now_of(dev), e->dispatch, NONE, e->code, e->addr, e->pc);
+    vg_dev_raise(dev, g, fault_int(e->code));
 }
 
 static void cp_go_fence(struct vg_device *dev, struct vg_gpu *g)
 {
-	cp_schedule_state(dev, g, VG_CP_FENCE,
-			  now_of(dev) + dev->cost.fence);
+    cp_schedule_state(dev, g, VG_CP_FENCE, now_of(dev) + dev->cost.fence);
 }
 
 /* The error is reported: finish the packet once its blocks drained. */
 static void cp_after_error(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_cp *cp = &g->cp;
+    struct vg_cp *cp = &g->cp;
 
-	if (!cp->have_packet)
-		cp->state = VG_CP_HALTED;
-	else if (cp->blocks_in_flight)
-		cp->state = VG_CP_DRAIN;
-	else
-		cp_go_fence(dev, g);
+    if (!cp->have_packet) {
+        cp->state = VG_CP_HALTED;
+    } else if (cp->blocks_in_flight) {
+        cp->state = VG_CP_DRAIN;
+    } else {
+        cp_go_fence(dev, g);
+    }
 }
 
 /*
@@ -221,31 +224,32 @@ static void cp_after_error(struct vg_device *dev, struct vg_gpu *g)
  * acknowledgement so that ERR_* never changes under the driver's feet.
  */
 static void cp_fail(struct vg_device *dev, struct vg_gpu *g, uint32_t code,
-		    uint64_t addr, uint32_t pc, uint32_t dispatch)
+                    uint64_t addr, uint32_t pc, uint32_t dispatch)
 {
-	struct vg_cp *cp = &g->cp;
-	struct vg_cp_error e = {
-		.code = code,
-		.slot = cp->have_packet ? cp->entry.as_slot : 0,
-		.addr = addr,
-		.pc = pc,
-		.dispatch = dispatch,
-	};
-	uint32_t i;
+    struct vg_cp *cp = &g->cp;
+    struct vg_cp_error e = {
+        .code = code,
+        .slot = cp->have_packet ? cp->entry.as_slot : 0,
+        .addr = addr,
+        .pc = pc,
+        .dispatch = dispatch,
+    };
+    uint32_t i;
 
-	if (cp->have_packet && !cp->aborted) {
-		cp->aborted = true;
-		for (i = 0; i < cp->seen_dispatches; i++)
-			vg_wdist_remove(&g->wd, &cp->disp[i].task);
-	}
-	cp->in_wait = false;
-	if (g->regs.int_status & VMGPU_INT_ERROR_MASK) {
-		cp->pending_err = e;
-		cp->state = VG_CP_WAIT_ACK;
-		return;
-	}
-	cp_report(dev, g, &e);
-	cp_after_error(dev, g);
+    if (cp->have_packet && !cp->aborted) {
+        cp->aborted = true;
+        for (i = 0; i < cp->seen_dispatches; i++) {
+            vg_wdist_remove(&g->wd, &cp->disp[i].task);
+        }
+    }
+    cp->in_wait = false;
+    if (g->regs.int_status & VMGPU_INT_ERROR_MASK) {
+        cp->pending_err = e;
+        cp->state = VG_CP_WAIT_ACK;
+        return;
+    }
+    cp_report(dev, g, &e);
+    cp_after_error(dev, g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -254,282 +258,301 @@ static void cp_fail(struct vg_device *dev, struct vg_gpu *g, uint32_t code,
 
 static uint32_t cmd_len(uint32_t op)
 {
-	switch (op) {
-	case VMGPU_CMD_NOP:
-		return VMGPU_CMD_LEN_NOP;
-	case VMGPU_CMD_SET_STATE:
-		return VMGPU_CMD_LEN_SET_STATE;
-	case VMGPU_CMD_DISPATCH:
-		return VMGPU_CMD_LEN_DISPATCH;
-	case VMGPU_CMD_SYNC:
-		return VMGPU_CMD_LEN_SYNC;
-	case VMGPU_CMD_BARRIER:
-		return VMGPU_CMD_LEN_BARRIER;
-	case VMGPU_CMD_TIMESTAMP:
-		return VMGPU_CMD_LEN_TIMESTAMP;
-	case VMGPU_CMD_WRITE_VALUE:
-		return VMGPU_CMD_LEN_WRITE_VALUE;
-	case VMGPU_CMD_WAIT_VALUE:
-		return VMGPU_CMD_LEN_WAIT_VALUE;
-	case VMGPU_CMD_COPY:
-		return VMGPU_CMD_LEN_COPY;
-	case VMGPU_CMD_END:
-		return VMGPU_CMD_LEN_END;
-	default:
-		return 0;
-	}
+    switch (op) {
+    case VMGPU_CMD_NOP:
+        return VMGPU_CMD_LEN_NOP;
+    case VMGPU_CMD_SET_STATE:
+        return VMGPU_CMD_LEN_SET_STATE;
+    case VMGPU_CMD_DISPATCH:
+        return VMGPU_CMD_LEN_DISPATCH;
+    case VMGPU_CMD_SYNC:
+        return VMGPU_CMD_LEN_SYNC;
+    case VMGPU_CMD_BARRIER:
+        return VMGPU_CMD_LEN_BARRIER;
+    case VMGPU_CMD_TIMESTAMP:
+        return VMGPU_CMD_LEN_TIMESTAMP;
+    case VMGPU_CMD_WRITE_VALUE:
+        return VMGPU_CMD_LEN_WRITE_VALUE;
+    case VMGPU_CMD_WAIT_VALUE:
+        return VMGPU_CMD_LEN_WAIT_VALUE;
+    case VMGPU_CMD_COPY:
+        return VMGPU_CMD_LEN_COPY;
+    case VMGPU_CMD_END:
+        return VMGPU_CMD_LEN_END;
+    default:
+        return 0;
+    }
 }
 
 /* Word offsets inside struct vmgpu_cmd_dispatch. */
 enum {
-	DW_FLAGS = 1, DW_CODE = 2, DW_ARGS = 4, DW_ARGS_BYTES = 6,
-	DW_GRID = 7, DW_BLOCK = 10, DW_ORIGIN = 13, DW_GRID_TOTAL = 16,
-	DW_SHARED = 19, DW_PRIORITY = 20, DW_RESERVED = 21,
+    DW_FLAGS = 1,
+    DW_CODE = 2,
+    DW_ARGS = 4,
+    DW_ARGS_BYTES = 6,
+    DW_GRID = 7,
+    DW_BLOCK = 10,
+    DW_ORIGIN = 13,
+    DW_GRID_TOTAL = 16,
+    DW_SHARED = 19,
+    DW_PRIORITY = 20,
+    DW_RESERVED = 21,
 };
 
 static bool dispatch_words_ok(const uint8_t *p)
 {
-	uint64_t threads = 1, blocks = 1;
-	uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
-	int i;
+    uint64_t threads = 1, blocks = 1;
+    uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
+    int i;
 
-	if (rd32(p + 4 * DW_FLAGS) & ~VMGPU_DISPATCH_F_ALL)
-		return false;
-	if (rd32(p + 4 * DW_RESERVED))
-		return false;
-	for (i = 0; i < 3; i++) {
-		uint32_t grid = rd32(p + 4 * (DW_GRID + i));
-		uint32_t block = rd32(p + 4 * (DW_BLOCK + i));
-		uint64_t origin = rd32(p + 4 * (DW_ORIGIN + i));
-		uint64_t total = rd32(p + 4 * (DW_GRID_TOTAL + i));
+    if (rd32(p + 4 * DW_FLAGS) & ~VMGPU_DISPATCH_F_ALL) {
+        return false;
+    }
+    if (rd32(p + 4 * DW_RESERVED)) {
+        return false;
+    }
+    for (i = 0; i < 3; i++) {
+        uint32_t grid = rd32(p + 4 * (DW_GRID + i));
+        uint32_t block = rd32(p + 4 * (DW_BLOCK + i));
+        uint64_t origin = rd32(p + 4 * (DW_ORIGIN + i));
+        uint64_t total = rd32(p + 4 * (DW_GRID_TOTAL + i));
 
-		if (!grid || !block || origin + grid > total)
-			return false;
-		threads *= block;
-		blocks *= grid;
-		if (threads > VMGPU_MAX_BLOCK_THREADS || blocks > UINT32_MAX)
-			return false;
-	}
-	if (rd32(p + 4 * DW_SHARED) > VMGPU_MAX_SHARED_BYTES)
-		return false;
-	if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4)
-		return false;
-	if (args_bytes && !rd64(p + 4 * DW_ARGS))
-		return false;
-	return true;
+        if (!grid || !block || origin + grid > total) {
+            return false;
+        }
+        threads *= block;
+        blocks *= grid;
+        if (threads > VMGPU_MAX_BLOCK_THREADS || blocks > UINT32_MAX) {
+            return false;
+        }
+    }
+    if (rd32(p + 4 * DW_SHARED) > VMGPU_MAX_SHARED_BYTES) {
+        return false;
+    }
+    if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4) {
+        return false;
+    }
+    if (args_bytes && !rd64(p + 4 * DW_ARGS)) {
+        return false;
+    }
+    return true;
 }
 
 /*
  * Validate every command of the packet before running any. Returns
  * VMGPU_FAULT_NONE or the fault with *bad_word / *bad_addr set.
  */
-static int cp_validate(struct vg_cp *cp, uint32_t *bad_word,
-		       uint64_t *bad_addr)
+static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
 {
-	uint32_t w = 0, i;
-	bool seen_end = false;
+    uint32_t w = 0, i;
+    bool seen_end = false;
 
-	cp->num_dispatches = 0;
-	cp->num_syncs = 0;
-	while (w < cp->words) {
-		const uint8_t *p = cp->buf + 4 * w;
-		uint32_t hdr = rd32(p), op = VMGPU_CMD_OP(hdr);
-		uint32_t len = VMGPU_CMD_LEN(hdr);
-		uint64_t va;
+    cp->num_dispatches = 0;
+    cp->num_syncs = 0;
+    while (w < cp->words) {
+        const uint8_t *p = cp->buf + 4 * w;
+        uint32_t hdr = rd32(p), op = VMGPU_CMD_OP(hdr);
+        uint32_t len = VMGPU_CMD_LEN(hdr);
+        uint64_t va;
 
-		*bad_word = w;
-		*bad_addr = cp->entry.cmdbuf_va + 4ull * w;
-		if (seen_end || (hdr & VMGPU_CMD_RESERVED_MASK) ||
-		    !cmd_len(op) || len != cmd_len(op) || len > cp->words - w)
-			return VMGPU_FAULT_BAD_COMMAND;
-		switch (op) {
-		case VMGPU_CMD_SET_STATE:
-			if (rd32(p + 4) != VMGPU_STATE_INSTR_BUDGET &&
-			    rd32(p + 4) != VMGPU_STATE_DEFAULT_PRIORITY)
-				return VMGPU_FAULT_BAD_COMMAND;
-			break;
-		case VMGPU_CMD_DISPATCH:
-			if (cp->num_dispatches >=
-			    VMGPU_MAX_DISPATCHES_PER_PACKET ||
-			    !dispatch_words_ok(p))
-				return VMGPU_FAULT_BAD_COMMAND;
-			cp->num_dispatches++;
-			break;
-		case VMGPU_CMD_SYNC: {
-			uint32_t c = rd32(p + 4), pr = rd32(p + 8);
+        *bad_word = w;
+        *bad_addr = cp->entry.cmdbuf_va + 4ull * w;
+        if (seen_end || (hdr & VMGPU_CMD_RESERVED_MASK) || !cmd_len(op) ||
+            len != cmd_len(op) || len > cp->words - w) {
+            return VMGPU_FAULT_BAD_COMMAND;
+        }
+        switch (op) {
+        case VMGPU_CMD_SET_STATE:
+            if (rd32(p + 4) != VMGPU_STATE_INSTR_BUDGET &&
+                rd32(p + 4) != VMGPU_STATE_DEFAULT_PRIORITY) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            break;
+        case VMGPU_CMD_DISPATCH:
+            if (cp->num_dispatches >= VMGPU_MAX_DISPATCHES_PER_PACKET ||
+                !dispatch_words_ok(p)) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            cp->num_dispatches++;
+            break;
+        case VMGPU_CMD_SYNC: {
+            uint32_t c = rd32(p + 4), pr = rd32(p + 8);
 
-			/* producer seen already, consumer still to come */
-			if (pr >= c || pr >= cp->num_dispatches ||
-			    c < cp->num_dispatches)
-				return VMGPU_FAULT_BAD_COMMAND;
-			cp->syncs[cp->num_syncs].consumer = c;
-			cp->syncs[cp->num_syncs].producer = pr;
-			cp->syncs[cp->num_syncs].word = w;
-			cp->num_syncs++;
-			break;
-		}
-		case VMGPU_CMD_TIMESTAMP:
-			va = rd64(p + 8);
-			if (rd32(p + 4))
-				return VMGPU_FAULT_BAD_COMMAND;
-			if (va % 8) {
-				*bad_addr = va;
-				return VMGPU_FAULT_MISALIGNED;
-			}
-			break;
-		case VMGPU_CMD_WRITE_VALUE:
-			va = rd64(p + 8);
-			if (va % 4) {
-				*bad_addr = va;
-				return VMGPU_FAULT_MISALIGNED;
-			}
-			break;
-		case VMGPU_CMD_WAIT_VALUE:
-			va = rd64(p + 8);
-			if (rd32(p + 4) >= VMGPU_WAIT_NUM_OPS)
-				return VMGPU_FAULT_BAD_COMMAND;
-			if (va % 4) {
-				*bad_addr = va;
-				return VMGPU_FAULT_MISALIGNED;
-			}
-			break;
-		case VMGPU_CMD_COPY: {
-			uint32_t width = rd32(p + 4), height = rd32(p + 24);
+            /* producer seen already, consumer still to come */
+            if (pr >= c || pr >= cp->num_dispatches || c < cp->num_dispatches) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            cp->syncs[cp->num_syncs].consumer = c;
+            cp->syncs[cp->num_syncs].producer = pr;
+            cp->syncs[cp->num_syncs].word = w;
+            cp->num_syncs++;
+            break;
+        }
+        case VMGPU_CMD_TIMESTAMP:
+            va = rd64(p + 8);
+            if (rd32(p + 4)) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            if (va % 8) {
+                *bad_addr = va;
+                return VMGPU_FAULT_MISALIGNED;
+            }
+            break;
+        case VMGPU_CMD_WRITE_VALUE:
+            va = rd64(p + 8);
+            if (va % 4) {
+                *bad_addr = va;
+                return VMGPU_FAULT_MISALIGNED;
+            }
+            break;
+        case VMGPU_CMD_WAIT_VALUE:
+            va = rd64(p + 8);
+            if (rd32(p + 4) >= VMGPU_WAIT_NUM_OPS) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            if (va % 4) {
+                *bad_addr = va;
+                return VMGPU_FAULT_MISALIGNED;
+            }
+            break;
+        case VMGPU_CMD_COPY: {
+            uint32_t width = rd32(p + 4), height = rd32(p + 24);
 
-			if (rd32(p + 36) || !width || !height)
-				return VMGPU_FAULT_BAD_COMMAND;
-			/* Rows of one side must not overlap each other. */
-			if (height > 1 &&
-			    (rd32(p + 28) < width || rd32(p + 32) < width))
-				return VMGPU_FAULT_BAD_COMMAND;
-			break;
-		}
-		case VMGPU_CMD_END:
-			seen_end = true;
-			break;
-		default:
-			break;
-		}
-		w += len;
-	}
-	*bad_word = cp->words;
-	*bad_addr = cp->entry.cmdbuf_va + 4ull * cp->words;
-	if (!seen_end)
-		return VMGPU_FAULT_BAD_COMMAND;
-	for (i = 0; i < cp->num_syncs; i++) {
-		if (cp->syncs[i].consumer >= cp->num_dispatches) {
-			*bad_word = cp->syncs[i].word;
-			*bad_addr = cp->entry.cmdbuf_va + 4ull * *bad_word;
-			return VMGPU_FAULT_BAD_COMMAND;
-		}
-	}
-	return VMGPU_FAULT_NONE;
+            if (rd32(p + 36) || !width || !height) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            /* Rows of one side must not overlap each other. */
+            if (height > 1 && (rd32(p + 28) < width || rd32(p + 32) < width)) {
+                return VMGPU_FAULT_BAD_COMMAND;
+            }
+            break;
+        }
+        case VMGPU_CMD_END:
+            seen_end = true;
+            break;
+        default:
+            break;
+        }
+        w += len;
+    }
+    *bad_word = cp->words;
+    *bad_addr = cp->entry.cmdbuf_va + 4ull * cp->words;
+    if (!seen_end) {
+        return VMGPU_FAULT_BAD_COMMAND;
+    }
+    for (i = 0; i < cp->num_syncs; i++) {
+        if (cp->syncs[i].consumer >= cp->num_dispatches) {
+            *bad_word = cp->syncs[i].word;
+            *bad_addr = cp->entry.cmdbuf_va + 4ull * *bad_word;
+            return VMGPU_FAULT_BAD_COMMAND;
+        }
+    }
+    return VMGPU_FAULT_NONE;
 }
 
 /* Time to move bytes_by_loc (as counted by the MMU) for GPU @g. */
 static vg_time_t price_bytes(struct vg_device *dev, struct vg_gpu *g,
-			     vg_time_t ready, const uint64_t *bytes_by_loc,
-			     bool book)
+                             vg_time_t ready, const uint64_t *bytes_by_loc,
+                             bool book)
 {
-	uint64_t cls_bytes[VG_MEM_NUM_CLASSES] = { 0 };
-	vg_time_t end = ready, lat = 0;
-	uint32_t loc, c;
+    uint64_t cls_bytes[VG_MEM_NUM_CLASSES] = { 0 };
+    vg_time_t end = ready, lat = 0;
+    uint32_t loc, c;
 
-	for (loc = 0; loc < VMGPU_LOC_COUNT; loc++)
-		cls_bytes[vg_mem_class_of(loc, g->index)] += bytes_by_loc[loc];
-	for (c = 0; c < VG_MEM_NUM_CLASSES; c++) {
-		vg_time_t dur, e;
+    for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
+        cls_bytes[vg_mem_class_of(loc, g->index)] += bytes_by_loc[loc];
+    }
+    for (c = 0; c < VG_MEM_NUM_CLASSES; c++) {
+        vg_time_t dur, e;
 
-		if (!cls_bytes[c])
-			continue;
-		dur = vg_cost_transfer(&dev->cost, c, cls_bytes[c]);
-		if (book)
-			e = vg_server_book(&g->chan[c], ready, dur);
-		else
-			e = ready + dur;
-		end = e > end ? e : end;
-		lat = dev->cost.lat[c] > lat ? dev->cost.lat[c] : lat;
-		g->regs.counters[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
-	}
-	return end + lat;
+        if (!cls_bytes[c]) {
+            continue;
+        }
+        dur = vg_cost_transfer(&dev->cost, c, cls_bytes[c]);
+        if (book) {
+            e = vg_server_book(&g->chan[c], ready, dur);
+        } else {
+            e = ready + dur;
+        }
+        end = e > end ? e : end;
+        lat = dev->cost.lat[c] > lat ? dev->cost.lat[c] : lat;
+        g->regs.counters[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
+    }
+    return end + lat;
 }
 
 static bool is_pow2(uint32_t v)
 {
-	return v && !(v & (v - 1));
+    return v && !(v & (v - 1));
 }
 
 /* Take the next ring entry, if any, and validate it and its packet. */
 static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_gpu_regs *r = &g->regs;
-	struct vg_cp *cp = &g->cp;
-	uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 };
-	uint8_t raw[VMGPU_RING_ENTRY_SIZE];
-	uint64_t entry_addr, fault_va = 0;
-	uint32_t bad_word = 0;
-	vg_time_t t;
-	int code;
+    struct vg_gpu_regs *r = &g->regs;
+    struct vg_cp *cp = &g->cp;
+    uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 };
+    uint8_t raw[VMGPU_RING_ENTRY_SIZE];
+    uint64_t entry_addr, fault_va = 0;
+    uint32_t bad_word = 0;
+    vg_time_t t;
+    int code;
 
-	if (!(r->control & VMGPU_CTRL_ENABLE) || r->ring_head == r->ring_tail) {
-		cp->state = VG_CP_IDLE;
-		return;
-	}
-	if (!is_pow2(r->ring_entries) ||
-	    r->ring_entries > VMGPU_RING_MAX_ENTRIES ||
-	    (r->ring_base & (VMGPU_PAGE_SIZE - 1)) ||
-	    r->ring_head >= r->ring_entries ||
-	    r->ring_tail >= r->ring_entries) {
-		cp_fail(dev, g, VMGPU_FAULT_RING, r->ring_base, 0, NONE);
-		return;
-	}
-	entry_addr = r->ring_base + (uint64_t)r->ring_head *
-				    VMGPU_RING_ENTRY_SIZE;
-	if (vg_bus_read(&dev->host, entry_addr, raw, sizeof(raw))) {
-		cp_fail(dev, g, VMGPU_FAULT_RING, entry_addr, 0, NONE);
-		return;
-	}
-	r->ring_head = (r->ring_head + 1) & (r->ring_entries - 1);
+    if (!(r->control & VMGPU_CTRL_ENABLE) || r->ring_head == r->ring_tail) {
+        cp->state = VG_CP_IDLE;
+        return;
+    }
+    if (!is_pow2(r->ring_entries) || r->ring_entries > VMGPU_RING_MAX_ENTRIES ||
+        (r->ring_base & (VMGPU_PAGE_SIZE - 1)) ||
+        r->ring_head >= r->ring_entries || r->ring_tail >= r->ring_entries) {
+        cp_fail(dev, g, VMGPU_FAULT_RING, r->ring_base, 0, NONE);
+        return;
+    }
+    entry_addr = r->ring_base + (uint64_t)r->ring_head * VMGPU_RING_ENTRY_SIZE;
+    if (vg_bus_read(&dev->host, entry_addr, raw, sizeof(raw))) {
+        cp_fail(dev, g, VMGPU_FAULT_RING, entry_addr, 0, NONE);
+        return;
+    }
+    r->ring_head = (r->ring_head + 1) & (r->ring_entries - 1);
 
-	cp_free_packet(cp);
-	cp->have_packet = true;
-	cp->serial++;
-	cp->entry.cmdbuf_va = rd64(raw + 0);
-	cp->entry.cmdbuf_bytes = rd32(raw + 8);
-	cp->entry.flags = rd32(raw + 12);
-	cp->entry.seqno = rd64(raw + 16);
-	cp->entry.as_slot = rd32(raw + 24);
-	cp->entry.reserved = rd32(raw + 28);
-	cp->packet_start = now_of(dev);
-	cp->pc = 0;
-	cp->instr_budget = 0;
-	cp->default_priority = 0;
+    cp_free_packet(cp);
+    cp->have_packet = true;
+    cp->serial++;
+    cp->entry.cmdbuf_va = rd64(raw + 0);
+    cp->entry.cmdbuf_bytes = rd32(raw + 8);
+    cp->entry.flags = rd32(raw + 12);
+    cp->entry.seqno = rd64(raw + 16);
+    cp->entry.as_slot = rd32(raw + 24);
+    cp->entry.reserved = rd32(raw + 28);
+    cp->packet_start = now_of(dev);
+    cp->pc = 0;
+    cp->instr_budget = 0;
+    cp->default_priority = 0;
 
-	if (cp->entry.reserved || (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
-	    cp->entry.cmdbuf_bytes % 4 ||
-	    cp->entry.cmdbuf_bytes > VMGPU_CMDBUF_MAX_BYTES ||
-	    cp->entry.as_slot >= VMGPU_AS_SLOTS) {
-		/* Keep ERR_SLOT meaningful even for a bad slot number. */
-		code = VMGPU_FAULT_RING;
-		cp_fail(dev, g, code, entry_addr, 0, NONE);
-		return;
-	}
-	cp->words = cp->entry.cmdbuf_bytes / 4;
-	code = vg_mmu_read(&g->mmu, cp->entry.as_slot, cp->entry.cmdbuf_va,
-			   cp->buf, cp->entry.cmdbuf_bytes, &fault_va,
-			   bytes_by_loc);
-	if (code) {
-		cp_fail(dev, g, code, fault_va, 0, NONE);
-		return;
-	}
-	code = cp_validate(cp, &bad_word, &fault_va);
-	if (code) {
-		cp_fail(dev, g, code, fault_va, bad_word, NONE);
-		return;
-	}
-	/* The CP reads the packet over the bus its pages live behind. */
-	t = price_bytes(dev, g, now_of(dev), bytes_by_loc, false);
-	cp_schedule(dev, g, t + dev->cost.cp_cmd);
+    if (cp->entry.reserved || (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
+        cp->entry.cmdbuf_bytes % 4 ||
+        cp->entry.cmdbuf_bytes > VMGPU_CMDBUF_MAX_BYTES ||
+        cp->entry.as_slot >= VMGPU_AS_SLOTS) {
+        /* Keep ERR_SLOT meaningful even for a bad slot number. */
+        code = VMGPU_FAULT_RING;
+        cp_fail(dev, g, code, entry_addr, 0, NONE);
+        return;
+    }
+    cp->words = cp->entry.cmdbuf_bytes / 4;
+    code = vg_mmu_read(&g->mmu, cp->entry.as_slot, cp->entry.cmdbuf_va, cp->buf,
+                       cp->entry.cmdbuf_bytes, &fault_va, bytes_by_loc);
+    if (code) {
+        cp_fail(dev, g, code, fault_va, 0, NONE);
+        return;
+    }
+    code = cp_validate(cp, &bad_word, &fault_va);
+    if (code) {
+        cp_fail(dev, g, code, fault_va, bad_word, NONE);
+        return;
+    }
+    /* The CP reads the packet over the bus its pages live behind. */
+    t = price_bytes(dev, g, now_of(dev), bytes_by_loc, false);
+    cp_schedule(dev, g, t + dev->cost.cp_cmd);
 }
 
 /* ------------------------------------------------------------------ */
@@ -537,282 +560,292 @@ static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
 /* ------------------------------------------------------------------ */
 
 static void dispatch_launch(struct vg_device *dev, struct vg_gpu *g,
-			    struct vg_dispatch *d)
+                            struct vg_dispatch *d)
 {
-	d->state = VG_DISP_LAUNCHING;
-	vg_dev_event(dev, g, now_of(dev) + dev->cost.launch,
-		     VG_EV_DISPATCH_READY, d->index, g->cp.serial);
+    d->state = VG_DISP_LAUNCHING;
+    vg_dev_event(dev, g, now_of(dev) + dev->cost.launch, VG_EV_DISPATCH_READY,
+                 d->index, g->cp.serial);
 }
 
 /* Returns false after cp_fail(). */
 static bool cp_dispatch(struct vg_device *dev, struct vg_gpu *g,
-			const uint8_t *p)
+                        const uint8_t *p)
 {
-	struct vg_cp *cp = &g->cp;
-	uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
-	struct vg_dispatch *d = &cp->disp[index];
-	struct vmgpu_exec_header hdr;
-	uint64_t code_va = rd64(p + 4 * DW_CODE);
-	uint64_t args_va = rd64(p + 4 * DW_ARGS), fault_va = 0;
-	uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
-	uint32_t bad_pc = 0, threads = 1, i;
-	struct vg_kernel *k = NULL;
-	struct vg_launch *l = &d->launch;
-	void *image;
-	size_t size;
-	int code;
+    struct vg_cp *cp = &g->cp;
+    uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
+    struct vg_dispatch *d = &cp->disp[index];
+    struct vmgpu_exec_header hdr;
+    uint64_t code_va = rd64(p + 4 * DW_CODE);
+    uint64_t args_va = rd64(p + 4 * DW_ARGS), fault_va = 0;
+    uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
+    uint32_t bad_pc = 0, threads = 1, i;
+    struct vg_kernel *k = NULL;
+    struct vg_launch *l = &d->launch;
+    void *image;
+    size_t size;
+    int code;
 
-	cp->seen_dispatches++;
-	d->index = index;
-	d->cmd_word = cp->pc;
-	code = vg_mmu_read(&g->mmu, slot, code_va, &hdr, sizeof(hdr),
-			   &fault_va, NULL);
-	if (code) {
-		cp_fail(dev, g, code, fault_va, cp->pc, index);
-		return false;
-	}
-	/* The header is little-endian like everything else; so is the host. */
-	size = vg_exec_image_bytes(&hdr);
-	if (!size) {
-		cp_fail(dev, g, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
-		return false;
-	}
-	image = malloc(size);
-	if (!image) {
-		cp_fail(dev, g, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
-		return false;
-	}
-	code = vg_mmu_read(&g->mmu, slot, code_va, image, size, &fault_va,
-			   NULL);
-	if (code) {
-		free(image);
-		cp_fail(dev, g, code, fault_va, cp->pc, index);
-		return false;
-	}
-	code = vg_kernel_load(&k, image, size, &bad_pc);
-	free(image);
-	if (code) {
-		cp_fail(dev, g, code, code_va, bad_pc, index);
-		return false;
-	}
-	d->kernel = k;
-	if (vg_kernel_args_bytes(k) != args_bytes ||
-	    (uint64_t)vg_kernel_shared_bytes(k) + rd32(p + 4 * DW_SHARED) >
-		    VMGPU_MAX_SHARED_BYTES) {
-		cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
-			cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
-		return false;
-	}
-	if (args_bytes) {
-		code = vg_mmu_read(&g->mmu, slot, args_va, d->args, args_bytes,
-				   &fault_va, NULL);
-		if (code) {
-			cp_fail(dev, g, code, fault_va, cp->pc, index);
-			return false;
-		}
-	}
-	memset(l, 0, sizeof(*l));
-	l->kernel = k;
-	l->args = d->args;
-	l->args_bytes = args_bytes;
-	for (i = 0; i < 3; i++) {
-		l->grid[i] = rd32(p + 4 * (DW_GRID + i));
-		l->block[i] = rd32(p + 4 * (DW_BLOCK + i));
-		l->origin[i] = rd32(p + 4 * (DW_ORIGIN + i));
-		l->grid_total[i] = rd32(p + 4 * (DW_GRID_TOTAL + i));
-		threads *= l->block[i];
-	}
-	l->shared_bytes = rd32(p + 4 * DW_SHARED);
-	l->gpu = g->index;
-	l->mem = vg_mmu_memif(&g->mmu, slot);
+    cp->seen_dispatches++;
+    d->index = index;
+    d->cmd_word = cp->pc;
+    code =
+        vg_mmu_read(&g->mmu, slot, code_va, &hdr, sizeof(hdr), &fault_va, NULL);
+    if (code) {
+        cp_fail(dev, g, code, fault_va, cp->pc, index);
+        return false;
+    }
+    /* The header is little-endian like everything else; so is the host. */
+    size = vg_exec_image_bytes(&hdr);
+    if (!size) {
+        cp_fail(dev, g, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
+        return false;
+    }
+    image = malloc(size);
+    if (!image) {
+        cp_fail(dev, g, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
+        return false;
+    }
+    code = vg_mmu_read(&g->mmu, slot, code_va, image, size, &fault_va, NULL);
+    if (code) {
+        free(image);
+        cp_fail(dev, g, code, fault_va, cp->pc, index);
+        return false;
+    }
+    code = vg_kernel_load(&k, image, size, &bad_pc);
+    free(image);
+    if (code) {
+        cp_fail(dev, g, code, code_va, bad_pc, index);
+        return false;
+    }
+    d->kernel = k;
+    if (vg_kernel_args_bytes(k) != args_bytes ||
+        (uint64_t)vg_kernel_shared_bytes(k) + rd32(p + 4 * DW_SHARED) >
+            VMGPU_MAX_SHARED_BYTES) {
+        cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
+                cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
+        return false;
+    }
+    if (args_bytes) {
+        code = vg_mmu_read(&g->mmu, slot, args_va, d->args, args_bytes,
+                           &fault_va, NULL);
+        if (code) {
+            cp_fail(dev, g, code, fault_va, cp->pc, index);
+            return false;
+        }
+    }
+    memset(l, 0, sizeof(*l));
+    l->kernel = k;
+    l->args = d->args;
+    l->args_bytes = args_bytes;
+    for (i = 0; i < 3; i++) {
+        l->grid[i] = rd32(p + 4 * (DW_GRID + i));
+        l->block[i] = rd32(p + 4 * (DW_BLOCK + i));
+        l->origin[i] = rd32(p + 4 * (DW_ORIGIN + i));
+        l->grid_total[i] = rd32(p + 4 * (DW_GRID_TOTAL + i));
+        threads *= l->block[i];
+    }
+    l->shared_bytes = rd32(p + 4 * DW_SHARED);
+    l->gpu = g->index;
+    l->mem = vg_mmu_memif(&g->mmu, slot);
 
-	memset(&d->task, 0, sizeof(d->task));
-	d->task.priority = rd32(p + 4 * DW_PRIORITY);
-	if (!d->task.priority)
-		d->task.priority = cp->default_priority;
-	d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
-	threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
-	d->task.need.threads = threads;
-	d->task.need.regs = vg_kernel_regs(k) * threads;
-	d->task.need.shared = vg_kernel_shared_bytes(k) + l->shared_bytes;
-	/* A block that fits no SM would never run: refuse the launch. */
-	if (!vg_wdist_fits(&g->wd, &d->task.need)) {
-		cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
-			cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
-		return false;
-	}
-	d->budget = cp->instr_budget ? cp->instr_budget :
-				       dev->cfg.instr_budget;
-	cp->outstanding++;
-	if (d->deps)
-		d->state = VG_DISP_WAITING;
-	else
-		dispatch_launch(dev, g, d);
-	return true;
+    memset(&d->task, 0, sizeof(d->task));
+    d->task.priority = rd32(p + 4 * DW_PRIORITY);
+    if (!d->task.priority) {
+        d->task.priority = cp->default_priority;
+    }
+    d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
+    threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
+    d->task.need.threads = threads;
+    d->task.need.regs = vg_kernel_regs(k) * threads;
+    d->task.need.shared = vg_kernel_shared_bytes(k) + l->shared_bytes;
+    /* A block that fits no SM would never run: refuse the launch. */
+    if (!vg_wdist_fits(&g->wd, &d->task.need)) {
+        cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
+                cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
+        return false;
+    }
+    d->budget = cp->instr_budget ? cp->instr_budget : dev->cfg.instr_budget;
+    cp->outstanding++;
+    if (d->deps) {
+        d->state = VG_DISP_WAITING;
+    } else {
+        dispatch_launch(dev, g, d);
+    }
+    return true;
 }
 
 static void run_block(struct vg_device *dev, struct vg_gpu *g,
-		      struct vg_dispatch *d, uint32_t sm, uint32_t block)
+                      struct vg_dispatch *d, uint32_t sm, uint32_t block)
 {
-	struct vg_sm *s = &g->sm[sm];
-	struct vg_block_slot *slot = NULL;
-	struct vg_block_stats stats;
-	uint64_t bytes = 0;
-	uint32_t pos[3], i, loc;
-	vg_time_t t0, end;
-	int r;
+    struct vg_sm *s = &g->sm[sm];
+    struct vg_block_slot *slot = NULL;
+    struct vg_block_stats stats;
+    uint64_t bytes = 0;
+    uint32_t pos[3], i, loc;
+    vg_time_t t0, end;
+    int r;
 
-	for (i = 0; i < dev->cfg.sm_blocks; i++) {
-		if (!s->slots[i].used) {
-			slot = &s->slots[i];
-			break;
-		}
-	}
-	if (!slot)	/* the distributor's block limit makes this impossible */
-		return;
-	if (!slot->log)
-		slot->log = vg_storelog_new();	/* once per slot, then reused */
-	pos[0] = block % d->launch.grid[0];
-	pos[1] = block / d->launch.grid[0] % d->launch.grid[1];
-	pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
-	memset(&stats, 0, sizeof(stats));
-	memset(&slot->fault, 0, sizeof(slot->fault));
-	r = vg_interp_run_block(dev->interp, &d->launch, pos, sm, slot->log,
-				&d->budget, &stats, &slot->fault);
+    for (i = 0; i < dev->cfg.sm_blocks; i++) {
+        if (!s->slots[i].used) {
+            slot = &s->slots[i];
+            break;
+        }
+    }
+    if (!slot) { /* the distributor's block limit makes this impossible */
+        return;
+    }
+    if (!slot->log) {
+        slot->log = vg_storelog_new(); /* once per slot, then reused */
+    }
+    pos[0] = block % d->launch.grid[0];
+    pos[1] = block / d->launch.grid[0] % d->launch.grid[1];
+    pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
+    memset(&stats, 0, sizeof(stats));
+    memset(&slot->fault, 0, sizeof(slot->fault));
+    r = vg_interp_run_block(dev->interp, &d->launch, pos, sm, slot->log,
+                            &d->budget, &stats, &slot->fault);
 
-	/*
-	 * Price the block: its warp instructions on the SM's issue pipeline
-	 * (shared first-come first-served with the other resident blocks),
-	 * its global bytes on the GPU's memory channels by location, then
-	 * one exposed latency of the slowest memory it touched.
-	 */
-	t0 = now_of(dev) + dev->cost.block_launch;
-	end = vg_server_book(&s->pipe, t0,
-			     vg_cost_issue(&dev->cost, stats.warp_instrs));
-	t0 = price_bytes(dev, g, t0, stats.bytes, true);
-	end = t0 > end ? t0 : end;
-	for (loc = 0; loc < VMGPU_LOC_COUNT; loc++)
-		bytes += stats.bytes[loc];
-	g->regs.counters[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
-	g->regs.counters[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
+    /*
+     * Price the block: its warp instructions on the SM's issue pipeline
+     * (shared first-come first-served with the other resident blocks),
+     * its global bytes on the GPU's memory channels by location, then
+     * one exposed latency of the slowest memory it touched.
+     */
+    t0 = now_of(dev) + dev->cost.block_launch;
+    end = vg_server_book(&s->pipe, t0,
+                         vg_cost_issue(&dev->cost, stats.warp_instrs));
+    t0 = price_bytes(dev, g, t0, stats.bytes, true);
+    end = t0 > end ? t0 : end;
+    for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
+        bytes += stats.bytes[loc];
+    }
+    g->regs.counters[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
+    g->regs.counters[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
 
-	slot->used = true;
-	slot->d = d;
-	slot->serial = g->cp.serial;
-	slot->block = block;
-	slot->start = now_of(dev);
-	slot->end = end;
-	slot->faulted = r != 0;
-	slot->warp_instrs = stats.warp_instrs;
-	slot->bytes = bytes;
-	g->cp.blocks_in_flight++;
-	if (!d->started) {
-		d->started = true;
-		d->start = now_of(dev);
-	}
-	vg_dev_event(dev, g, end, VG_EV_BLOCK_DONE, sm,
-		     (uint32_t)(slot - s->slots));
+    slot->used = true;
+    slot->d = d;
+    slot->serial = g->cp.serial;
+    slot->block = block;
+    slot->start = now_of(dev);
+    slot->end = end;
+    slot->faulted = r != 0;
+    slot->warp_instrs = stats.warp_instrs;
+    slot->bytes = bytes;
+    g->cp.blocks_in_flight++;
+    if (!d->started) {
+        d->started = true;
+        d->start = now_of(dev);
+    }
+    vg_dev_event(dev, g, end, VG_EV_BLOCK_DONE, sm,
+                 (uint32_t)(slot - s->slots));
 }
 
 /* Issue every block that fits now. */
 static void issue_blocks(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_wd_task *t;
-	uint32_t sm, block;
+    struct vg_wd_task *t;
+    uint32_t sm, block;
 
-	while (vg_wdist_next(&g->wd, &t, &sm, &block))
-		run_block(dev, g, (struct vg_dispatch *)t, sm, block);
+    while (vg_wdist_next(&g->wd, &t, &sm, &block)) {
+        run_block(dev, g, (struct vg_dispatch *)t, sm, block);
+    }
 }
 
 void vg_cp_dispatch_ready(struct vg_device *dev, struct vg_gpu *g,
-			  uint32_t index, uint32_t serial)
+                          uint32_t index, uint32_t serial)
 {
-	struct vg_cp *cp = &g->cp;
-	struct vg_dispatch *d;
+    struct vg_cp *cp = &g->cp;
+    struct vg_dispatch *d;
 
-	if (!cp->have_packet || serial != cp->serial || cp->aborted ||
-	    index >= cp->seen_dispatches)
-		return;
-	d = &cp->disp[index];
-	d->state = VG_DISP_RUNNING;
-	vg_wdist_submit(&g->wd, &d->task);
-	issue_blocks(dev, g);
+    if (!cp->have_packet || serial != cp->serial || cp->aborted ||
+        index >= cp->seen_dispatches) {
+        return;
+    }
+    d = &cp->disp[index];
+    d->state = VG_DISP_RUNNING;
+    vg_wdist_submit(&g->wd, &d->task);
+    issue_blocks(dev, g);
 }
 
 static void dispatch_done(struct vg_device *dev, struct vg_gpu *g,
-			  struct vg_dispatch *d)
+                          struct vg_dispatch *d)
 {
-	struct vg_cp *cp = &g->cp;
-	uint32_t i;
+    struct vg_cp *cp = &g->cp;
+    uint32_t i;
 
-	d->state = VG_DISP_DONE;
-	d->end = now_of(dev);
-	cp->outstanding--;
-	g->regs.counters[VMGPU_CNT_DISPATCHES]++;
-	vg_dev_trace(dev, g, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE,
-		     d->start, d->end, d->index, NONE, 0,
-		     d->task.blocks_total, 0);
-	for (i = 0; i < cp->num_syncs; i++) {
-		struct vg_dispatch *c;
+    d->state = VG_DISP_DONE;
+    d->end = now_of(dev);
+    cp->outstanding--;
+    g->regs.counters[VMGPU_CNT_DISPATCHES]++;
+    vg_dev_trace(dev, g, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE, d->start,
+                 d->end, d->index, NONE, 0, d->task.blocks_total, 0);
+    for (i = 0; i < cp->num_syncs; i++) {
+        struct vg_dispatch *c;
 
-		if (cp->syncs[i].producer != d->index)
-			continue;
-		c = &cp->disp[cp->syncs[i].consumer];
-		if (c->deps && --c->deps == 0 && c->state == VG_DISP_WAITING)
-			dispatch_launch(dev, g, c);
-	}
-	if (cp->outstanding)
-		return;
-	if (cp->state == VG_CP_WAIT_BARRIER) {
-		cp_next(dev, g, VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER, NONE,
-			0);
-	} else if (cp->state == VG_CP_WAIT_END) {
-		cp_trace_cmd(dev, g, VMGPU_CMD_END, cp->cmd_start,
-			     now_of(dev) + dev->cost.fence, NONE, 0);
-		cp->in_wait = false;
-		cp_go_fence(dev, g);
-	}
+        if (cp->syncs[i].producer != d->index) {
+            continue;
+        }
+        c = &cp->disp[cp->syncs[i].consumer];
+        if (c->deps && --c->deps == 0 && c->state == VG_DISP_WAITING) {
+            dispatch_launch(dev, g, c);
+        }
+    }
+    if (cp->outstanding) {
+        return;
+    }
+    if (cp->state == VG_CP_WAIT_BARRIER) {
+        cp_next(dev, g, VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER, NONE, 0);
+    } else if (cp->state == VG_CP_WAIT_END) {
+        cp_trace_cmd(dev, g, VMGPU_CMD_END, cp->cmd_start,
+                     now_of(dev) + dev->cost.fence, NONE, 0);
+        cp->in_wait = false;
+        cp_go_fence(dev, g);
+    }
 }
 
 void vg_cp_block_done(struct vg_device *dev, struct vg_gpu *g, uint32_t sm,
-		      uint32_t slot_index)
+                      uint32_t slot_index)
 {
-	struct vg_cp *cp = &g->cp;
-	struct vg_block_slot *slot;
-	struct vg_dispatch *d;
-	bool current;
+    struct vg_cp *cp = &g->cp;
+    struct vg_block_slot *slot;
+    struct vg_dispatch *d;
+    bool current;
 
-	if (sm >= dev->cfg.sms || slot_index >= dev->cfg.sm_blocks)
-		return;
-	slot = &g->sm[sm].slots[slot_index];
-	if (!slot->used)
-		return;
-	d = slot->d;
-	slot->used = false;
-	vg_wdist_block_done(&g->wd, &d->task, sm);
-	cp->blocks_in_flight--;
-	g->regs.counters[VMGPU_CNT_BLOCKS]++;
-	vg_dev_trace(dev, g, VMGPU_TRACE_BLOCK, (uint16_t)sm, slot->start,
-		     slot->end, d->index, slot->block,
-		     slot->faulted ? slot->fault.code : 0, slot->warp_instrs,
-		     slot->bytes);
-	current = cp->have_packet && slot->serial == cp->serial;
-	if (!current || cp->aborted || slot->faulted) {
-		vg_storelog_discard(slot->log);
-	} else {
-		vg_storelog_apply(slot->log);
-		vg_cp_memory_changed(dev);
-	}
-	if (current && slot->faulted && !cp->aborted) {
-		cp_fail(dev, g, slot->fault.code, slot->fault.addr,
-			slot->fault.pc, d->index);
-	} else if (current && !cp->aborted) {
-		if (++d->blocks_done == d->task.blocks_total)
-			dispatch_done(dev, g, d);
-	}
-	if (cp->aborted && cp->state == VG_CP_DRAIN && !cp->blocks_in_flight)
-		cp_go_fence(dev, g);
-	issue_blocks(dev, g);
+    if (sm >= dev->cfg.sms || slot_index >= dev->cfg.sm_blocks) {
+        return;
+    }
+    slot = &g->sm[sm].slots[slot_index];
+    if (!slot->used) {
+        return;
+    }
+    d = slot->d;
+    slot->used = false;
+    vg_wdist_block_done(&g->wd, &d->task, sm);
+    cp->blocks_in_flight--;
+    g->regs.counters[VMGPU_CNT_BLOCKS]++;
+    vg_dev_trace(dev, g, VMGPU_TRACE_BLOCK, (uint16_t)sm, slot->start,
+                 slot->end, d->index, slot->block,
+                 slot->faulted ? slot->fault.code : 0, slot->warp_instrs,
+                 slot->bytes);
+    current = cp->have_packet && slot->serial == cp->serial;
+    if (!current || cp->aborted || slot->faulted) {
+        vg_storelog_discard(slot->log);
+    } else {
+        vg_storelog_apply(slot->log);
+        vg_cp_memory_changed(dev);
+    }
+    if (current && slot->faulted && !cp->aborted) {
+        cp_fail(dev, g, slot->fault.code, slot->fault.addr, slot->fault.pc,
+                d->index);
+    } else if (current && !cp->aborted) {
+        if (++d->blocks_done == d->task.blocks_total) {
+            dispatch_done(dev, g, d);
+        }
+    }
+    if (cp->aborted && cp->state == VG_CP_DRAIN && !cp->blocks_in_flight) {
+        cp_go_fence(dev, g);
+    }
+    issue_blocks(dev, g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -820,18 +853,18 @@ void vg_cp_block_done(struct vg_device *dev, struct vg_gpu *g, uint32_t sm,
 /* ------------------------------------------------------------------ */
 
 struct copy_args {
-	uint32_t width, height, src_pitch, dst_pitch;
-	uint64_t src, dst;
+    uint32_t width, height, src_pitch, dst_pitch;
+    uint64_t src, dst;
 };
 
 static void copy_args_of(const uint8_t *p, struct copy_args *c)
 {
-	c->width = rd32(p + 4);
-	c->src = rd64(p + 8);
-	c->dst = rd64(p + 16);
-	c->height = rd32(p + 24);
-	c->src_pitch = rd32(p + 28);
-	c->dst_pitch = rd32(p + 32);
+    c->width = rd32(p + 4);
+    c->src = rd64(p + 8);
+    c->dst = rd64(p + 16);
+    c->height = rd32(p + 24);
+    c->src_pitch = rd32(p + 28);
+    c->dst_pitch = rd32(p + 32);
 }
 
 /*
@@ -840,48 +873,51 @@ static void copy_args_of(const uint8_t *p, struct copy_args *c)
  * bytes by location); with @move true also copy. Returns a fault code.
  */
 static int copy_walk(struct vg_gpu *g, const struct copy_args *c, bool move,
-		     uint64_t *bytes_by_loc, uint64_t *fault_va)
+                     uint64_t *bytes_by_loc, uint64_t *fault_va)
 {
-	uint32_t slot = g->cp.entry.as_slot, row;
+    uint32_t slot = g->cp.entry.as_slot, row;
 
-	for (row = 0; row < c->height; row++) {
-		uint64_t src = c->src + (uint64_t)row * c->src_pitch;
-		uint64_t dst = c->dst + (uint64_t)row * c->dst_pitch;
-		uint64_t left = c->width;
+    for (row = 0; row < c->height; row++) {
+        uint64_t src = c->src + (uint64_t)row * c->src_pitch;
+        uint64_t dst = c->dst + (uint64_t)row * c->dst_pitch;
+        uint64_t left = c->width;
 
-		while (left) {
-			uint64_t n = left;
-			uint32_t so = src & (VMGPU_PAGE_SIZE - 1);
-			uint32_t dof = dst & (VMGPU_PAGE_SIZE - 1);
-			struct vg_xlat xs, xd;
-			int code;
+        while (left) {
+            uint64_t n = left;
+            uint32_t so = src & (VMGPU_PAGE_SIZE - 1);
+            uint32_t dof = dst & (VMGPU_PAGE_SIZE - 1);
+            struct vg_xlat xs, xd;
+            int code;
 
-			if (n > VMGPU_PAGE_SIZE - so)
-				n = VMGPU_PAGE_SIZE - so;
-			if (n > VMGPU_PAGE_SIZE - dof)
-				n = VMGPU_PAGE_SIZE - dof;
-			code = vg_mmu_translate(&g->mmu, slot, src, false, &xs);
-			if (code) {
-				*fault_va = src;
-				return code;
-			}
-			code = vg_mmu_translate(&g->mmu, slot, dst, true, &xd);
-			if (code) {
-				*fault_va = dst;
-				return code;
-			}
-			if (move)
-				memmove(xd.host + dof, xs.host + so, n);
-			if (bytes_by_loc) {
-				bytes_by_loc[xs.loc] += n;
-				bytes_by_loc[xd.loc] += n;
-			}
-			src += n;
-			dst += n;
-			left -= n;
-		}
-	}
-	return VMGPU_FAULT_NONE;
+            if (n > VMGPU_PAGE_SIZE - so) {
+                n = VMGPU_PAGE_SIZE - so;
+            }
+            if (n > VMGPU_PAGE_SIZE - dof) {
+                n = VMGPU_PAGE_SIZE - dof;
+            }
+            code = vg_mmu_translate(&g->mmu, slot, src, false, &xs);
+            if (code) {
+                *fault_va = src;
+                return code;
+            }
+            code = vg_mmu_translate(&g->mmu, slot, dst, true, &xd);
+            if (code) {
+                *fault_va = dst;
+                return code;
+            }
+            if (move) {
+                memmove(xd.host + dof, xs.host + so, n);
+            }
+            if (bytes_by_loc) {
+                bytes_by_loc[xs.loc] += n;
+                bytes_by_loc[xd.loc] += n;
+            }
+            src += n;
+            dst += n;
+            left -= n;
+        }
+    }
+    return VMGPU_FAULT_NONE;
 }
 
 /*
@@ -892,50 +928,50 @@ static int copy_walk(struct vg_gpu *g, const struct copy_args *c, bool move,
  */
 static void cp_copy(struct vg_device *dev, struct vg_gpu *g, const uint8_t *p)
 {
-	uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 }, fault_va = 0;
-	struct copy_args c;
-	vg_time_t end;
-	int code;
+    uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 }, fault_va = 0;
+    struct copy_args c;
+    vg_time_t end;
+    int code;
 
-	copy_args_of(p, &c);
-	code = copy_walk(g, &c, false, bytes_by_loc, &fault_va);
-	if (code) {
-		cp_fail(dev, g, code, fault_va, g->cp.pc, NONE);
-		return;
-	}
-	end = price_bytes(dev, g, now_of(dev) + dev->cost.cp_cmd,
-			  bytes_by_loc, true);
-	g->cp.copy_bytes = (uint64_t)c.width * c.height;
-	g->cp.cmd_start = now_of(dev);
-	g->cp.in_wait = true;
-	g->cp.state = VG_CP_WAIT_COPY;
-	vg_dev_event(dev, g, end, VG_EV_COPY_DONE, 0, g->cp.serial);
+    copy_args_of(p, &c);
+    code = copy_walk(g, &c, false, bytes_by_loc, &fault_va);
+    if (code) {
+        cp_fail(dev, g, code, fault_va, g->cp.pc, NONE);
+        return;
+    }
+    end =
+        price_bytes(dev, g, now_of(dev) + dev->cost.cp_cmd, bytes_by_loc, true);
+    g->cp.copy_bytes = (uint64_t)c.width * c.height;
+    g->cp.cmd_start = now_of(dev);
+    g->cp.in_wait = true;
+    g->cp.state = VG_CP_WAIT_COPY;
+    vg_dev_event(dev, g, end, VG_EV_COPY_DONE, 0, g->cp.serial);
 }
 
-void vg_cp_copy_done(struct vg_device *dev, struct vg_gpu *g,
-		     uint32_t serial)
+void vg_cp_copy_done(struct vg_device *dev, struct vg_gpu *g, uint32_t serial)
 {
-	struct vg_cp *cp = &g->cp;
-	uint64_t fault_va = 0;
-	struct copy_args c;
-	int code;
+    struct vg_cp *cp = &g->cp;
+    uint64_t fault_va = 0;
+    struct copy_args c;
+    int code;
 
-	if (!cp->have_packet || serial != cp->serial ||
-	    cp->state != VG_CP_WAIT_COPY)
-		return;
-	copy_args_of(cp->buf + 4 * cp->pc, &c);
-	code = copy_walk(g, &c, true, NULL, &fault_va);
-	vg_cp_memory_changed(dev);
-	if (code) {
-		/* Page tables changed since the check: a partial copy. */
-		cp_fail(dev, g, code, fault_va, cp->pc, NONE);
-		return;
-	}
-	cp_trace_cmd(dev, g, VMGPU_CMD_COPY, cp->cmd_start, now_of(dev), NONE,
-		     cp->copy_bytes);
-	cp->in_wait = false;
-	cp->pc += VMGPU_CMD_LEN_COPY;
-	cp_schedule(dev, g, now_of(dev));
+    if (!cp->have_packet || serial != cp->serial ||
+        cp->state != VG_CP_WAIT_COPY) {
+        return;
+    }
+    copy_args_of(cp->buf + 4 * cp->pc, &c);
+    code = copy_walk(g, &c, true, NULL, &fault_va);
+    vg_cp_memory_changed(dev);
+    if (code) {
+        /* Page tables changed since the check: a partial copy. */
+        cp_fail(dev, g, code, fault_va, cp->pc, NONE);
+        return;
+    }
+    cp_trace_cmd(dev, g, VMGPU_CMD_COPY, cp->cmd_start, now_of(dev), NONE,
+                 cp->copy_bytes);
+    cp->in_wait = false;
+    cp->pc += VMGPU_CMD_LEN_COPY;
+    cp_schedule(dev, g, now_of(dev));
 }
 
 /* ------------------------------------------------------------------ */
@@ -944,184 +980,189 @@ void vg_cp_copy_done(struct vg_device *dev, struct vg_gpu *g,
 
 static bool wait_holds(uint32_t op, uint32_t v, uint32_t ref)
 {
-	switch (op) {
-	case VMGPU_WAIT_EQ:
-		return v == ref;
-	case VMGPU_WAIT_NE:
-		return v != ref;
-	case VMGPU_WAIT_GE:
-		return v >= ref;
-	case VMGPU_WAIT_GT:
-		return v > ref;
-	case VMGPU_WAIT_LE:
-		return v <= ref;
-	case VMGPU_WAIT_LT:
-		return v < ref;
-	default:
-		return false;
-	}
+    switch (op) {
+    case VMGPU_WAIT_EQ:
+        return v == ref;
+    case VMGPU_WAIT_NE:
+        return v != ref;
+    case VMGPU_WAIT_GE:
+        return v >= ref;
+    case VMGPU_WAIT_GT:
+        return v > ref;
+    case VMGPU_WAIT_LE:
+        return v <= ref;
+    case VMGPU_WAIT_LT:
+        return v < ref;
+    default:
+        return false;
+    }
 }
 
 static void cp_fence(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_cp *cp = &g->cp;
-	struct vg_gpu_regs *r = &g->regs;
-	uint64_t seq = htole64(cp->entry.seqno);
+    struct vg_cp *cp = &g->cp;
+    struct vg_gpu_regs *r = &g->regs;
+    uint64_t seq = htole64(cp->entry.seqno);
 
-	/* Address 0 means "no fence in memory", the register still moves. */
-	if (r->fence_addr)
-		vg_bus_write(&dev->host, r->fence_addr, &seq, sizeof(seq));
-	r->fence = cp->entry.seqno;
-	r->counters[VMGPU_CNT_PACKETS]++;
-	r->counters[VMGPU_CNT_BUSY_NS] += (now_of(dev) - cp->packet_start) /
-					  VG_PS_PER_NS;
-	vg_dev_trace(dev, g, VMGPU_TRACE_PACKET, VMGPU_TRACE_SM_NONE,
-		     cp->packet_start, now_of(dev), NONE, NONE,
-		     cp->aborted ? 1 : 0, cp->words, 0);
-	/* One completion interrupt per flagged packet, never for errors. */
-	if (!cp->aborted && (cp->entry.flags & VMGPU_RING_F_IRQ)) {
-		r->counters[VMGPU_CNT_INTERRUPTS]++;
-		vg_dev_raise(dev, g, VMGPU_INT_COMPLETE);
-	}
-	cp_free_packet(cp);
-	vg_cp_memory_changed(dev);
-	cp->state = VG_CP_RUN;
-	cp_fetch(dev, g);
+    /* Address 0 means "no fence in memory", the register still moves. */
+    if (r->fence_addr) {
+        vg_bus_write(&dev->host, r->fence_addr, &seq, sizeof(seq));
+    }
+    r->fence = cp->entry.seqno;
+    r->counters[VMGPU_CNT_PACKETS]++;
+    r->counters[VMGPU_CNT_BUSY_NS] +=
+        (now_of(dev) - cp->packet_start) / VG_PS_PER_NS;
+    vg_dev_trace(dev, g, VMGPU_TRACE_PACKET, VMGPU_TRACE_SM_NONE,
+                 cp->packet_start, now_of(dev), NONE, NONE, cp->aborted ? 1 : 0,
+                 cp->words, 0);
+    /* One completion interrupt per flagged packet, never for errors. */
+    if (!cp->aborted && (cp->entry.flags & VMGPU_RING_F_IRQ)) {
+        r->counters[VMGPU_CNT_INTERRUPTS]++;
+        vg_dev_raise(dev, g, VMGPU_INT_COMPLETE);
+    }
+    cp_free_packet(cp);
+    vg_cp_memory_changed(dev);
+    cp->state = VG_CP_RUN;
+    cp_fetch(dev, g);
 }
 
 static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_cp *cp = &g->cp;
-	const uint8_t *p = cp->buf + 4 * cp->pc;
-	uint32_t op = VMGPU_CMD_OP(rd32(p)), len = cmd_len(op);
-	uint32_t slot = cp->entry.as_slot, v;
-	uint64_t va, fault_va = 0, ts;
-	int code;
+    struct vg_cp *cp = &g->cp;
+    const uint8_t *p = cp->buf + 4 * cp->pc;
+    uint32_t op = VMGPU_CMD_OP(rd32(p)), len = cmd_len(op);
+    uint32_t slot = cp->entry.as_slot, v;
+    uint64_t va, fault_va = 0, ts;
+    int code;
 
-	if (cp->pc >= cp->words) {	/* cannot happen: END is last */
-		cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
-			cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, NONE);
-		return;
-	}
-	if (!cp->in_wait)
-		cp->cmd_start = now_of(dev);
-	switch (op) {
-	case VMGPU_CMD_SET_STATE:
-		if (rd32(p + 4) == VMGPU_STATE_INSTR_BUDGET)
-			cp->instr_budget = rd32(p + 8);
-		else
-			cp->default_priority = rd32(p + 8);
-		break;
-	case VMGPU_CMD_DISPATCH:
-		if (!cp_dispatch(dev, g, p))
-			return;
-		cp_next(dev, g, op, len, cp->seen_dispatches - 1, 0);
-		return;
-	case VMGPU_CMD_SYNC: {
-		struct vg_dispatch *c = &cp->disp[rd32(p + 4)];
+    if (cp->pc >= cp->words) { /* cannot happen: END is last */
+        cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
+                cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, NONE);
+        return;
+    }
+    if (!cp->in_wait) {
+        cp->cmd_start = now_of(dev);
+    }
+    switch (op) {
+    case VMGPU_CMD_SET_STATE:
+        if (rd32(p + 4) == VMGPU_STATE_INSTR_BUDGET) {
+            cp->instr_budget = rd32(p + 8);
+        } else {
+            cp->default_priority = rd32(p + 8);
+        }
+        break;
+    case VMGPU_CMD_DISPATCH:
+        if (!cp_dispatch(dev, g, p)) {
+            return;
+        }
+        cp_next(dev, g, op, len, cp->seen_dispatches - 1, 0);
+        return;
+    case VMGPU_CMD_SYNC: {
+        struct vg_dispatch *c = &cp->disp[rd32(p + 4)];
 
-		if (cp->disp[rd32(p + 8)].state != VG_DISP_DONE)
-			c->deps++;
-		break;
-	}
-	case VMGPU_CMD_BARRIER:
-		if (cp->outstanding) {
-			cp->in_wait = true;
-			cp->state = VG_CP_WAIT_BARRIER;
-			return;
-		}
-		break;
-	case VMGPU_CMD_TIMESTAMP:
-		ts = htole64(now_of(dev) / VG_PS_PER_NS);
-		code = vg_mmu_write(&g->mmu, slot, rd64(p + 8), &ts, 8,
-				    &fault_va, NULL);
-		if (code) {
-			cp_fail(dev, g, code, fault_va, cp->pc, NONE);
-			return;
-		}
-		vg_cp_memory_changed(dev);
-		break;
-	case VMGPU_CMD_WRITE_VALUE:
-		v = htole32(rd32(p + 4));
-		code = vg_mmu_write(&g->mmu, slot, rd64(p + 8), &v, 4,
-				    &fault_va, NULL);
-		if (code) {
-			cp_fail(dev, g, code, fault_va, cp->pc, NONE);
-			return;
-		}
-		vg_cp_memory_changed(dev);
-		break;
-	case VMGPU_CMD_WAIT_VALUE:
-		va = rd64(p + 8);
-		code = vg_mmu_read(&g->mmu, slot, va, &v, 4, &fault_va, NULL);
-		if (code) {
-			cp_fail(dev, g, code, fault_va, cp->pc, NONE);
-			return;
-		}
-		if (!wait_holds(rd32(p + 4), le32toh(v) & rd32(p + 20),
-				rd32(p + 16))) {
-			/* Polled again when memory may have changed. */
-			cp->in_wait = true;
-			cp->state = VG_CP_WAIT_VALUE;
-			return;
-		}
-		break;
-	case VMGPU_CMD_COPY:
-		cp_copy(dev, g, p);
-		return;
-	case VMGPU_CMD_END:
-		if (cp->outstanding) {
-			cp->in_wait = true;
-			cp->state = VG_CP_WAIT_END;
-			return;
-		}
-		cp_trace_cmd(dev, g, op, cp->cmd_start,
-			     now_of(dev) + dev->cost.fence, NONE, 0);
-		cp->in_wait = false;
-		cp_go_fence(dev, g);
-		return;
-	default:		/* NOP */
-		break;
-	}
-	cp_next(dev, g, op, len, NONE, 0);
+        if (cp->disp[rd32(p + 8)].state != VG_DISP_DONE) {
+            c->deps++;
+        }
+        break;
+    }
+    case VMGPU_CMD_BARRIER:
+        if (cp->outstanding) {
+            cp->in_wait = true;
+            cp->state = VG_CP_WAIT_BARRIER;
+            return;
+        }
+        break;
+    case VMGPU_CMD_TIMESTAMP:
+        ts = htole64(now_of(dev) / VG_PS_PER_NS);
+        code =
+            vg_mmu_write(&g->mmu, slot, rd64(p + 8), &ts, 8, &fault_va, NULL);
+        if (code) {
+            cp_fail(dev, g, code, fault_va, cp->pc, NONE);
+            return;
+        }
+        vg_cp_memory_changed(dev);
+        break;
+    case VMGPU_CMD_WRITE_VALUE:
+        v = htole32(rd32(p + 4));
+        code = vg_mmu_write(&g->mmu, slot, rd64(p + 8), &v, 4, &fault_va, NULL);
+        if (code) {
+            cp_fail(dev, g, code, fault_va, cp->pc, NONE);
+            return;
+        }
+        vg_cp_memory_changed(dev);
+        break;
+    case VMGPU_CMD_WAIT_VALUE:
+        va = rd64(p + 8);
+        code = vg_mmu_read(&g->mmu, slot, va, &v, 4, &fault_va, NULL);
+        if (code) {
+            cp_fail(dev, g, code, fault_va, cp->pc, NONE);
+            return;
+        }
+        if (!wait_holds(rd32(p + 4), le32toh(v) & rd32(p + 20), rd32(p + 16))) {
+            /* Polled again when memory may have changed. */
+            cp->in_wait = true;
+            cp->state = VG_CP_WAIT_VALUE;
+            return;
+        }
+        break;
+    case VMGPU_CMD_COPY:
+        cp_copy(dev, g, p);
+        return;
+    case VMGPU_CMD_END:
+        if (cp->outstanding) {
+            cp->in_wait = true;
+            cp->state = VG_CP_WAIT_END;
+            return;
+        }
+        cp_trace_cmd(dev, g, op, cp->cmd_start, now_of(dev) + dev->cost.fence,
+                     NONE, 0);
+        cp->in_wait = false;
+        cp_go_fence(dev, g);
+        return;
+    default: /* NOP */
+        break;
+    }
+    cp_next(dev, g, op, len, NONE, 0);
 }
 
 void vg_cp_step(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_cp *cp = &g->cp;
+    struct vg_cp *cp = &g->cp;
 
-	cp->step_pending = false;
-	switch (cp->state) {
-	case VG_CP_RUN:
-		if (!cp->have_packet)
-			cp_fetch(dev, g);
-		else
-			cp_execute(dev, g);
-		break;
-	case VG_CP_FENCE:
-		cp_fence(dev, g);
-		break;
-	default:
-		break;
-	}
+    cp->step_pending = false;
+    switch (cp->state) {
+    case VG_CP_RUN:
+        if (!cp->have_packet) {
+            cp_fetch(dev, g);
+        } else {
+            cp_execute(dev, g);
+        }
+        break;
+    case VG_CP_FENCE:
+        cp_fence(dev, g);
+        break;
+    default:
+        break;
+    }
 }
 
 void vg_cp_wake(struct vg_device *dev, struct vg_gpu *g)
 {
-	struct vg_cp *cp = &g->cp;
+    struct vg_cp *cp = &g->cp;
 
-	switch (cp->state) {
-	case VG_CP_IDLE:
-	case VG_CP_HALTED:
-		cp_schedule(dev, g, now_of(dev));
-		break;
-	case VG_CP_WAIT_ACK:
-		if (g->regs.int_status & VMGPU_INT_ERROR_MASK)
-			break;
-		cp_report(dev, g, &cp->pending_err);
-		cp_after_error(dev, g);
-		break;
-	default:
-		break;
-	}
+    switch (cp->state) {
+    case VG_CP_IDLE:
+    case VG_CP_HALTED:
+        cp_schedule(dev, g, now_of(dev));
+        break;
+    case VG_CP_WAIT_ACK:
+        if (g->regs.int_status & VMGPU_INT_ERROR_MASK) {
+            break;
+        }
+        cp_report(dev, g, &cp->pending_err);
+        cp_after_error(dev, g);
+        break;
+    default:
+        break;
+    }
 }

@@ -19,9 +19,9 @@
 #include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
 
-struct vg_kernel;	/* a validated, pre-decoded executable */
-struct vg_interp;	/* per-SM scratch, reused for every block */
-struct vg_storelog;	/* a block's pending global stores */
+struct vg_kernel;   /* a validated, pre-decoded executable */
+struct vg_interp;   /* per-SM scratch, reused for every block */
+struct vg_storelog; /* a block's pending global stores */
 
 /*
  * Validate an executable image (header + code, as copied from GPU memory).
@@ -30,40 +30,40 @@ struct vg_storelog;	/* a block's pending global stores */
  * be NULL).
  */
 int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
-		   uint32_t *bad_pc);
+                   uint32_t *bad_pc);
 void vg_kernel_free(struct vg_kernel *k);
 /* Total image size announced by a header (header + code), 0 if invalid. */
 size_t vg_exec_image_bytes(const struct vmgpu_exec_header *hdr);
 uint32_t vg_kernel_args_bytes(const struct vg_kernel *k);
-uint32_t vg_kernel_shared_bytes(const struct vg_kernel *k);	/* static */
+uint32_t vg_kernel_shared_bytes(const struct vg_kernel *k); /* static */
 uint32_t vg_kernel_regs(const struct vg_kernel *k);
 uint32_t vg_kernel_code_insns(const struct vg_kernel *k);
 
-struct vg_launch {		/* per dispatch, shared by all its blocks */
-	const struct vg_kernel *kernel;
-	const uint8_t *args;		/* host copy of the argument block */
-	uint32_t args_bytes;
-	uint32_t grid[3];		/* blocks in this dispatch */
-	uint32_t block[3];		/* threads per block */
-	uint32_t origin[3];		/* block index offset of this portion */
-	uint32_t grid_total[3];		/* whole index space, in blocks */
-	uint32_t shared_bytes;		/* dynamic shared memory, added to static */
-	uint32_t gpu;
-	const struct vg_memif *mem;
+struct vg_launch { /* per dispatch, shared by all its blocks */
+    const struct vg_kernel *kernel;
+    const uint8_t *args; /* host copy of the argument block */
+    uint32_t args_bytes;
+    uint32_t grid[3];       /* blocks in this dispatch */
+    uint32_t block[3];      /* threads per block */
+    uint32_t origin[3];     /* block index offset of this portion */
+    uint32_t grid_total[3]; /* whole index space, in blocks */
+    uint32_t shared_bytes;  /* dynamic shared memory, added to static */
+    uint32_t gpu;
+    const struct vg_memif *mem;
 };
 
-struct vg_block_stats {		/* accumulated (+=) by vg_interp_run_block */
-	uint64_t warp_instrs, thread_instrs;
-	uint64_t global_instrs;		/* warp-level global loads/stores/atomics */
-	uint64_t shared_instrs;		/* warp-level shared loads/stores */
-	uint64_t barriers;		/* warp-level BAR instructions */
-	uint64_t bytes[VMGPU_LOC_COUNT];	/* global bytes moved, by location */
+struct vg_block_stats { /* accumulated (+=) by vg_interp_run_block */
+    uint64_t warp_instrs, thread_instrs;
+    uint64_t global_instrs; /* warp-level global loads/stores/atomics */
+    uint64_t shared_instrs; /* warp-level shared loads/stores */
+    uint64_t barriers;      /* warp-level BAR instructions */
+    uint64_t bytes[VMGPU_LOC_COUNT]; /* global bytes moved, by location */
 };
 
 struct vg_fault_info {
-	uint32_t code;			/* VMGPU_FAULT_* */
-	uint64_t addr;			/* GPU VA (shared: offset) where it applies */
-	uint32_t pc;			/* instruction index */
+    uint32_t code; /* VMGPU_FAULT_* */
+    uint64_t addr; /* GPU VA (shared: offset) where it applies */
+    uint32_t pc;   /* instruction index */
 };
 
 struct vg_interp *vg_interp_new(void);
@@ -90,8 +90,9 @@ uint32_t vg_storelog_pages(const struct vg_storelog *log);
  * fail with VMGPU_FAULT_BAD_EXECUTABLE at pc 0.
  */
 int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
-			const uint32_t pos[3], uint32_t sm,
-			struct vg_storelog *log, uint64_t *budget,
-			struct vg_block_stats *stats, struct vg_fault_info *fault);
+                        const uint32_t pos[3], uint32_t sm,
+                        struct vg_storelog *log, uint64_t *budget,
+                        struct vg_block_stats *stats,
+                        struct vg_fault_info *fault);
 
 #endif /* VG_INTERP_H */

@@ -6,221 +6,241 @@
 
 #include "mmu.h"
 
-#define PAGE_MASK	((uint64_t)VMGPU_PAGE_SIZE - 1)
+#define PAGE_MASK ((uint64_t)VMGPU_PAGE_SIZE - 1)
 
-static bool bus_is_ram(const struct vg_host *host, uint64_t addr,
-		       uint64_t len, bool write)
+static bool bus_is_ram(const struct vg_host *host, uint64_t addr, uint64_t len,
+                       bool write)
 {
-	uint64_t page = addr & ~PAGE_MASK;
+    uint64_t page = addr & ~PAGE_MASK;
 
-	if (!len || addr + len < addr)
-		return len == 0;
-	for (; page < addr + len; page += VMGPU_PAGE_SIZE)
-		if (!host->map_page(host->opaque, page, write))
-			return false;
-	return true;
+    if (!len || addr + len < addr) {
+        return len == 0;
+    }
+    for (; page < addr + len; page += VMGPU_PAGE_SIZE) {
+        if (!host->map_page(host->opaque, page, write)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 int vg_bus_read(const struct vg_host *host, uint64_t addr, void *buf,
-		uint64_t len)
+                uint64_t len)
 {
-	if (!bus_is_ram(host, addr, len, false))
-		return -1;
-	return host->dma_read(host->opaque, addr, buf, len);
+    if (!bus_is_ram(host, addr, len, false)) {
+        return -1;
+    }
+    return host->dma_read(host->opaque, addr, buf, len);
 }
 
 int vg_bus_write(const struct vg_host *host, uint64_t addr, const void *buf,
-		 uint64_t len)
+                 uint64_t len)
 {
-	if (!bus_is_ram(host, addr, len, true))
-		return -1;
-	return host->dma_write(host->opaque, addr, buf, len);
+    if (!bus_is_ram(host, addr, len, true)) {
+        return -1;
+    }
+    return host->dma_write(host->opaque, addr, buf, len);
 }
 
 static int mmu_memif_translate(void *opaque, uint64_t va, bool write,
-			       struct vg_xlat *out)
+                               struct vg_xlat *out)
 {
-	struct vg_mmu_as *as = opaque;
+    struct vg_mmu_as *as = opaque;
 
-	return vg_mmu_translate(as->mmu, as->slot, va, write, out);
+    return vg_mmu_translate(as->mmu, as->slot, va, write, out);
 }
 
-void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host,
-		 uint32_t gpu, uint32_t num_gpus)
+void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
+                 uint32_t num_gpus)
 {
-	uint32_t s;
+    uint32_t s;
 
-	memset(mmu, 0, sizeof(*mmu));
-	mmu->host = host;
-	mmu->gpu = gpu;
-	mmu->num_gpus = num_gpus;
-	for (s = 0; s < VMGPU_AS_SLOTS; s++) {
-		mmu->as[s].mmu = mmu;
-		mmu->as[s].slot = s;
-		mmu->memif[s].translate = mmu_memif_translate;
-		mmu->memif[s].opaque = &mmu->as[s];
-	}
+    memset(mmu, 0, sizeof(*mmu));
+    mmu->host = host;
+    mmu->gpu = gpu;
+    mmu->num_gpus = num_gpus;
+    for (s = 0; s < VMGPU_AS_SLOTS; s++) {
+        mmu->as[s].mmu = mmu;
+        mmu->as[s].slot = s;
+        mmu->memif[s].translate = mmu_memif_translate;
+        mmu->memif[s].opaque = &mmu->as[s];
+    }
 }
 
 void vg_mmu_set_root(struct vg_mmu *mmu, uint32_t slot, uint64_t root)
 {
-	if (slot >= VMGPU_AS_SLOTS || mmu->root[slot] == root)
-		return;
-	mmu->root[slot] = root;
-	vg_mmu_invalidate(mmu, 1u << slot);
+    if (slot >= VMGPU_AS_SLOTS || mmu->root[slot] == root) {
+        return;
+    }
+    mmu->root[slot] = root;
+    vg_mmu_invalidate(mmu, 1u << slot);
 }
 
 void vg_mmu_invalidate(struct vg_mmu *mmu, uint32_t slots)
 {
-	uint32_t s;
+    uint32_t s;
 
-	for (s = 0; s < VMGPU_AS_SLOTS; s++)
-		if (slots & (1u << s))
-			memset(mmu->tlb[s], 0, sizeof(mmu->tlb[s]));
+    for (s = 0; s < VMGPU_AS_SLOTS; s++) {
+        if (slots & (1u << s)) {
+            memset(mmu->tlb[s], 0, sizeof(mmu->tlb[s]));
+        }
+    }
 }
 
 /* Walk the tables of @slot; returns the leaf PTE or a fault code. */
 static int mmu_walk(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		    uint64_t *leaf)
+                    uint64_t *leaf)
 {
-	uint64_t table = mmu->root[slot] & VMGPU_PTE_ADDR_MASK;
-	uint64_t pte = 0;
-	int level;
+    uint64_t table = mmu->root[slot] & VMGPU_PTE_ADDR_MASK;
+    uint64_t pte = 0;
+    int level;
 
-	if (!mmu->root[slot])
-		return VMGPU_FAULT_UNMAPPED;
-	for (level = VMGPU_PT_LEVELS - 1; level >= 0; level--) {
-		uint64_t addr = table + VMGPU_PT_INDEX(va, level) * 8;
-		uint8_t raw[8];
-		int i;
+    if (!mmu->root[slot]) {
+        return VMGPU_FAULT_UNMAPPED;
+    }
+    for (level = VMGPU_PT_LEVELS - 1; level >= 0; level--) {
+        uint64_t addr = table + VMGPU_PT_INDEX(va, level) * 8;
+        uint8_t raw[8];
+        int i;
 
-		if (vg_bus_read(mmu->host, addr, raw, 8))
-			return VMGPU_FAULT_UNMAPPED;
-		pte = 0;
-		for (i = 7; i >= 0; i--)
-			pte = pte << 8 | raw[i];	/* little-endian */
-		if (!(pte & VMGPU_PTE_VALID))
-			return VMGPU_FAULT_UNMAPPED;
-		table = pte & VMGPU_PTE_ADDR_MASK;
-	}
-	*leaf = pte;
-	return VMGPU_FAULT_NONE;
+        if (vg_bus_read(mmu->host, addr, raw, 8)) {
+            return VMGPU_FAULT_UNMAPPED;
+        }
+        pte = 0;
+        for (i = 7; i >= 0; i--) {
+            pte = pte << 8 | raw[i]; /* little-endian */
+        }
+        if (!(pte & VMGPU_PTE_VALID)) {
+            return VMGPU_FAULT_UNMAPPED;
+        }
+        table = pte & VMGPU_PTE_ADDR_MASK;
+    }
+    *leaf = pte;
+    return VMGPU_FAULT_NONE;
 }
 
-int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		     bool write, struct vg_xlat *out)
+int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
+                     struct vg_xlat *out)
 {
-	uint64_t page = va & ~PAGE_MASK, pte;
-	struct vg_tlb_entry *e;
-	uint32_t loc;
-	int r;
+    uint64_t page = va & ~PAGE_MASK, pte;
+    struct vg_tlb_entry *e;
+    uint32_t loc;
+    int r;
 
-	if (slot >= VMGPU_AS_SLOTS || va >> VMGPU_VA_BITS)
-		return VMGPU_FAULT_UNMAPPED;
-	e = &mmu->tlb[slot][(page >> VMGPU_PAGE_SHIFT) % VG_TLB_ENTRIES];
-	if (e->host && e->page_va == page) {
-		mmu->hits++;
-		mmu->slot_hits[slot]++;
-	} else {
-		mmu->misses++;
-		mmu->slot_misses[slot]++;
-		e->host = NULL;
-		r = mmu_walk(mmu, slot, va, &pte);
-		if (r)
-			return r;
-		loc = (pte & VMGPU_PTE_LOC_MASK) >> VMGPU_PTE_LOC_SHIFT;
-		if (loc != VMGPU_LOC_SYSTEM && loc - 1 >= mmu->num_gpus)
-			return VMGPU_FAULT_UNMAPPED;
-		/* Entries without any access right are cached too. */
-		e->host = mmu->host->map_page(mmu->host->opaque,
-					      pte & VMGPU_PTE_ADDR_MASK,
-					      write && (pte & VMGPU_PTE_WRITE));
-		if (!e->host)
-			return VMGPU_FAULT_UNMAPPED;
-		e->page_va = page;
-		e->loc = loc;
-		e->readable = pte & VMGPU_PTE_READ;
-		e->writable = pte & VMGPU_PTE_WRITE;
-		e->host_writable = write && e->writable;
-	}
-	if (write ? !e->writable : !e->readable)
-		return VMGPU_FAULT_PERMISSION;
-	if (write && !e->host_writable) {
-		/*
-		 * First write through an entry filled by a read: ask the host
-		 * again so it can track the page as written. The walk is
-		 * repeated (rare) rather than caching the physical address.
-		 */
-		uint8_t *host;
+    if (slot >= VMGPU_AS_SLOTS || va >> VMGPU_VA_BITS) {
+        return VMGPU_FAULT_UNMAPPED;
+    }
+    e = &mmu->tlb[slot][(page >> VMGPU_PAGE_SHIFT) % VG_TLB_ENTRIES];
+    if (e->host && e->page_va == page) {
+        mmu->hits++;
+        mmu->slot_hits[slot]++;
+    } else {
+        mmu->misses++;
+        mmu->slot_misses[slot]++;
+        e->host = NULL;
+        r = mmu_walk(mmu, slot, va, &pte);
+        if (r) {
+            return r;
+        }
+        loc = (pte & VMGPU_PTE_LOC_MASK) >> VMGPU_PTE_LOC_SHIFT;
+        if (loc != VMGPU_LOC_SYSTEM && loc - 1 >= mmu->num_gpus) {
+            return VMGPU_FAULT_UNMAPPED;
+        }
+        /* Entries without any access right are cached too. */
+        e->host =
+            mmu->host->map_page(mmu->host->opaque, pte & VMGPU_PTE_ADDR_MASK,
+                                write && (pte & VMGPU_PTE_WRITE));
+        if (!e->host) {
+            return VMGPU_FAULT_UNMAPPED;
+        }
+        e->page_va = page;
+        e->loc = loc;
+        e->readable = pte & VMGPU_PTE_READ;
+        e->writable = pte & VMGPU_PTE_WRITE;
+        e->host_writable = write && e->writable;
+    }
+    if (write ? !e->writable : !e->readable) {
+        return VMGPU_FAULT_PERMISSION;
+    }
+    if (write && !e->host_writable) {
+        /*
+         * First write through an entry filled by a read: ask the host
+         * again so it can track the page as written. The walk is
+         * repeated (rare) rather than caching the physical address.
+         */
+        uint8_t *host;
 
-		r = mmu_walk(mmu, slot, va, &pte);
-		if (r) {
-			e->host = NULL;
-			return r;
-		}
-		host = mmu->host->map_page(mmu->host->opaque,
-					   pte & VMGPU_PTE_ADDR_MASK, true);
-		if (!host) {
-			e->host = NULL;
-			return VMGPU_FAULT_UNMAPPED;
-		}
-		e->host = host;
-		e->host_writable = true;
-	}
-	out->host = e->host;
-	out->page_va = page;
-	out->loc = e->loc;
-	out->writable = e->writable;
-	return VMGPU_FAULT_NONE;
+        r = mmu_walk(mmu, slot, va, &pte);
+        if (r) {
+            e->host = NULL;
+            return r;
+        }
+        host = mmu->host->map_page(mmu->host->opaque, pte & VMGPU_PTE_ADDR_MASK,
+                                   true);
+        if (!host) {
+            e->host = NULL;
+            return VMGPU_FAULT_UNMAPPED;
+        }
+        e->host = host;
+        e->host_writable = true;
+    }
+    out->host = e->host;
+    out->page_va = page;
+    out->loc = e->loc;
+    out->writable = e->writable;
+    return VMGPU_FAULT_NONE;
 }
 
 const struct vg_memif *vg_mmu_memif(struct vg_mmu *mmu, uint32_t slot)
 {
-	return &mmu->memif[slot % VMGPU_AS_SLOTS];
+    return &mmu->memif[slot % VMGPU_AS_SLOTS];
 }
 
 static int mmu_copy(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		    uint8_t *buf, size_t len, bool write, uint64_t *fault_va,
-		    uint64_t *bytes_by_loc)
+                    uint8_t *buf, size_t len, bool write, uint64_t *fault_va,
+                    uint64_t *bytes_by_loc)
 {
-	while (len) {
-		uint32_t off = va & PAGE_MASK;
-		size_t n = VMGPU_PAGE_SIZE - off;
-		struct vg_xlat x;
-		int r;
+    while (len) {
+        uint32_t off = va & PAGE_MASK;
+        size_t n = VMGPU_PAGE_SIZE - off;
+        struct vg_xlat x;
+        int r;
 
-		if (n > len)
-			n = len;
-		r = vg_mmu_translate(mmu, slot, va, write, &x);
-		if (r) {
-			if (fault_va)
-				*fault_va = va;
-			return r;
-		}
-		if (write)
-			memcpy(x.host + off, buf, n);
-		else
-			memcpy(buf, x.host + off, n);
-		if (bytes_by_loc)
-			bytes_by_loc[x.loc] += n;
-		va += n;
-		buf += n;
-		len -= n;
-	}
-	return VMGPU_FAULT_NONE;
+        if (n > len) {
+            n = len;
+        }
+        r = vg_mmu_translate(mmu, slot, va, write, &x);
+        if (r) {
+            if (fault_va) {
+                *fault_va = va;
+            }
+            return r;
+        }
+        if (write) {
+            memcpy(x.host + off, buf, n);
+        } else {
+            memcpy(buf, x.host + off, n);
+        }
+        if (bytes_by_loc) {
+            bytes_by_loc[x.loc] += n;
+        }
+        va += n;
+        buf += n;
+        len -= n;
+    }
+    return VMGPU_FAULT_NONE;
 }
 
 int vg_mmu_read(struct vg_mmu *mmu, uint32_t slot, uint64_t va, void *buf,
-		size_t len, uint64_t *fault_va, uint64_t *bytes_by_loc)
+                size_t len, uint64_t *fault_va, uint64_t *bytes_by_loc)
 {
-	return mmu_copy(mmu, slot, va, buf, len, false, fault_va,
-			bytes_by_loc);
+    return mmu_copy(mmu, slot, va, buf, len, false, fault_va, bytes_by_loc);
 }
 
 int vg_mmu_write(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		 const void *buf, size_t len, uint64_t *fault_va,
-		 uint64_t *bytes_by_loc)
+                 const void *buf, size_t len, uint64_t *fault_va,
+                 uint64_t *bytes_by_loc)
 {
-	return mmu_copy(mmu, slot, va, (uint8_t *)buf, len, true, fault_va,
-			bytes_by_loc);
+    return mmu_copy(mmu, slot, va, (uint8_t *)buf, len, true, fault_va,
+                    bytes_by_loc);
 }

@@ -22,34 +22,34 @@
 #include "device.h"
 #include "memif.h"
 
-#define VG_TLB_ENTRIES		64	/* per slot, direct mapped */
+#define VG_TLB_ENTRIES 64 /* per slot, direct mapped */
 
 struct vg_tlb_entry {
-	uint64_t page_va;
-	uint8_t *host;			/* NULL: entry empty */
-	uint8_t loc;			/* VMGPU_LOC_* */
-	bool readable, writable;	/* PTE permissions */
-	bool host_writable;		/* @host was mapped for writing */
+    uint64_t page_va;
+    uint8_t *host;           /* NULL: entry empty */
+    uint8_t loc;             /* VMGPU_LOC_* */
+    bool readable, writable; /* PTE permissions */
+    bool host_writable;      /* @host was mapped for writing */
 };
 
 struct vg_mmu;
 
 /* The vg_memif opaque of one slot. */
 struct vg_mmu_as {
-	struct vg_mmu *mmu;
-	uint32_t slot;
+    struct vg_mmu *mmu;
+    uint32_t slot;
 };
 
 struct vg_mmu {
-	const struct vg_host *host;
-	uint32_t gpu;			/* owner: prices locations */
-	uint32_t num_gpus;		/* locations of GPUs >= this fault */
-	uint64_t root[VMGPU_AS_SLOTS];
-	struct vg_tlb_entry tlb[VMGPU_AS_SLOTS][VG_TLB_ENTRIES];
-	struct vg_mmu_as as[VMGPU_AS_SLOTS];
-	struct vg_memif memif[VMGPU_AS_SLOTS];
-	uint64_t hits, misses;		/* whole GPU */
-	uint64_t slot_hits[VMGPU_AS_SLOTS], slot_misses[VMGPU_AS_SLOTS];
+    const struct vg_host *host;
+    uint32_t gpu;      /* owner: prices locations */
+    uint32_t num_gpus; /* locations of GPUs >= this fault */
+    uint64_t root[VMGPU_AS_SLOTS];
+    struct vg_tlb_entry tlb[VMGPU_AS_SLOTS][VG_TLB_ENTRIES];
+    struct vg_mmu_as as[VMGPU_AS_SLOTS];
+    struct vg_memif memif[VMGPU_AS_SLOTS];
+    uint64_t hits, misses; /* whole GPU */
+    uint64_t slot_hits[VMGPU_AS_SLOTS], slot_misses[VMGPU_AS_SLOTS];
 };
 
 /*
@@ -61,12 +61,12 @@ struct vg_mmu {
  * or -1 like vg_host.dma_read/dma_write.
  */
 int vg_bus_read(const struct vg_host *host, uint64_t addr, void *buf,
-		uint64_t len);
+                uint64_t len);
 int vg_bus_write(const struct vg_host *host, uint64_t addr, const void *buf,
-		 uint64_t len);
+                 uint64_t len);
 
-void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host,
-		 uint32_t gpu, uint32_t num_gpus);
+void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
+                 uint32_t num_gpus);
 /* Set slot @slot's root (bus address); flushes the slot if it changed. */
 void vg_mmu_set_root(struct vg_mmu *mmu, uint32_t slot, uint64_t root);
 /* Flush the TLBs of the slots in bitmask @slots. */
@@ -78,8 +78,8 @@ void vg_mmu_invalidate(struct vg_mmu *mmu, uint32_t slots);
  * VA beyond 39 bits, a page that is not RAM, a location naming a GPU that
  * does not exist, a bad slot) or VMGPU_FAULT_PERMISSION.
  */
-int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		     bool write, struct vg_xlat *out);
+int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
+                     struct vg_xlat *out);
 /* The interface the interpreter uses for slot @slot. */
 const struct vg_memif *vg_mmu_memif(struct vg_mmu *mmu, uint32_t slot);
 
@@ -89,9 +89,9 @@ const struct vg_memif *vg_mmu_memif(struct vg_mmu *mmu, uint32_t slot);
  * @bytes_by_loc, if not NULL, accumulates the bytes moved per location.
  */
 int vg_mmu_read(struct vg_mmu *mmu, uint32_t slot, uint64_t va, void *buf,
-		size_t len, uint64_t *fault_va, uint64_t *bytes_by_loc);
+                size_t len, uint64_t *fault_va, uint64_t *bytes_by_loc);
 int vg_mmu_write(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
-		 const void *buf, size_t len, uint64_t *fault_va,
-		 uint64_t *bytes_by_loc);
+                 const void *buf, size_t len, uint64_t *fault_va,
+                 uint64_t *bytes_by_loc);
 
 #endif

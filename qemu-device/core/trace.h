@@ -23,15 +23,15 @@ struct vg_host;
 
 /* Where the device's records go. Used by the device thread only. */
 struct vg_trace {
-	/* In-memory copy for host tests (vg_device_trace_keep()). */
-	bool keep;
-	struct vmgpu_trace_record *recs;
-	size_t len, cap;
-	/* DMA sink, mirrored from the VMGPU_REG_TRACE_* registers. */
-	bool dma_on;
-	uint64_t dma_addr;
-	uint32_t dma_size, dma_written, dma_dropped;
-	const struct vg_host *host;
+    /* In-memory copy for host tests (vg_device_trace_keep()). */
+    bool keep;
+    struct vmgpu_trace_record *recs;
+    size_t len, cap;
+    /* DMA sink, mirrored from the VMGPU_REG_TRACE_* registers. */
+    bool dma_on;
+    uint64_t dma_addr;
+    uint32_t dma_size, dma_written, dma_dropped;
+    const struct vg_host *host;
 };
 
 void vg_trace_init(struct vg_trace *t, const struct vg_host *host);
@@ -43,9 +43,9 @@ void vg_trace_emit(struct vg_trace *t, const struct vmgpu_trace_record *r);
 
 /* Little-endian wire format of one record (VMGPU_TRACE_RECORD_SIZE). */
 void vg_trace_record_encode(const struct vmgpu_trace_record *r,
-			    uint8_t out[VMGPU_TRACE_RECORD_SIZE]);
+                            uint8_t out[VMGPU_TRACE_RECORD_SIZE]);
 void vg_trace_record_decode(const uint8_t in[VMGPU_TRACE_RECORD_SIZE],
-			    struct vmgpu_trace_record *r);
+                            struct vmgpu_trace_record *r);
 
 /*
  * Chrome/Perfetto trace-event JSON of @n records: one process per GPU,
@@ -55,10 +55,10 @@ void vg_trace_record_decode(const uint8_t in[VMGPU_TRACE_RECORD_SIZE],
  * byte. Returns 0, or -1 on a write error.
  */
 int vg_trace_json_write(const struct vmgpu_trace_record *recs, size_t n,
-			FILE *out);
+                        FILE *out);
 /* The same into a malloc()ed NUL-terminated string; NULL if no memory. */
 char *vg_trace_json_string(const struct vmgpu_trace_record *recs, size_t n,
-			   size_t *len);
+                           size_t *len);
 /* Convert a raw buffer of @bytes fetched from the device. */
 int vg_trace_json_from_buffer(const void *buf, size_t bytes, FILE *out);
 
