@@ -647,6 +647,7 @@ static bool cp_dispatch(struct vg_device *dev, struct vg_gpu *g,
     l->shared_bytes = rd32(p + 4 * DW_SHARED);
     l->gpu = g->index;
     l->mem = vg_mmu_memif(&g->mmu, slot);
+    l->abort = &g->abort;
 
     memset(&d->task, 0, sizeof(d->task));
     d->task.priority = rd32(p + 4 * DW_PRIORITY);

@@ -139,6 +139,7 @@ static void gpu_reset_locked(struct vg_device *dev, struct vg_gpu *g)
     memset(g->chan, 0, sizeof(g->chan));
     memset(&g->regs, 0, sizeof(g->regs));
     vg_mmu_init(&g->mmu, &dev->host, g->index, dev->cfg.gpus);
+    __atomic_store_n(&g->abort, 0, __ATOMIC_RELAXED);
 }
 
 void vg_device_free(struct vg_device *dev)
@@ -223,6 +224,9 @@ void vg_device_reset(struct vg_device *dev)
 {
     unsigned int i;
 
+    for (i = 0; i < dev->cfg.gpus; i++) {
+        __atomic_store_n(&dev->gpu[i].abort, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_lock(&dev->lock);
     dev->scratch = 0;
     dev->trace_ctrl = 0;
@@ -600,6 +604,14 @@ void vg_device_mmio_write(struct vg_device *dev, uint32_t offset,
     uint32_t irqs;
     bool kick = false;
 
+    /*
+     * A reset must not wait for a runaway block to spend its budget while
+     * the device thread holds the lock: tell the interpreter to stop first.
+     */
+    if (page >= 1 && page <= dev->cfg.gpus && off == VMGPU_GPU_RESET &&
+        (value & 1)) {
+        __atomic_store_n(&dev->gpu[page - 1].abort, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_lock(&dev->lock);
     if (page == 0) {
         global_write(dev, off, value);

@@ -502,6 +502,7 @@ struct vg_interp {
     struct vg_block_stats *stats;
     struct vg_fault_info *fault;
     uint64_t budget;
+    const uint32_t *abort; /* vg_launch.abort of the running block */
     uint32_t shared_total;
     uint32_t ctaid[3];
     uint32_t sm;
@@ -1316,7 +1317,10 @@ run_warp(struct vg_interp *it, uint32_t warp)
     uint32_t(*R)[W] =
         (uint32_t(*)[W])(it->regs + (size_t)warp * k->num_regs * W);
     struct vg_block_stats *st = it->stats;
-    uint64_t budget = it->budget, issued = 0, thread_instrs = 0;
+    /* The budget is spent in slices; between two, look for an abort. */
+    uint64_t budget = it->budget < VG_INTERP_SLICE ? it->budget
+                                                   : VG_INTERP_SLICE;
+    uint64_t reserve = it->budget - budget, issued = 0, thread_instrs = 0;
     uint32_t pc = w->pc, active = w->active, pop;
     enum run_result res = RUN_FAULT;
 
@@ -1349,8 +1353,16 @@ run_warp(struct vg_interp *it, uint32_t warp)
             goto out;
         }
         if (unlikely(budget == 0)) {
-            set_fault(it, VMGPU_FAULT_BUDGET, 0, pc);
-            goto out;
+            if (!reserve) {
+                set_fault(it, VMGPU_FAULT_BUDGET, 0, pc);
+                goto out;
+            }
+            if (it->abort && __atomic_load_n(it->abort, __ATOMIC_RELAXED)) {
+                set_fault(it, VG_FAULT_ABORTED, 0, pc);
+                goto out;
+            }
+            budget = reserve < VG_INTERP_SLICE ? reserve : VG_INTERP_SLICE;
+            reserve -= budget;
         }
         budget--;
         issued++;
@@ -2197,7 +2209,7 @@ out:
     if (res == RUN_FAULT) {
         SYNC_OUT();
     }
-    it->budget = budget;
+    it->budget = budget + reserve;
     st->warp_instrs += issued;
     st->thread_instrs += thread_instrs;
     return res;
@@ -2248,6 +2260,7 @@ int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
     it->log = log;
     it->stats = stats;
     it->budget = *budget;
+    it->abort = l->abort;
     it->sm = sm;
     it->shared_total = l->kernel->shared_bytes + l->shared_bytes;
     for (i = 0; i < 3; i++) {

@@ -50,7 +50,18 @@ struct vg_launch { /* per dispatch, shared by all its blocks */
     uint32_t shared_bytes;  /* dynamic shared memory, added to static */
     uint32_t gpu;
     const struct vg_memif *mem;
+    /*
+     * When non-NULL and set non-zero (from any thread), running blocks
+     * stop within VG_INTERP_SLICE warp instructions with VG_FAULT_ABORTED:
+     * a GPU reset must not wait for a runaway kernel to spend its budget.
+     */
+    const uint32_t *abort;
 };
+
+/* Warp instructions between two looks at vg_launch.abort. */
+#define VG_INTERP_SLICE 65536
+/* Internal fault code: the block was stopped by vg_launch.abort. */
+#define VG_FAULT_ABORTED VMGPU_FAULT_NUM
 
 struct vg_block_stats { /* accumulated (+=) by vg_interp_run_block */
     uint64_t warp_instrs, thread_instrs;

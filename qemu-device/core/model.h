@@ -60,7 +60,8 @@ struct vg_sm {
 
 struct vg_gpu {
     uint32_t index;
-    uint32_t gen; /* bumped by a reset: stale events */
+    uint32_t gen;   /* bumped by a reset: stale events */
+    uint32_t abort; /* set (atomically) while a reset waits for the lock */
     struct vg_gpu_regs regs;
     struct vg_mmu mmu;
     struct vg_cp cp;

@@ -7,6 +7,8 @@
  * resets.
  */
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -474,6 +476,55 @@ TEST(gpu_reset_drops_work_and_time_keeps_running)
 	rig_submit(&r, 0, &cb, 6);
 	vg_device_run(r.dev);
 	EXPECT_EQ(6, th_fence_mem(r.th, 0));
+	th_free(r.th);
+}
+
+struct run_arg {
+	struct vg_device *dev;
+	int done;
+};
+
+static void *run_thread(void *p)
+{
+	struct run_arg *a = p;
+
+	vg_device_run(a->dev);
+	__atomic_store_n(&a->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A block spinning forever with the largest budget would hold the device
+ * for minutes; a RESET must stop it within a slice instead. Without the
+ * abort path this test never finishes and the harness's timeout fails it.
+ */
+TEST(reset_stops_a_runaway_block)
+{
+	struct vg_config cfg;
+	struct th_cmdbuf cb;
+	struct run_arg arg;
+	pthread_t thread;
+	struct rig r;
+	uint32_t grid[3] = { 1, 1, 1 }, block[3] = { 32, 1, 1 };
+
+	vg_config_defaults(&cfg);
+	cfg.instr_budget = UINT32_MAX;
+	rig_init(&r, 1, &cfg);
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, th_kernel(r.th, &r.as, "loop:\n\tbra loop\n"),
+		       0, 0, grid, block, 0, 0);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	arg.dev = r.dev;
+	arg.done = 0;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, run_thread, &arg));
+	/* Give the device thread time to enter the block (not required). */
+	usleep(100 * 1000);
+	th_wr(r.th, 0, VMGPU_GPU_RESET, 1);
+	pthread_join(thread, NULL);
+	EXPECT_EQ(1, arg.done);
+	EXPECT_EQ(VMGPU_STATUS_IDLE, th_rd(r.th, 0, VMGPU_GPU_STATUS));
+	EXPECT_EQ(0, th_fence_mem(r.th, 0));
 	th_free(r.th);
 }
 
