@@ -1287,6 +1287,47 @@ static void sreg_row(const struct vg_interp *it, uint32_t sreg, uint32_t warp,
         write_row(R[in->d], t_, active);                                       \
     } while (0)
 
+/* A binary operation, register or immediate form as the opcode says. */
+#define ALU(expr)                                                              \
+    do {                                                                       \
+        if (in->op & VMGPU_OP_IMM) {                                           \
+            ALU_RI(expr);                                                      \
+        } else {                                                               \
+            ALU_RR(expr);                                                      \
+        }                                                                      \
+    } while (0)
+
+#define UNARY(expr)                                                            \
+    do {                                                                       \
+        const uint32_t *ra_ = R[in->a];                                        \
+        uint32_t t_[W];                                                        \
+        for (uint32_t l_ = 0; l_ < W; l_++) {                                  \
+            uint32_t a = ra_[l_];                                              \
+            t_[l_] = (expr);                                                   \
+        }                                                                      \
+        write_row(R[in->d], t_, active);                                       \
+    } while (0)
+
+/* A comparison into predicate D, register or immediate form. */
+#define SETP(expr)                                                             \
+    do {                                                                       \
+        const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];                       \
+        uint32_t c_[W], m_, bi_ = in->imm;                                     \
+        if (in->op & VMGPU_OP_IMM) {                                           \
+            for (uint32_t l_ = 0; l_ < W; l_++) {                              \
+                uint32_t a = ra_[l_], b = bi_;                                 \
+                c_[l_] = 0u - (uint32_t)(expr);                                \
+            }                                                                  \
+        } else {                                                               \
+            for (uint32_t l_ = 0; l_ < W; l_++) {                              \
+                uint32_t a = ra_[l_], b = rb_[l_];                             \
+                c_[l_] = 0u - (uint32_t)(expr);                                \
+            }                                                                  \
+        }                                                                      \
+        m_ = lane_mask(c_);                                                    \
+        w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);           \
+    } while (0)
+
 #define FA as_f(a)
 #define FB as_f(b)
 
@@ -1318,11 +1359,12 @@ run_warp(struct vg_interp *it, uint32_t warp)
         (uint32_t(*)[W])(it->regs + (size_t)warp * k->num_regs * W);
     struct vg_block_stats *st = it->stats;
     /* The budget is spent in slices; between two, look for an abort. */
-    uint64_t budget = it->budget < VG_INTERP_SLICE ? it->budget
-                                                   : VG_INTERP_SLICE;
+    uint64_t budget =
+        it->budget < VG_INTERP_SLICE ? it->budget : VG_INTERP_SLICE;
     uint64_t reserve = it->budget - budget, issued = 0, thread_instrs = 0;
     uint32_t pc = w->pc, active = w->active, pop;
     enum run_result res = RUN_FAULT;
+    bool ok;
 
     pop = __builtin_popcount(active);
 
@@ -1368,6 +1410,7 @@ run_warp(struct vg_interp *it, uint32_t warp)
         issued++;
         thread_instrs += pop;
 
+        ok = true;
         switch (in->op) {
         case VMGPU_OP_NOP:
             break;
@@ -1467,141 +1510,87 @@ run_warp(struct vg_interp *it, uint32_t warp)
             break;
         }
         case VMGPU_OP_ADD:
-            ALU_RR(a + b);
-            break;
         case VMGPU_OP_ADD | VMGPU_OP_IMM:
-            ALU_RI(a + b);
+            ALU(a + b);
             break;
         case VMGPU_OP_SUB:
-            ALU_RR(a - b);
-            break;
         case VMGPU_OP_SUB | VMGPU_OP_IMM:
-            ALU_RI(a - b);
+            ALU(a - b);
             break;
         case VMGPU_OP_MUL:
-            ALU_RR(a * b);
-            break;
         case VMGPU_OP_MUL | VMGPU_OP_IMM:
-            ALU_RI(a * b);
+            ALU(a * b);
             break;
         case VMGPU_OP_MULHI:
-            ALU_RR(
-                (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
-            break;
         case VMGPU_OP_MULHI | VMGPU_OP_IMM:
-            ALU_RI(
-                (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
+            ALU((uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
             break;
         case VMGPU_OP_MULHIU:
-            ALU_RR((uint32_t)(((uint64_t)a * b) >> 32));
-            break;
         case VMGPU_OP_MULHIU | VMGPU_OP_IMM:
-            ALU_RI((uint32_t)(((uint64_t)a * b) >> 32));
+            ALU((uint32_t)(((uint64_t)a * b) >> 32));
             break;
         case VMGPU_OP_DIV:
-            ALU_RR(op_div(a, b));
-            break;
         case VMGPU_OP_DIV | VMGPU_OP_IMM:
-            ALU_RI(op_div(a, b));
+            ALU(op_div(a, b));
             break;
         case VMGPU_OP_DIVU:
-            ALU_RR(b ? a / b : UINT32_MAX);
-            break;
         case VMGPU_OP_DIVU | VMGPU_OP_IMM:
-            ALU_RI(b ? a / b : UINT32_MAX);
+            ALU(b ? a / b : UINT32_MAX);
             break;
         case VMGPU_OP_REM:
-            ALU_RR(op_rem(a, b));
-            break;
         case VMGPU_OP_REM | VMGPU_OP_IMM:
-            ALU_RI(op_rem(a, b));
+            ALU(op_rem(a, b));
             break;
         case VMGPU_OP_REMU:
-            ALU_RR(b ? a % b : a);
-            break;
         case VMGPU_OP_REMU | VMGPU_OP_IMM:
-            ALU_RI(b ? a % b : a);
+            ALU(b ? a % b : a);
             break;
         case VMGPU_OP_AND:
-            ALU_RR(a & b);
-            break;
         case VMGPU_OP_AND | VMGPU_OP_IMM:
-            ALU_RI(a & b);
+            ALU(a & b);
             break;
         case VMGPU_OP_OR:
-            ALU_RR(a | b);
-            break;
         case VMGPU_OP_OR | VMGPU_OP_IMM:
-            ALU_RI(a | b);
+            ALU(a | b);
             break;
         case VMGPU_OP_XOR:
-            ALU_RR(a ^ b);
-            break;
         case VMGPU_OP_XOR | VMGPU_OP_IMM:
-            ALU_RI(a ^ b);
+            ALU(a ^ b);
             break;
         case VMGPU_OP_SHL:
-            ALU_RR(b > 31 ? 0 : a << b);
-            break;
         case VMGPU_OP_SHL | VMGPU_OP_IMM:
-            ALU_RI(b > 31 ? 0 : a << b);
+            ALU(b > 31 ? 0 : a << b);
             break;
         case VMGPU_OP_SHR:
-            ALU_RR(b > 31 ? 0 : a >> b);
-            break;
         case VMGPU_OP_SHR | VMGPU_OP_IMM:
-            ALU_RI(b > 31 ? 0 : a >> b);
+            ALU(b > 31 ? 0 : a >> b);
             break;
         case VMGPU_OP_SRA:
-            ALU_RR(op_sra(a, b));
-            break;
         case VMGPU_OP_SRA | VMGPU_OP_IMM:
-            ALU_RI(op_sra(a, b));
+            ALU(op_sra(a, b));
             break;
         case VMGPU_OP_MIN:
-            ALU_RR((int32_t)a < (int32_t)b ? a : b);
-            break;
         case VMGPU_OP_MIN | VMGPU_OP_IMM:
-            ALU_RI((int32_t)a < (int32_t)b ? a : b);
+            ALU((int32_t)a < (int32_t)b ? a : b);
             break;
         case VMGPU_OP_MAX:
-            ALU_RR((int32_t)a > (int32_t)b ? a : b);
-            break;
         case VMGPU_OP_MAX | VMGPU_OP_IMM:
-            ALU_RI((int32_t)a > (int32_t)b ? a : b);
+            ALU((int32_t)a > (int32_t)b ? a : b);
             break;
         case VMGPU_OP_MINU:
-            ALU_RR(a < b ? a : b);
-            break;
         case VMGPU_OP_MINU | VMGPU_OP_IMM:
-            ALU_RI(a < b ? a : b);
+            ALU(a < b ? a : b);
             break;
         case VMGPU_OP_MAXU:
-            ALU_RR(a > b ? a : b);
-            break;
         case VMGPU_OP_MAXU | VMGPU_OP_IMM:
-            ALU_RI(a > b ? a : b);
+            ALU(a > b ? a : b);
             break;
-        case VMGPU_OP_NOT: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (~a);
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_NOT:
+            UNARY(~a);
             break;
-        }
-        case VMGPU_OP_NEG: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (0u - a);
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_NEG:
+            UNARY(0u - a);
             break;
-        }
         case VMGPU_OP_MAD: {
             const uint32_t *ra = R[in->a], *rb = R[in->b];
             const uint32_t *rc = R[in->imm];
@@ -1657,40 +1646,28 @@ run_warp(struct vg_interp *it, uint32_t warp)
             break;
         }
         case VMGPU_OP_FADD:
-            ALU_RR(fres(FA + FB));
-            break;
         case VMGPU_OP_FADD | VMGPU_OP_IMM:
-            ALU_RI(fres(FA + FB));
+            ALU(fres(FA + FB));
             break;
         case VMGPU_OP_FSUB:
-            ALU_RR(fres(FA - FB));
-            break;
         case VMGPU_OP_FSUB | VMGPU_OP_IMM:
-            ALU_RI(fres(FA - FB));
+            ALU(fres(FA - FB));
             break;
         case VMGPU_OP_FMUL:
-            ALU_RR(fres(FA * FB));
-            break;
         case VMGPU_OP_FMUL | VMGPU_OP_IMM:
-            ALU_RI(fres(FA * FB));
+            ALU(fres(FA * FB));
             break;
         case VMGPU_OP_FDIV:
-            ALU_RR(fres(FA / FB));
-            break;
         case VMGPU_OP_FDIV | VMGPU_OP_IMM:
-            ALU_RI(fres(FA / FB));
+            ALU(fres(FA / FB));
             break;
         case VMGPU_OP_FMIN:
-            ALU_RR(op_fmin(a, b));
-            break;
         case VMGPU_OP_FMIN | VMGPU_OP_IMM:
-            ALU_RI(op_fmin(a, b));
+            ALU(op_fmin(a, b));
             break;
         case VMGPU_OP_FMAX:
-            ALU_RR(op_fmax(a, b));
-            break;
         case VMGPU_OP_FMAX | VMGPU_OP_IMM:
-            ALU_RI(op_fmax(a, b));
+            ALU(op_fmax(a, b));
             break;
         case VMGPU_OP_FFMA: {
             uint32_t t[W];
@@ -1699,380 +1676,91 @@ run_warp(struct vg_interp *it, uint32_t warp)
             write_row(R[in->d], t, active);
             break;
         }
-        case VMGPU_OP_FSQRT: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (fres(sqrtf(FA)));
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_FSQRT:
+            UNARY(fres(sqrtf(FA)));
             break;
-        }
-        case VMGPU_OP_FABS: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (a & 0x7fffffffu);
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_FABS:
+            UNARY(a & 0x7fffffffu);
             break;
-        }
-        case VMGPU_OP_FNEG: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (a ^ 0x80000000u);
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_FNEG:
+            UNARY(a ^ 0x80000000u);
             break;
-        }
-        case VMGPU_OP_I2F: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (as_u((float)(int32_t)a));
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_I2F:
+            UNARY(as_u((float)(int32_t)a));
             break;
-        }
-        case VMGPU_OP_U2F: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (as_u((float)a));
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_U2F:
+            UNARY(as_u((float)a));
             break;
-        }
-        case VMGPU_OP_F2I: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (op_f2i(a));
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_F2I:
+            UNARY(op_f2i(a));
             break;
-        }
-        case VMGPU_OP_F2U: {
-            const uint32_t *ra_ = R[in->a];
-            uint32_t t_[W];
-            for (uint32_t l_ = 0; l_ < W; l_++) {
-                uint32_t a = ra_[l_];
-                t_[l_] = (op_f2u(a));
-            }
-            write_row(R[in->d], t_, active);
+        case VMGPU_OP_F2U:
+            UNARY(op_f2u(a));
             break;
-        }
         case VMGPU_OP_SETP_EQ:
-        case VMGPU_OP_SETP_EQ | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a == b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a == b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_EQ | VMGPU_OP_IMM:
+            SETP(a == b);
             break;
-        }
         case VMGPU_OP_SETP_NE:
-        case VMGPU_OP_SETP_NE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a != b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a != b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_NE | VMGPU_OP_IMM:
+            SETP(a != b);
             break;
-        }
         case VMGPU_OP_SETP_LT:
-        case VMGPU_OP_SETP_LT | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)((int32_t)a < (int32_t)b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)((int32_t)a < (int32_t)b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_LT | VMGPU_OP_IMM:
+            SETP((int32_t)a < (int32_t)b);
             break;
-        }
         case VMGPU_OP_SETP_LE:
-        case VMGPU_OP_SETP_LE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)((int32_t)a <= (int32_t)b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)((int32_t)a <= (int32_t)b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_LE | VMGPU_OP_IMM:
+            SETP((int32_t)a <= (int32_t)b);
             break;
-        }
         case VMGPU_OP_SETP_GT:
-        case VMGPU_OP_SETP_GT | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)((int32_t)a > (int32_t)b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)((int32_t)a > (int32_t)b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_GT | VMGPU_OP_IMM:
+            SETP((int32_t)a > (int32_t)b);
             break;
-        }
         case VMGPU_OP_SETP_GE:
-        case VMGPU_OP_SETP_GE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)((int32_t)a >= (int32_t)b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)((int32_t)a >= (int32_t)b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_GE | VMGPU_OP_IMM:
+            SETP((int32_t)a >= (int32_t)b);
             break;
-        }
         case VMGPU_OP_SETP_LTU:
-        case VMGPU_OP_SETP_LTU | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a < b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a < b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_LTU | VMGPU_OP_IMM:
+            SETP(a < b);
             break;
-        }
         case VMGPU_OP_SETP_LEU:
-        case VMGPU_OP_SETP_LEU | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a <= b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a <= b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_LEU | VMGPU_OP_IMM:
+            SETP(a <= b);
             break;
-        }
         case VMGPU_OP_SETP_GTU:
-        case VMGPU_OP_SETP_GTU | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a > b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a > b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_GTU | VMGPU_OP_IMM:
+            SETP(a > b);
             break;
-        }
         case VMGPU_OP_SETP_GEU:
-        case VMGPU_OP_SETP_GEU | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(a >= b);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(a >= b);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_SETP_GEU | VMGPU_OP_IMM:
+            SETP(a >= b);
             break;
-        }
         case VMGPU_OP_FSETP_EQ:
-        case VMGPU_OP_FSETP_EQ | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(FA == FB);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(FA == FB);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_EQ | VMGPU_OP_IMM:
+            SETP(FA == FB);
             break;
-        }
         case VMGPU_OP_FSETP_NE:
-        case VMGPU_OP_FSETP_NE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(!(FA == FB));
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(!(FA == FB));
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_NE | VMGPU_OP_IMM:
+            SETP(!(FA == FB));
             break;
-        }
         case VMGPU_OP_FSETP_LT:
-        case VMGPU_OP_FSETP_LT | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(FA < FB);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(FA < FB);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_LT | VMGPU_OP_IMM:
+            SETP(FA < FB);
             break;
-        }
         case VMGPU_OP_FSETP_LE:
-        case VMGPU_OP_FSETP_LE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(FA <= FB);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(FA <= FB);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_LE | VMGPU_OP_IMM:
+            SETP(FA <= FB);
             break;
-        }
         case VMGPU_OP_FSETP_GT:
-        case VMGPU_OP_FSETP_GT | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(FA > FB);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(FA > FB);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_GT | VMGPU_OP_IMM:
+            SETP(FA > FB);
             break;
-        }
         case VMGPU_OP_FSETP_GE:
-        case VMGPU_OP_FSETP_GE | VMGPU_OP_IMM: {
-            const uint32_t *ra_ = R[in->a], *rb_ = R[in->b];
-            uint32_t c_[W], m_, bi_ = in->imm;
-            if (in->op & VMGPU_OP_IMM) {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = bi_;
-                    c_[l_] = 0u - (uint32_t)(FA >= FB);
-                }
-            } else {
-                for (uint32_t l_ = 0; l_ < W; l_++) {
-                    uint32_t a = ra_[l_], b = rb_[l_];
-                    c_[l_] = 0u - (uint32_t)(FA >= FB);
-                }
-            }
-            m_ = lane_mask(c_);
-            w->pred[in->d] = (w->pred[in->d] & ~active) | (m_ & active);
+        case VMGPU_OP_FSETP_GE | VMGPU_OP_IMM:
+            SETP(FA >= FB);
             break;
-        }
         case VMGPU_OP_PAND:
         case VMGPU_OP_POR:
         case VMGPU_OP_PXOR:
@@ -2099,108 +1787,71 @@ run_warp(struct vg_interp *it, uint32_t warp)
             break;
 
         case VMGPU_OP_LD_U8:
-            if (!gload(it, R, in, active, 1, false, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 1, false, pc);
             break;
         case VMGPU_OP_LD_S8:
-            if (!gload(it, R, in, active, 1, true, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 1, true, pc);
             break;
         case VMGPU_OP_LD_U16:
-            if (!gload(it, R, in, active, 2, false, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 2, false, pc);
             break;
         case VMGPU_OP_LD_S16:
-            if (!gload(it, R, in, active, 2, true, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 2, true, pc);
             break;
         case VMGPU_OP_LD_32:
-            if (!gload(it, R, in, active, 4, false, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 4, false, pc);
             break;
         case VMGPU_OP_LD_64:
-            if (!gload(it, R, in, active, 8, false, pc)) {
-                goto out;
-            }
+            ok = gload(it, R, in, active, 8, false, pc);
             break;
         case VMGPU_OP_ST_8:
-            if (!gstore(it, R, in, active, 1, pc)) {
-                goto out;
-            }
+            ok = gstore(it, R, in, active, 1, pc);
             break;
         case VMGPU_OP_ST_16:
-            if (!gstore(it, R, in, active, 2, pc)) {
-                goto out;
-            }
+            ok = gstore(it, R, in, active, 2, pc);
             break;
         case VMGPU_OP_ST_32:
-            if (!gstore(it, R, in, active, 4, pc)) {
-                goto out;
-            }
+            ok = gstore(it, R, in, active, 4, pc);
             break;
         case VMGPU_OP_ST_64:
-            if (!gstore(it, R, in, active, 8, pc)) {
-                goto out;
-            }
+            ok = gstore(it, R, in, active, 8, pc);
             break;
         case VMGPU_OP_LDS_U8:
-            if (!sload(it, R, in, active, 1, false, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 1, false, pc);
             break;
         case VMGPU_OP_LDS_S8:
-            if (!sload(it, R, in, active, 1, true, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 1, true, pc);
             break;
         case VMGPU_OP_LDS_U16:
-            if (!sload(it, R, in, active, 2, false, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 2, false, pc);
             break;
         case VMGPU_OP_LDS_S16:
-            if (!sload(it, R, in, active, 2, true, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 2, true, pc);
             break;
         case VMGPU_OP_LDS_32:
-            if (!sload(it, R, in, active, 4, false, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 4, false, pc);
             break;
         case VMGPU_OP_LDS_64:
-            if (!sload(it, R, in, active, 8, false, pc)) {
-                goto out;
-            }
+            ok = sload(it, R, in, active, 8, false, pc);
             break;
         case VMGPU_OP_STS_8:
-            if (!sstore(it, R, in, active, 1, pc)) {
-                goto out;
-            }
+            ok = sstore(it, R, in, active, 1, pc);
             break;
         case VMGPU_OP_STS_16:
-            if (!sstore(it, R, in, active, 2, pc)) {
-                goto out;
-            }
+            ok = sstore(it, R, in, active, 2, pc);
             break;
         case VMGPU_OP_STS_32:
-            if (!sstore(it, R, in, active, 4, pc)) {
-                goto out;
-            }
+            ok = sstore(it, R, in, active, 4, pc);
             break;
         case VMGPU_OP_STS_64:
-            if (!sstore(it, R, in, active, 8, pc)) {
-                goto out;
-            }
+            ok = sstore(it, R, in, active, 8, pc);
             break;
         default:
             /* Unreachable: vg_kernel_load() validated the code. */
             set_fault(it, VMGPU_FAULT_ILLEGAL_INSTR, 0, pc);
+            goto out;
+        }
+        if (unlikely(!ok)) {
             goto out;
         }
         pc++;
