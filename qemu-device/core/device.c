@@ -641,6 +641,14 @@ static void run_event(struct vg_device *dev, const struct vg_event *ev)
     if (ev->gen != g->gen) {
         return; /* queued before a reset of that GPU */
     }
+    /*
+     * A reset of this GPU is waiting for the lock: whatever its events
+     * would do (such as report the block the abort just stopped as a
+     * fault and write the fence) the reset is about to undo.
+     */
+    if (__atomic_load_n(&g->abort, __ATOMIC_RELAXED)) {
+        return;
+    }
     switch (ev->kind) {
     case VG_EV_CP_STEP:
         vg_cp_step(dev, g);
