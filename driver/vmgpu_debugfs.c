@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmgpu: debugfs files under /sys/kernel/debug/dri/<minor>/.
+ * vmgpu: debugfs files under /sys/kernel/debug/dri/<minor>/ (registers,
+ * per-GPU and per-file counters) and the DRM fdinfo usage keys.
  */
 #include <linux/seq_file.h>
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
+
+#include "vmgpu_drm.h"
 
 #include "vmgpu_drv.h"
 
@@ -20,6 +23,7 @@ static const struct vmgpu_reg_name vmgpu_global_regs[] = {
 	REG(AS_SLOTS), REG(RING_MAX_ENTRIES), REG(CMDBUF_MAX_BYTES),
 	REG(MAX_DISPATCHES), REG(CLOCK_KHZ), REG(LOCAL_MEM_MB),
 };
+
 #undef REG
 
 #define REG(r) { VMGPU_GPU_##r, #r }
@@ -31,6 +35,7 @@ static const struct vmgpu_reg_name vmgpu_gpu_regs[] = {
 	REG(ERR_CODE), REG(ERR_SLOT), REG(ERR_ADDR_LO), REG(ERR_ADDR_HI),
 	REG(ERR_PC), REG(ERR_SEQNO_LO), REG(ERR_SEQNO_HI), REG(ERR_DISPATCH),
 };
+
 #undef REG
 
 static int vmgpu_debugfs_regs(struct seq_file *m, void *unused)
@@ -52,9 +57,122 @@ static int vmgpu_debugfs_regs(struct seq_file *m, void *unused)
 	return 0;
 }
 
+const char *const vmgpu_stat_names[VMGPU_STAT_NUM] = {
+	[VMGPU_STAT_SUBMITS] = "submits",
+	[VMGPU_STAT_PACKETS] = "packets",
+	[VMGPU_STAT_DISPATCHES] = "dispatches",
+	[VMGPU_STAT_IRQS] = "irqs",
+	[VMGPU_STAT_IRQS_COMPLETE] = "irqs_complete",
+	[VMGPU_STAT_IRQS_ERROR] = "irqs_error",
+	[VMGPU_STAT_WORK_RUNS] = "work_runs",
+	[VMGPU_STAT_ERRORS] = "errors",
+	[VMGPU_STAT_TIMEOUTS] = "timeouts",
+	[VMGPU_STAT_RESETS] = "resets",
+	[VMGPU_STAT_BUSY_NS] = "busy_ns",
+};
+
+static const char *const vmgpu_hw_counter_names[VMGPU_CNT_NUM] = {
+	[VMGPU_CNT_PACKETS] = "hw_packets",
+	[VMGPU_CNT_DISPATCHES] = "hw_dispatches",
+	[VMGPU_CNT_BLOCKS] = "hw_blocks",
+	[VMGPU_CNT_WARP_INSTRS] = "hw_warp_instrs",
+	[VMGPU_CNT_THREAD_INSTRS] = "hw_thread_instrs",
+	[VMGPU_CNT_INTERRUPTS] = "hw_interrupts",
+	[VMGPU_CNT_ERRORS] = "hw_errors",
+	[VMGPU_CNT_BUSY_NS] = "hw_busy_ns",
+	[VMGPU_CNT_TLB_MISSES] = "hw_tlb_misses",
+	[VMGPU_CNT_BYTES_LOCAL] = "hw_bytes_local",
+	[VMGPU_CNT_BYTES_LINK] = "hw_bytes_link",
+	[VMGPU_CNT_BYTES_HOST] = "hw_bytes_host",
+};
+
+/*
+ * One line per GPU: "gpuN name value name value ...", the driver's
+ * counters then the device's own; then "device jobs_alive N".
+ */
+static int vmgpu_debugfs_counters(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	struct vmgpu_device *vdev = to_vmgpu(node->minor->dev);
+	unsigned int g, i;
+
+	for (g = 0; g < vdev->num_gpus; g++) {
+		struct vmgpu_gpu *gpu = &vdev->gpu[g];
+
+		seq_printf(m, "gpu%u", g);
+		for (i = 0; i < VMGPU_STAT_NUM; i++)
+			seq_printf(m, " %s %lld", vmgpu_stat_names[i],
+				   atomic64_read(&gpu->stats[i]));
+		for (i = 0; i < VMGPU_CNT_NUM; i++) {
+			u64 v = vmgpu_gpu_read(gpu, VMGPU_GPU_CNT_LO(i));
+
+			v |= (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_CNT_HI(i)) << 32;
+			seq_printf(m, " %s %llu", vmgpu_hw_counter_names[i], v);
+		}
+		seq_printf(m, " fence %llu irq_fence %llu emitted %llu\n",
+			   READ_ONCE(*gpu->fence_cpu), READ_ONCE(gpu->irq_seqno),
+			   gpu->emit_seqno);
+	}
+	seq_printf(m, "device jobs_alive %d\n", atomic_read(&vdev->jobs_alive));
+	return 0;
+}
+
+/*
+ * One line per open file: "client N name value ..." (DRM's own "clients"
+ * file lists the files' owners).
+ */
+static int vmgpu_debugfs_clients(struct seq_file *m, void *unused)
+{
+	struct drm_info_node *node = m->private;
+	struct vmgpu_device *vdev = to_vmgpu(node->minor->dev);
+	struct vmgpu_file *vf;
+	unsigned int i;
+
+	mutex_lock(&vdev->files_lock);
+	list_for_each_entry(vf, &vdev->files, link) {
+		seq_printf(m, "client %llu", vf->client_id);
+		for (i = 0; i < VMGPU_STAT_NUM; i++) {
+			if (i == VMGPU_STAT_BUSY_NS)
+				continue;
+			seq_printf(m, " %s %lld", vmgpu_stat_names[i],
+				   atomic64_read(&vf->stats[i]));
+		}
+		for (i = 0; i < vdev->num_gpus; i++)
+			seq_printf(m, " busy_ns_gpu%u %lld", i,
+				   atomic64_read(&vf->busy_ns[i]));
+		seq_puts(m, "\n");
+	}
+	mutex_unlock(&vdev->files_lock);
+	return 0;
+}
+
 static const struct drm_info_list vmgpu_debugfs_list[] = {
 	{ "regs", vmgpu_debugfs_regs, 0 },
+	{ "counters", vmgpu_debugfs_counters, 0 },
+	{ "client_counters", vmgpu_debugfs_clients, 0 },
 };
+
+/**
+ * vmgpu_show_fdinfo() - the DRM fdinfo usage keys of one open file
+ * @m: the fdinfo seq_file
+ * @f: the DRM file
+ *
+ * drm-driver, drm-client-id and drm-engine-gpu<k> (busy time in ns on
+ * GPU k), as described in the kernel's Documentation/gpu/drm-usage-stats.rst.
+ */
+void vmgpu_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct vmgpu_device *vdev = to_vmgpu(file->minor->dev);
+	struct vmgpu_file *vf = file->driver_priv;
+	unsigned int i;
+
+	seq_printf(m, "drm-driver:\t%s\n", DRIVER_NAME);
+	seq_printf(m, "drm-client-id:\t%llu\n", vf->client_id);
+	for (i = 0; i < vdev->num_gpus; i++)
+		seq_printf(m, "drm-engine-gpu%u:\t%lld ns\n", i,
+			   atomic64_read(&vf->busy_ns[i]));
+}
 
 void vmgpu_debugfs_init(struct drm_minor *minor)
 {

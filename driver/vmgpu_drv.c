@@ -2,6 +2,7 @@
 /*
  * vmgpu: PCI binding, DRM device registration and the parameter ioctl.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <drm/drm_drv.h>
@@ -12,6 +13,11 @@
 
 #include "vmgpu_drm.h"
 #include "vmgpu_drv.h"
+
+unsigned int vmgpu_job_timeout_ms = 2000;
+module_param_named(job_timeout_ms, vmgpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "a packet running longer is hung: its GPU is reset (default 2000)");
 
 static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 				 struct drm_file *file)
@@ -51,10 +57,37 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 		args->value = vmgpu_read(vdev, VMGPU_REG_LOCAL_MEM_MB);
 		break;
 	case DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES:
-		args->value = vmgpu_read(vdev, VMGPU_REG_CMDBUF_MAX_BYTES);
+		args->value = vdev->cmdbuf_max_bytes;
 		break;
 	case DRM_VMGPU_PARAM_MAX_DISPATCHES:
-		args->value = vmgpu_read(vdev, VMGPU_REG_MAX_DISPATCHES);
+		args->value = vdev->max_dispatches;
+		break;
+	case DRM_VMGPU_PARAM_AS_SLOTS:
+		args->value = vdev->as_slots;
+		break;
+	case DRM_VMGPU_PARAM_RING_ENTRIES:
+		args->value = vdev->gpu[0].ring_entries;
+		break;
+	case DRM_VMGPU_PARAM_INFLIGHT_PACKETS:
+		args->value = vdev->gpu[0].inflight;
+		break;
+	case DRM_VMGPU_PARAM_MAX_SUBMIT_BOS:
+		args->value = VMGPU_MAX_SUBMIT_BOS;
+		break;
+	case DRM_VMGPU_PARAM_MAX_SUBMIT_SYNCS:
+		args->value = VMGPU_MAX_SUBMIT_SYNCS;
+		break;
+	case DRM_VMGPU_PARAM_MAX_BO_SIZE:
+		args->value = VMGPU_MAX_BO_SIZE;
+		break;
+	case DRM_VMGPU_PARAM_JOB_TIMEOUT_MS:
+		args->value = vmgpu_job_timeout_ms;
+		break;
+	case DRM_VMGPU_PARAM_VA_START:
+		args->value = VMGPU_VA_START;
+		break;
+	case DRM_VMGPU_PARAM_VA_END:
+		args->value = VMGPU_VA_END;
 		break;
 	default:
 		drm_dbg(drm, "unknown parameter %u\n", args->param);
@@ -63,18 +96,82 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 	return 0;
 }
 
+static int vmgpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct vmgpu_device *vdev = to_vmgpu(drm);
+	struct vmgpu_file *vf;
+	int ret;
+
+	vf = kzalloc(sizeof(*vf), GFP_KERNEL);
+	if (!vf)
+		return -ENOMEM;
+	kref_init(&vf->refcount);
+	vf->vdev = vdev;
+	vf->client_id = atomic64_inc_return(&vdev->next_client_id);
+	xa_init_flags(&vf->ctxs, XA_FLAGS_ALLOC1);
+	spin_lock_init(&vf->pool_lock);
+	INIT_LIST_HEAD(&vf->pool);
+	ret = vmgpu_vm_init(vf);
+	if (ret) {
+		vmgpu_vm_fini(vf);
+		kfree(vf);
+		return ret;
+	}
+	mutex_lock(&vdev->files_lock);
+	list_add_tail(&vf->link, &vdev->files);
+	mutex_unlock(&vdev->files_lock);
+	file->driver_priv = vf;
+	return 0;
+}
+
+static void vmgpu_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct vmgpu_device *vdev = to_vmgpu(drm);
+	struct vmgpu_file *vf = file->driver_priv;
+
+	vmgpu_ctx_destroy_all(vf);
+	vmgpu_cmdbuf_pool_drain(vf);
+	mutex_lock(&vdev->files_lock);
+	list_del(&vf->link);
+	mutex_unlock(&vdev->files_lock);
+	/* Running packets and mappings keep the address space alive. */
+	vmgpu_file_put(vf);
+}
+
 static const struct drm_ioctl_desc vmgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VMGPU_GET_PARAM, vmgpu_ioctl_get_param,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_BO_CREATE, vmgpu_ioctl_bo_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_BO_MMAP_OFFSET, vmgpu_ioctl_bo_mmap_offset,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_BO_INFO, vmgpu_ioctl_bo_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_CTX_CREATE, vmgpu_ioctl_ctx_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_CTX_DESTROY, vmgpu_ioctl_ctx_destroy,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_CTX_QUERY, vmgpu_ioctl_ctx_query,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_SUBMIT, vmgpu_ioctl_submit, DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(vmgpu_fops);
+static const struct file_operations vmgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = vmgpu_show_fdinfo,
+};
 
 static const struct drm_driver vmgpu_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = vmgpu_open,
+	.postclose = vmgpu_postclose,
 	.ioctls = vmgpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(vmgpu_ioctls),
 	.fops = &vmgpu_fops,
+	.gem_create_object = vmgpu_gem_create_object,
+	DRM_GEM_SHMEM_DRIVER_OPS,
 #if IS_ENABLED(CONFIG_DEBUG_FS)
 	.debugfs_init = vmgpu_debugfs_init,
 #endif
@@ -108,6 +205,15 @@ static int vmgpu_hw_identify(struct vmgpu_device *vdev)
 	vdev->sms_per_gpu = vmgpu_read(vdev, VMGPU_REG_SMS_PER_GPU);
 	vdev->isa_version = vmgpu_read(vdev, VMGPU_REG_ISA_VERSION);
 	vdev->caps = vmgpu_read(vdev, VMGPU_REG_CAPS);
+	vdev->as_slots = min_t(u32, vmgpu_read(vdev, VMGPU_REG_AS_SLOTS),
+			       VMGPU_AS_SLOTS);
+	vdev->cmdbuf_max_bytes = vmgpu_read(vdev, VMGPU_REG_CMDBUF_MAX_BYTES);
+	vdev->max_dispatches = vmgpu_read(vdev, VMGPU_REG_MAX_DISPATCHES);
+	if (!vdev->as_slots || vdev->cmdbuf_max_bytes < 4 ||
+	    !vdev->max_dispatches) {
+		drm_err(drm, "device reports no address-space slots or command space\n");
+		return -ENODEV;
+	}
 	if (!vdev->num_gpus || vdev->num_gpus > VMGPU_MAX_GPUS ||
 	    !vdev->sms_per_gpu || vdev->sms_per_gpu > VMGPU_MAX_SMS) {
 		drm_err(drm, "device reports %u GPUs of %u SMs, out of range\n",
@@ -149,34 +255,80 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vmgpu_hw_identify(vdev);
 	if (ret)
 		return ret;
+	mutex_init(&vdev->files_lock);
+	INIT_LIST_HEAD(&vdev->files);
 	for (i = 0; i < vdev->num_gpus; i++) {
-		vdev->gpu[i].vdev = vdev;
-		vdev->gpu[i].index = i;
-		vdev->gpu[i].regs = vdev->mmio + VMGPU_GPU_REGS(i);
+		struct vmgpu_gpu *gpu = &vdev->gpu[i];
+
+		gpu->vdev = vdev;
+		gpu->index = i;
+		gpu->regs = vdev->mmio + VMGPU_GPU_REGS(i);
+		snprintf(gpu->name, sizeof(gpu->name), "vmgpu-gpu%u", i);
+		/* Nothing from before this driver: stop and clear the GPU. */
+		vmgpu_gpu_write(gpu, VMGPU_GPU_CONTROL, 0);
+		vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
 	}
 
 	ret = vmgpu_irq_init(vdev);
 	if (ret)
 		return ret;
+	ret = vmgpu_sched_init(vdev);
+	if (ret)
+		goto err_irq;
 
 	ret = drm_dev_register(&vdev->drm, 0);
-	if (ret) {
-		vmgpu_irq_fini(vdev);
-		return ret;
-	}
+	if (ret)
+		goto err_sched;
 	drm_info(&vdev->drm,
 		 "%u GPUs x %u SMs, interface %u.%u, ISA %u\n",
 		 vdev->num_gpus, vdev->sms_per_gpu, vdev->hw_version >> 16,
 		 vdev->hw_version & 0xffff, vdev->isa_version);
 	return 0;
+
+err_sched:
+	vmgpu_sched_fini(vdev);
+err_irq:
+	vmgpu_irq_fini(vdev);
+	return ret;
+}
+
+/* Give packets of files closed just before the unbind time to finish. */
+static void vmgpu_wait_idle(struct vmgpu_device *vdev)
+{
+	unsigned int i, tries;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct vmgpu_gpu *gpu = &vdev->gpu[i];
+
+		for (tries = 0; tries < 50; tries++) {
+			bool idle;
+
+			spin_lock_irq(&gpu->fence_lock);
+			idle = list_empty(&gpu->active);
+			spin_unlock_irq(&gpu->fence_lock);
+			if (idle)
+				break;
+			msleep(20);
+		}
+	}
 }
 
 static void vmgpu_remove(struct pci_dev *pdev)
 {
 	struct vmgpu_device *vdev = pci_get_drvdata(pdev);
 
+	unsigned int i;
+
 	drm_dev_unplug(&vdev->drm);
+	vmgpu_wait_idle(vdev);
+	for (i = 0; i < vdev->num_gpus; i++)
+		drm_sched_stop(&vdev->gpu[i].sched, NULL);
 	vmgpu_irq_fini(vdev);
+	/* Whatever is still on a ring or queued now will not complete. */
+	for (i = 0; i < vdev->num_gpus; i++)
+		vmgpu_ring_retire(&vdev->gpu[i], true);
+	vmgpu_sched_cancel_all(vdev);
+	vmgpu_sched_fini(vdev);
 }
 
 static const struct pci_device_id vmgpu_pci_ids[] = {

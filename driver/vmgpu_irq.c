@@ -1,14 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmgpu: interrupts. One MSI-X vector per GPU. The hard handler only reads
- * and acknowledges the GPU's status and records it; everything else runs
- * in the deferred work item.
+ * and acknowledges the GPU's status, latches an error report if there is
+ * one, and queues the deferred work; the work charges errors to their
+ * packets, signals the fences of completed packets and so lets the
+ * scheduler push the next ones.
  */
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 #include <drm/drm_print.h>
 
 #include "vmgpu_drv.h"
+#include "vmgpu_trace.h"
+
+/* Copy the device's error registers while the error bit is pending. */
+static void vmgpu_irq_latch_error(struct vmgpu_gpu *gpu, u32 status)
+{
+	struct vmgpu_hw_error *e;
+
+	spin_lock(&gpu->err_lock);
+	if (gpu->err_tail - gpu->err_head >= VMGPU_ERR_FIFO) {
+		gpu->err_lost++;
+		spin_unlock(&gpu->err_lock);
+		return;
+	}
+	e = &gpu->errs[gpu->err_tail % VMGPU_ERR_FIFO];
+	e->status = status & VMGPU_INT_ERROR_MASK;
+	e->code = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_CODE);
+	e->slot = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SLOT);
+	e->addr = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_ADDR_LO) |
+		  (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_ADDR_HI) << 32;
+	e->pc = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_PC);
+	e->seqno = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_LO) |
+		   (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_HI) << 32;
+	e->dispatch = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_DISPATCH);
+	gpu->err_tail++;
+	spin_unlock(&gpu->err_lock);
+}
 
 static irqreturn_t vmgpu_irq_handler(int irq, void *arg)
 {
@@ -17,6 +45,17 @@ static irqreturn_t vmgpu_irq_handler(int irq, void *arg)
 
 	if (!status)
 		return IRQ_NONE;
+	if (status & VMGPU_INT_ERROR_MASK) {
+		vmgpu_irq_latch_error(gpu, status);
+		vmgpu_stat_add(gpu->stats, VMGPU_STAT_IRQS_ERROR, 1);
+	}
+	if (status & VMGPU_INT_COMPLETE)
+		vmgpu_stat_add(gpu->stats, VMGPU_STAT_IRQS_COMPLETE, 1);
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_IRQS, 1);
+	/* The completed seqno, from the fence word (memory, not MMIO). */
+	WRITE_ONCE(gpu->irq_seqno, READ_ONCE(*gpu->fence_cpu));
+	trace_vmgpu_irq(gpu->index, status, gpu->irq_seqno);
+	/* Acknowledging an error lets the device report the next one. */
 	vmgpu_gpu_write(gpu, VMGPU_GPU_INT_ACK, status);
 	atomic_or(status, &gpu->pending);
 	queue_work(system_highpri_wq, &gpu->irq_work);
@@ -28,11 +67,18 @@ static void vmgpu_irq_work(struct work_struct *work)
 	struct vmgpu_gpu *gpu = container_of(work, struct vmgpu_gpu, irq_work);
 	u32 status = atomic_xchg(&gpu->pending, 0);
 
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_WORK_RUNS, 1);
 	if (status & VMGPU_INT_ERROR_MASK)
-		drm_dbg_driver(&gpu->vdev->drm, "gpu%u: error interrupt %#x\n",
-			       gpu->index, status);
+		vmgpu_ring_handle_errors(gpu);
+	vmgpu_ring_retire(gpu, false);
 }
 
+/**
+ * vmgpu_irq_init() - allocate one MSI-X vector per GPU and install handlers
+ * @vdev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
 int vmgpu_irq_init(struct vmgpu_device *vdev)
 {
 	struct pci_dev *pdev = vdev->pdev;
@@ -52,8 +98,9 @@ int vmgpu_irq_init(struct vmgpu_device *vdev)
 
 		INIT_WORK(&gpu->irq_work, vmgpu_irq_work);
 		atomic_set(&gpu->pending, 0);
+		vmgpu_gpu_write(gpu, VMGPU_GPU_INT_MASK, 0);
 		gpu->irq = pci_irq_vector(pdev, VMGPU_MSIX_VECTOR(i));
-		ret = request_irq(gpu->irq, vmgpu_irq_handler, 0, DRIVER_NAME,
+		ret = request_irq(gpu->irq, vmgpu_irq_handler, 0, gpu->name,
 				  gpu);
 		if (ret) {
 			drm_err(&vdev->drm, "gpu%u: request_irq: %d\n", i, ret);
@@ -61,13 +108,14 @@ int vmgpu_irq_init(struct vmgpu_device *vdev)
 			vmgpu_irq_fini(vdev);
 			return ret;
 		}
-		vmgpu_gpu_write(gpu, VMGPU_GPU_INT_ACK, ~0u);
-		vmgpu_gpu_write(gpu, VMGPU_GPU_INT_MASK,
-				VMGPU_INT_COMPLETE | VMGPU_INT_ERROR_MASK);
 	}
 	return 0;
 }
 
+/**
+ * vmgpu_irq_fini() - mask and free the interrupts, flush the deferred work
+ * @vdev: the device
+ */
 void vmgpu_irq_fini(struct vmgpu_device *vdev)
 {
 	unsigned int i;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "vmgpu_isa.h"
 
 #define MAX_OPERANDS	5

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 
 static const char saxpy_src[] =
 	"; saxpy: y[i] = a * x[i] + y[i] (one fused multiply-add) for i < n.\n"

@@ -169,6 +169,21 @@ int vmgpu_device_open(unsigned int index, struct vmgpu_device **out,
 				     "driver uAPI %llu older than library's %u",
 				     (unsigned long long)uapi,
 				     DRM_VMGPU_UAPI_VERSION);
+	if (!ret) {
+		uint64_t v = 0;
+
+		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v);
+		dev->num_gpus = (uint32_t)v;
+		if (!ret)
+			ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_MAX_DISPATCHES,
+					      &v);
+		dev->max_dispatches = (uint32_t)v;
+		if (!ret)
+			ret = vmgpu_get_param(dev,
+					      DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES,
+					      &v);
+		dev->cmdbuf_max_bytes = (uint32_t)v;
+	}
 	if (ret) {
 		if (errbuf && errlen)
 			vmgpu_error_message(dev, errbuf, errlen);
@@ -241,7 +256,7 @@ int vmgpu_device_query(struct vmgpu_device *dev, struct vmgpu_info *info)
 	is_vmgpu_fd(dev->fd, info->driver_version,
 		    sizeof(info->driver_version));
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		uint64_t v;
+		uint64_t v = 0;
 
 		ret = vmgpu_get_param(dev, fields[i].param, &v);
 		if (ret)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "vmgpu_isa.h"
 
 static const char *mnemonic_of(uint32_t op)

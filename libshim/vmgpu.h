@@ -75,6 +75,243 @@ int vmgpu_get_param(struct vmgpu_device *dev, uint32_t param,
  */
 size_t vmgpu_error_message(struct vmgpu_device *dev, char *buf, size_t len);
 
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                              */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_bo;
+
+/* Buffer flags (vmgpu_bo_create): the GPU may only read the buffer. */
+#define VMGPU_BO_GPU_READ_ONLY		(1u << 0)
+/* Placement: system memory, or the local memory of GPU k. */
+#define VMGPU_PLACEMENT_SYSTEM		0u
+#define VMGPU_PLACEMENT_GPU(k)		(1u + (k))
+
+/*
+ * Create a buffer of @size bytes (rounded up to 4 KiB), mapped into the
+ * device handle's GPU address space. -EINVAL for a zero size, unknown
+ * flags or a placement naming a GPU that does not exist; -E2BIG when too
+ * large.
+ */
+int vmgpu_bo_create(struct vmgpu_device *dev, uint64_t size, uint32_t flags,
+		    uint32_t placement, struct vmgpu_bo **out);
+/* Unmap (CPU) and close the buffer; NULL is accepted. */
+void vmgpu_bo_destroy(struct vmgpu_bo *bo);
+/* CPU mapping of the whole buffer (created on first call, kept). */
+int vmgpu_bo_map(struct vmgpu_bo *bo, void **ptr);
+uint64_t vmgpu_bo_gpu_va(const struct vmgpu_bo *bo);
+uint64_t vmgpu_bo_size(const struct vmgpu_bo *bo);
+uint32_t vmgpu_bo_handle(const struct vmgpu_bo *bo);
+/* PRIME: share a buffer as a dma-buf file descriptor, and import one. */
+int vmgpu_bo_export(struct vmgpu_bo *bo, int *fd);
+int vmgpu_bo_import(struct vmgpu_device *dev, int fd, struct vmgpu_bo **out);
+/*
+ * Put an executable image (from vmgpu_asm_assemble()) in a new GPU
+ * read-only buffer, after checking its header.
+ */
+int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
+			size_t bytes, struct vmgpu_bo **out);
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                             */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_context;
+
+/* Priorities (DRM_VMGPU_PRIORITY_*); HIGH needs CAP_SYS_NICE. */
+#define VMGPU_PRIORITY_LOW		0u
+#define VMGPU_PRIORITY_NORMAL		1u
+#define VMGPU_PRIORITY_HIGH		2u
+
+/* A submission queue with one scheduler entity per GPU. */
+int vmgpu_context_create(struct vmgpu_device *dev, uint32_t priority,
+			 struct vmgpu_context **out);
+void vmgpu_context_destroy(struct vmgpu_context *ctx);
+/* The driver's id of @ctx, for the ioctls used directly (0 for NULL). */
+uint32_t vmgpu_context_id(const struct vmgpu_context *ctx);
+
+struct vmgpu_context_status {
+	int banned;			/* a packet failed: submits fail */
+	uint32_t fault;			/* VMGPU_FAULT_*, or 0x100: timeout */
+	uint32_t gpu;
+	uint32_t dispatch;
+	uint32_t pc;
+	uint64_t addr;
+	uint32_t errors;
+};
+int vmgpu_context_query(struct vmgpu_context *ctx,
+			struct vmgpu_context_status *st);
+
+/* ------------------------------------------------------------------ */
+/* Synchronisation objects (DRM syncobjs, binary or timeline)            */
+/* ------------------------------------------------------------------ */
+
+int vmgpu_syncobj_create(struct vmgpu_device *dev, uint32_t *handle);
+void vmgpu_syncobj_destroy(struct vmgpu_device *dev, uint32_t handle);
+/*
+ * Wait until @handle (at timeline @point, 0 for binary) is signalled,
+ * at most @timeout_ns from now. -ETIME on timeout.
+ */
+int vmgpu_syncobj_wait(struct vmgpu_device *dev, uint32_t handle,
+		       uint64_t point, int64_t timeout_ns);
+/*
+ * Completion status of a binary syncobj's fence: 1 signalled without
+ * error, 0 pending, or the fence's negative error (the packet failed).
+ */
+int vmgpu_syncobj_status(struct vmgpu_device *dev, uint32_t handle);
+
+/* ------------------------------------------------------------------ */
+/* Command buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_cmdbuf;
+
+/* One workload: a kernel, its own argument block and thread space. */
+struct vmgpu_dispatch_desc {
+	const struct vmgpu_bo *kernel;	/* from vmgpu_kernel_create() */
+	const void *args;		/* copied into the command buffer's heap */
+	uint32_t args_bytes;		/* must match the kernel's .args */
+	uint32_t grid[3];		/* blocks; 0 counts as 1 */
+	uint32_t block[3];		/* threads; 0 counts as 1 */
+	uint32_t origin[3];		/* portion offset in blocks */
+	uint32_t grid_total[3];		/* 0: origin + grid */
+	uint32_t shared_bytes;
+	uint32_t priority;
+};
+
+/*
+ * A command-buffer builder. One builder is used by one thread at a time;
+ * it may be reset and reused once its submissions completed.
+ */
+int vmgpu_cmdbuf_create(struct vmgpu_device *dev, struct vmgpu_cmdbuf **out);
+void vmgpu_cmdbuf_destroy(struct vmgpu_cmdbuf *cb);
+void vmgpu_cmdbuf_reset(struct vmgpu_cmdbuf *cb);
+/* Number of dispatches recorded so far. */
+uint32_t vmgpu_cmdbuf_dispatch_count(const struct vmgpu_cmdbuf *cb);
+/* Size in bytes the packet will have (END included). */
+uint32_t vmgpu_cmdbuf_bytes(const struct vmgpu_cmdbuf *cb);
+
+/* Buffer use flags: the packet only reads the buffer. */
+#define VMGPU_USE_READ			(1u << 0)
+/* Declare a buffer the packet uses (kernels' pointers included). */
+int vmgpu_cmdbuf_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+		     uint32_t flags);
+/* Add a dispatch; returns its index in the packet (>= 0) or -errno. */
+int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
+			  const struct vmgpu_dispatch_desc *d);
+/*
+ * Dispatch @consumer (a later one, not yet added) starts after dispatch
+ * @producer (already added) finished. Never raises an interrupt.
+ */
+int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
+		      uint32_t producer);
+/* Later commands wait for every earlier dispatch. */
+int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb);
+/* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
+int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			   uint64_t offset);
+int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
+			     const struct vmgpu_bo *bo, uint64_t offset,
+			     uint32_t value);
+/* Stall until (word & mask) OP value; @op is VMGPU_WAIT_*. */
+int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
+			    const struct vmgpu_bo *bo, uint64_t offset,
+			    uint32_t op, uint32_t value, uint32_t mask);
+/* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
+int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
+			   uint32_t value);
+/* Append raw command words, unchecked (tests of the driver's checks). */
+int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
+		     uint32_t count);
+
+/* ------------------------------------------------------------------ */
+/* Submission                                                           */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_sync {
+	uint32_t handle;		/* syncobj */
+	uint64_t point;			/* timeline point, 0 for binary */
+};
+
+/*
+ * One packet per dispatch instead of one per command buffer (SPEC B8):
+ * the baseline batching is compared with. SYNCs are dropped (packets of a
+ * context run in order); state and other commands go with the next
+ * dispatch, those after the last dispatch with the last one.
+ */
+#define VMGPU_SUBMIT_BASELINE		(1u << 0)
+
+struct vmgpu_submit_info {
+	uint32_t gpu;
+	uint32_t flags;			/* VMGPU_SUBMIT_* */
+	const struct vmgpu_sync *in;	/* waited for before the packet runs */
+	uint32_t in_count;
+	const struct vmgpu_sync *out;	/* signalled when the packet is done */
+	uint32_t out_count;
+};
+
+/*
+ * Submit the command buffer (END appended) as one packet on @info->gpu.
+ * Returns the number of packets submitted (1, or one per dispatch in
+ * baseline mode) or -errno.
+ */
+int vmgpu_submit(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
+		 const struct vmgpu_submit_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Counters (debugfs; needs root and a mounted debugfs)                  */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_gpu_counters {
+	uint64_t submits, packets, dispatches, irqs, irqs_complete, irqs_error;
+	uint64_t work_runs, errors, timeouts, resets, busy_ns;
+	uint64_t hw_packets, hw_dispatches, hw_interrupts, hw_errors;
+	uint64_t hw_busy_ns;
+};
+
+/* Read GPU @gpu's driver and device counters. */
+int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
+		       struct vmgpu_gpu_counters *c);
+/* Jobs the driver holds (queued, running or not yet freed), all files. */
+int vmgpu_jobs_alive(struct vmgpu_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Assembler, disassembler, built-in kernels (Documentation/isa.rst)     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Assemble @src into an executable image (struct vmgpu_exec_header + code),
+ * returned in *image (free() it) and *bytes. -EINVAL with "line N: ..." in
+ * @err on a syntax error, -ENOMEM when out of memory.
+ */
+int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
+		       char *err, size_t errlen);
+
+/*
+ * Disassemble an executable image into assembly source that assembles back
+ * to the same bytes; *text is malloc()ed. -EINVAL if the header is invalid
+ * or the image is truncated. Undecodable words come out as ".insn 0x...".
+ */
+int vmgpu_disasm_image(const void *image, size_t bytes, char **text,
+		       char *err, size_t errlen);
+
+/*
+ * One instruction as text (branch targets as instruction numbers).
+ * Returns 0, or -EINVAL if @insn is not a valid instruction (the text is
+ * then ".insn 0x...").
+ */
+int vmgpu_disasm_insn(uint64_t insn, char *buf, size_t len);
+
+/*
+ * Assembly source of a built-in kernel, NULL if there is none by that name.
+ * Argument blocks and launch shapes are documented with each kernel in
+ * builtin_kernels.c and in Documentation/isa.rst.
+ */
+const char *vmgpu_builtin_kernel_source(const char *name);
+/* NULL-terminated list of the built-in kernel names. */
+const char *const *vmgpu_builtin_kernel_names(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 
 static char *read_all(FILE *f)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 
 int main(int argc, char **argv)
 {

@@ -24,7 +24,6 @@
 #include "vmgpu_hw.h"
 
 #define VMGPU_ISA_VERSION		1
-#define VMGPU_WARP_SIZE			32
 #define VMGPU_ISA_MAX_REGS		128	/* general registers per thread */
 #define VMGPU_ISA_NUM_PREDS		8	/* p0..p7, per thread */
 #define VMGPU_ISA_MAX_CODE		(1u << 20)	/* instructions */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "interp.h"
 
 #define BASE_VA		0x10000000ull

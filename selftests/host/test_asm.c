@@ -10,7 +10,7 @@
 
 #include "kselftest_harness.h"
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "interp.h"
 #include "vmgpu_isa.h"
 

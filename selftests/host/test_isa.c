@@ -13,7 +13,7 @@
 
 #include "kselftest_harness.h"
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "interp.h"
 #include "testmem.h"
 

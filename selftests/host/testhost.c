@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "testhost.h"
 #include "vmgpu_hw.h"
 

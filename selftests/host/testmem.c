@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm.h"
+#include "vmgpu.h"
 #include "interp.h"
 #include "testmem.h"
 

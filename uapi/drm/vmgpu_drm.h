@@ -20,9 +20,16 @@ extern "C" {
 #define DRM_VMGPU_DRIVER_NAME		"vmgpu"
 
 /* Bumped whenever an ioctl or parameter is added. */
-#define DRM_VMGPU_UAPI_VERSION		1
+#define DRM_VMGPU_UAPI_VERSION		2
 
 #define DRM_VMGPU_GET_PARAM		0x00
+#define DRM_VMGPU_BO_CREATE		0x01
+#define DRM_VMGPU_BO_MMAP_OFFSET	0x02
+#define DRM_VMGPU_BO_INFO		0x03
+#define DRM_VMGPU_CTX_CREATE		0x04
+#define DRM_VMGPU_CTX_DESTROY		0x05
+#define DRM_VMGPU_CTX_QUERY		0x06
+#define DRM_VMGPU_SUBMIT		0x07
 
 /**
  * enum drm_vmgpu_param - what DRM_IOCTL_VMGPU_GET_PARAM can report
@@ -37,8 +44,22 @@ extern "C" {
  * @DRM_VMGPU_PARAM_WARP_SIZE: threads per warp.
  * @DRM_VMGPU_PARAM_CLOCK_KHZ: SM clock of the device's timing model.
  * @DRM_VMGPU_PARAM_LOCAL_MEM_MB: modelled local memory per GPU.
- * @DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES: largest command buffer a submit takes.
- * @DRM_VMGPU_PARAM_MAX_DISPATCHES: most DISPATCH commands in one packet.
+ * @DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES: largest command buffer a submit takes
+ *	(the device's limit); larger is -E2BIG.
+ * @DRM_VMGPU_PARAM_MAX_DISPATCHES: most DISPATCH commands in one packet
+ *	(the device's limit); more is -E2BIG.
+ * @DRM_VMGPU_PARAM_AS_SLOTS: address-space slots per GPU.
+ * @DRM_VMGPU_PARAM_RING_ENTRIES: ring entries per GPU the driver uses.
+ * @DRM_VMGPU_PARAM_INFLIGHT_PACKETS: most packets the driver keeps on one
+ *	GPU's ring at once; more wait in the scheduler.
+ * @DRM_VMGPU_PARAM_MAX_SUBMIT_BOS: most buffers one submit may list.
+ * @DRM_VMGPU_PARAM_MAX_SUBMIT_SYNCS: most in (or out) syncobjs per submit.
+ * @DRM_VMGPU_PARAM_MAX_BO_SIZE: largest buffer object, in bytes.
+ * @DRM_VMGPU_PARAM_JOB_TIMEOUT_MS: a packet running longer is declared hung:
+ *	its context is banned and its GPU reset.
+ * @DRM_VMGPU_PARAM_VA_START: lowest GPU virtual address the driver hands
+ *	out.
+ * @DRM_VMGPU_PARAM_VA_END: one past the highest GPU virtual address.
  * @DRM_VMGPU_PARAM_COUNT: number of parameters; not itself a parameter.
  */
 enum drm_vmgpu_param {
@@ -53,6 +74,15 @@ enum drm_vmgpu_param {
 	DRM_VMGPU_PARAM_LOCAL_MEM_MB = 8,
 	DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES = 9,
 	DRM_VMGPU_PARAM_MAX_DISPATCHES = 10,
+	DRM_VMGPU_PARAM_AS_SLOTS = 11,
+	DRM_VMGPU_PARAM_RING_ENTRIES = 12,
+	DRM_VMGPU_PARAM_INFLIGHT_PACKETS = 13,
+	DRM_VMGPU_PARAM_MAX_SUBMIT_BOS = 14,
+	DRM_VMGPU_PARAM_MAX_SUBMIT_SYNCS = 15,
+	DRM_VMGPU_PARAM_MAX_BO_SIZE = 16,
+	DRM_VMGPU_PARAM_JOB_TIMEOUT_MS = 17,
+	DRM_VMGPU_PARAM_VA_START = 18,
+	DRM_VMGPU_PARAM_VA_END = 19,
 	DRM_VMGPU_PARAM_COUNT
 };
 
@@ -69,9 +99,268 @@ struct drm_vmgpu_get_param {
 	__u64 value;
 };
 
+/*
+ * Buffer object flags (struct drm_vmgpu_bo_create.flags).
+ * DRM_VMGPU_BO_GPU_READ_ONLY: the GPU may read but not write the buffer.
+ */
+#define DRM_VMGPU_BO_GPU_READ_ONLY	(1u << 0)
+#define DRM_VMGPU_BO_FLAGS_ALL		DRM_VMGPU_BO_GPU_READ_ONLY
+
+/* Placement: system memory, or the local memory of GPU k. */
+#define DRM_VMGPU_PLACEMENT_SYSTEM	0
+#define DRM_VMGPU_PLACEMENT_GPU(k)	(1 + (k))
+
+/**
+ * struct drm_vmgpu_bo_create - argument of DRM_IOCTL_VMGPU_BO_CREATE
+ *
+ * Creates a buffer object of shmem pages, maps it into the calling file's
+ * GPU address space and returns a handle. The placement is recorded in the
+ * location field of every page-table entry of the buffer; the device's
+ * timing model prices accesses by it (the data itself always lives in
+ * system RAM).
+ *
+ * @size: bytes, 1..DRM_VMGPU_PARAM_MAX_BO_SIZE; rounded up to whole 4 KiB
+ *	pages. 0 or too large is -EINVAL (-E2BIG when too large).
+ * @flags: DRM_VMGPU_BO_* bits; unknown bits are -EINVAL.
+ * @placement: DRM_VMGPU_PLACEMENT_SYSTEM or DRM_VMGPU_PLACEMENT_GPU(k)
+ *	with k < number of GPUs; anything else is -EINVAL.
+ * @handle: out: the GEM handle.
+ * @pad: must be zero.
+ * @gpu_va: out: GPU virtual address of the buffer in this file's address
+ *	space (the same value DRM_IOCTL_VMGPU_BO_INFO reports).
+ */
+struct drm_vmgpu_bo_create {
+	__u64 size;
+	__u32 flags;
+	__u32 placement;
+	__u32 handle;
+	__u32 pad;
+	__u64 gpu_va;
+};
+
+/**
+ * struct drm_vmgpu_bo_mmap_offset - argument of DRM_IOCTL_VMGPU_BO_MMAP_OFFSET
+ *
+ * @handle: GEM handle of a buffer of this file.
+ * @pad: must be zero.
+ * @offset: out: pass to mmap() on the DRM file descriptor.
+ */
+struct drm_vmgpu_bo_mmap_offset {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;
+};
+
+/**
+ * struct drm_vmgpu_bo_info - argument of DRM_IOCTL_VMGPU_BO_INFO
+ *
+ * @handle: GEM handle of a buffer of this file (created or PRIME-imported).
+ * @flags: out: DRM_VMGPU_BO_* of the buffer.
+ * @size: out: size in bytes (whole pages).
+ * @gpu_va: out: GPU virtual address in this file's address space.
+ * @placement: out: DRM_VMGPU_PLACEMENT_*.
+ * @pad: must be zero.
+ */
+struct drm_vmgpu_bo_info {
+	__u32 handle;
+	__u32 flags;
+	__u64 size;
+	__u64 gpu_va;
+	__u32 placement;
+	__u32 pad;
+};
+
+/**
+ * enum drm_vmgpu_priority - scheduling priority of a context
+ *
+ * @DRM_VMGPU_PRIORITY_LOW: runs when nothing more urgent is queued.
+ * @DRM_VMGPU_PRIORITY_NORMAL: the default.
+ * @DRM_VMGPU_PRIORITY_HIGH: needs CAP_SYS_NICE, else -EACCES.
+ * @DRM_VMGPU_PRIORITY_COUNT: number of priorities; not itself one.
+ */
+enum drm_vmgpu_priority {
+	DRM_VMGPU_PRIORITY_LOW = 0,
+	DRM_VMGPU_PRIORITY_NORMAL = 1,
+	DRM_VMGPU_PRIORITY_HIGH = 2,
+	DRM_VMGPU_PRIORITY_COUNT
+};
+
+/**
+ * struct drm_vmgpu_ctx_create - argument of DRM_IOCTL_VMGPU_CTX_CREATE
+ *
+ * A context is a submission queue: one scheduler entity per GPU. Packets
+ * of one context on one GPU run in submission order; contexts are
+ * scheduled against each other by priority. An error caused by a packet
+ * bans its context only.
+ *
+ * @priority: enum drm_vmgpu_priority; anything else is -EINVAL.
+ * @flags: must be zero.
+ * @ctx_id: out: the context's id in this file (never 0).
+ * @pad: must be zero.
+ */
+struct drm_vmgpu_ctx_create {
+	__u32 priority;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 pad;
+};
+
+/**
+ * struct drm_vmgpu_ctx_destroy - argument of DRM_IOCTL_VMGPU_CTX_DESTROY
+ *
+ * Work already submitted still runs to completion.
+ *
+ * @ctx_id: a context of this file; unknown is -ENOENT.
+ * @pad: must be zero.
+ */
+struct drm_vmgpu_ctx_destroy {
+	__u32 ctx_id;
+	__u32 pad;
+};
+
+/*
+ * struct drm_vmgpu_ctx_query.state bits.
+ * DRM_VMGPU_CTX_BANNED: a packet of the context failed; submits fail.
+ */
+#define DRM_VMGPU_CTX_BANNED		(1u << 0)
+
+/* Fault code of a hang the driver detected (no device error code). */
+#define DRM_VMGPU_FAULT_TIMEOUT		0x100
+
+/**
+ * struct drm_vmgpu_ctx_query - argument of DRM_IOCTL_VMGPU_CTX_QUERY
+ *
+ * Tells whether a context was banned and why: the first error of one of
+ * its packets, as the device reported it (uapi/vmgpu_hw.h ERR_*
+ * registers), or DRM_VMGPU_FAULT_TIMEOUT when the driver's timeout caught
+ * a packet that never completed.
+ *
+ * @ctx_id: a context of this file; unknown is -ENOENT.
+ * @state: out: DRM_VMGPU_CTX_* bits.
+ * @fault: out: enum vmgpu_fault, DRM_VMGPU_FAULT_TIMEOUT, or 0.
+ * @gpu: out: GPU the failing packet ran on.
+ * @dispatch: out: index of the failing command's dispatch in its packet.
+ * @pc: out: instruction index of the failing instruction.
+ * @addr: out: faulting GPU virtual address, if any.
+ * @errors: out: error interrupts and timeouts charged to the context.
+ * @pad: must be zero.
+ */
+struct drm_vmgpu_ctx_query {
+	__u32 ctx_id;
+	__u32 state;
+	__u32 fault;
+	__u32 gpu;
+	__u32 dispatch;
+	__u32 pc;
+	__u64 addr;
+	__u32 errors;
+	__u32 pad;
+};
+
+/*
+ * struct drm_vmgpu_submit_bo.flags.
+ * DRM_VMGPU_SUBMIT_BO_READ: the packet only reads the buffer, so it waits
+ * only for earlier writers (implicit sync) and does not make later readers
+ * wait. Without it the packet may write the buffer.
+ */
+#define DRM_VMGPU_SUBMIT_BO_READ	(1u << 0)
+#define DRM_VMGPU_SUBMIT_BO_FLAGS_ALL	DRM_VMGPU_SUBMIT_BO_READ
+
+/**
+ * struct drm_vmgpu_submit_bo - one buffer a packet uses
+ *
+ * @handle: GEM handle of this file; unknown is -ENOENT.
+ * @flags: DRM_VMGPU_SUBMIT_BO_*; unknown bits are -EINVAL.
+ */
+struct drm_vmgpu_submit_bo {
+	__u32 handle;
+	__u32 flags;
+};
+
+/**
+ * struct drm_vmgpu_sync - one syncobj and timeline point
+ *
+ * @handle: a drm_syncobj handle of this file; unknown is -ENOENT.
+ * @flags: must be zero.
+ * @point: timeline point; 0 for a binary syncobj. An in-fence waits for
+ *	the point; an out-fence adds it (or replaces the fence when 0).
+ */
+struct drm_vmgpu_sync {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
+
+/**
+ * struct drm_vmgpu_submit - argument of DRM_IOCTL_VMGPU_SUBMIT
+ *
+ * Queues one packet on GPU @gpu for context @ctx_id. The driver copies the
+ * command buffer into a kernel-owned buffer mapped read-only into the
+ * file's address space, validates every command of that copy (see
+ * Documentation/submission.rst), and queues a job that runs after the
+ * in-syncobjs and the implicit fences of the listed buffers. The packet
+ * raises one interrupt when it completes. Errors: -EINVAL malformed
+ * arguments or commands, -E2BIG over a limit reported by GET_PARAM,
+ * -ENOENT unknown handle or context, -EFAULT bad user pointer,
+ * -ECANCELED the context is banned.
+ *
+ * @cmdbuf: user pointer to the command words (uapi/vmgpu_hw.h).
+ * @cmdbuf_bytes: multiple of 4, at most DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES;
+ *	the last command is END and END appears nowhere else.
+ * @gpu: GPU index, < number of GPUs.
+ * @ctx_id: a context of this file.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ * @bos: user pointer to @bo_count struct drm_vmgpu_submit_bo: every buffer
+ *	the packet uses. Every address in the commands must lie inside one
+ *	of them.
+ * @bo_count: at most DRM_VMGPU_PARAM_MAX_SUBMIT_BOS.
+ * @in_sync_count: at most DRM_VMGPU_PARAM_MAX_SUBMIT_SYNCS.
+ * @in_syncs: user pointer to struct drm_vmgpu_sync the packet waits for.
+ * @out_syncs: user pointer to struct drm_vmgpu_sync that receive the
+ *	packet's completion fence.
+ * @out_sync_count: at most DRM_VMGPU_PARAM_MAX_SUBMIT_SYNCS.
+ * @pad2: must be zero.
+ */
+struct drm_vmgpu_submit {
+	__u64 cmdbuf;
+	__u32 cmdbuf_bytes;
+	__u32 gpu;
+	__u32 ctx_id;
+	__u32 flags;
+	__u64 bos;
+	__u32 bo_count;
+	__u32 in_sync_count;
+	__u64 in_syncs;
+	__u64 out_syncs;
+	__u32 out_sync_count;
+	__u32 pad2;
+};
+
 #define DRM_IOCTL_VMGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_GET_PARAM, \
 		 struct drm_vmgpu_get_param)
+#define DRM_IOCTL_VMGPU_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_BO_CREATE, \
+		 struct drm_vmgpu_bo_create)
+#define DRM_IOCTL_VMGPU_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_BO_MMAP_OFFSET, \
+		 struct drm_vmgpu_bo_mmap_offset)
+#define DRM_IOCTL_VMGPU_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_BO_INFO, \
+		 struct drm_vmgpu_bo_info)
+#define DRM_IOCTL_VMGPU_CTX_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_CTX_CREATE, \
+		 struct drm_vmgpu_ctx_create)
+#define DRM_IOCTL_VMGPU_CTX_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VMGPU_CTX_DESTROY, \
+		struct drm_vmgpu_ctx_destroy)
+#define DRM_IOCTL_VMGPU_CTX_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_CTX_QUERY, \
+		 struct drm_vmgpu_ctx_query)
+#define DRM_IOCTL_VMGPU_SUBMIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VMGPU_SUBMIT, \
+		struct drm_vmgpu_submit)
 
 #if defined(__cplusplus)
 }

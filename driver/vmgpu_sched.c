@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmgpu: one drm_gpu_scheduler per GPU ring, contexts with one entity per
+ * GPU, and the timeout path: a packet that does not complete in time bans
+ * its context, the GPU is reset and the innocent packets are resubmitted.
+ */
+#include <linux/capability.h>
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "vmgpu_drm.h"
+#include "vmgpu_drv.h"
+#include "vmgpu_trace.h"
+
+static struct dma_fence *vmgpu_job_run(struct drm_sched_job *sched_job)
+{
+	struct vmgpu_job *job = to_vmgpu_job(sched_job);
+
+	/* Resubmitted after a reset: the packet may have finished already. */
+	if (job->done_fence) {
+		if (job->completed)
+			return dma_fence_get(job->done_fence);
+		dma_fence_put(job->done_fence);
+		job->done_fence = NULL;
+	}
+	/* Banned context, or cancelled by the reset: do not run it. */
+	if (unlikely(sched_job->s_fence->finished.error))
+		return NULL;
+	return vmgpu_ring_emit(job->gpu, job);
+}
+
+/* Take the GPU out of service, reset it, bring it back. */
+static void vmgpu_gpu_reset(struct vmgpu_gpu *gpu)
+{
+	disable_irq(gpu->irq);
+	cancel_work_sync(&gpu->irq_work);
+	atomic_set(&gpu->pending, 0);
+
+	vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
+	vmgpu_ring_hw_init(gpu);
+	/* Errors latched before the reset still name their packets. */
+	vmgpu_ring_handle_errors(gpu);
+	vmgpu_ring_retire(gpu, true);
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_RESETS, 1);
+
+	enable_irq(gpu->irq);
+}
+
+static enum drm_gpu_sched_stat vmgpu_job_timedout(struct drm_sched_job *sched_job)
+{
+	struct vmgpu_job *job = to_vmgpu_job(sched_job);
+	struct vmgpu_gpu *gpu = job->gpu;
+	struct drm_device *drm = &gpu->vdev->drm;
+
+	/*
+	 * Completed (or failed) while the timeout fired: nothing to do but
+	 * give the job back to the pending list the scheduler took it off,
+	 * or it would never be freed.
+	 */
+	if (job->done_fence && dma_fence_is_signaled(job->done_fence)) {
+		spin_lock(&gpu->sched.job_list_lock);
+		list_add(&sched_job->list, &gpu->sched.pending_list);
+		spin_unlock(&gpu->sched.job_list_lock);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	drm_info(drm, "gpu%u: packet %llu timed out, resetting the GPU\n",
+		 gpu->index, job->seqno);
+	trace_vmgpu_reset(gpu->index, job->seqno);
+	drm_sched_stop(&gpu->sched, sched_job);
+	drm_sched_increase_karma(sched_job);
+	atomic_set(&job->ctx->guilty, 1);
+	if (!job->completed)
+		vmgpu_ctx_set_error(job->ctx, DRM_VMGPU_FAULT_TIMEOUT,
+				    gpu->index, 0, 0, 0);
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_TIMEOUTS, 1);
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_ERRORS, 1);
+	vmgpu_stat_add(job->vf->stats, VMGPU_STAT_ERRORS, 1);
+
+	vmgpu_gpu_reset(gpu);
+
+	drm_sched_resubmit_jobs(&gpu->sched);
+	drm_sched_start(&gpu->sched, true);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vmgpu_job_free(struct drm_sched_job *sched_job)
+{
+	struct vmgpu_job *job = to_vmgpu_job(sched_job);
+
+	drm_sched_job_cleanup(sched_job);
+	vmgpu_job_put_resources(job);
+}
+
+static const struct drm_sched_backend_ops vmgpu_sched_ops = {
+	.run_job = vmgpu_job_run,
+	.timedout_job = vmgpu_job_timedout,
+	.free_job = vmgpu_job_free,
+};
+
+/**
+ * vmgpu_sched_init() - rings and schedulers of every GPU
+ * @vdev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_sched_init(struct vmgpu_device *vdev)
+{
+	struct drm_sched_init_args args = {
+		.ops = &vmgpu_sched_ops,
+		.hang_limit = 0,
+		.timeout = msecs_to_jiffies(vmgpu_job_timeout_ms),
+		.dev = vdev->drm.dev,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct vmgpu_gpu *gpu = &vdev->gpu[i];
+
+		mutex_init(&gpu->as_lock);
+		ret = vmgpu_ring_init(gpu);
+		if (ret)
+			goto fail;
+		/*
+		 * Each packet on the ring holds an address-space slot, so at
+		 * most as many packets as slots are in flight.
+		 */
+		gpu->inflight = min_t(u32, vdev->as_slots, gpu->ring_entries - 1);
+		args.credit_limit = gpu->inflight;
+		args.name = gpu->name;
+		ret = drm_sched_init(&gpu->sched, &args);
+		if (ret) {
+			vmgpu_ring_fini(gpu);
+			goto fail;
+		}
+		vmgpu_ring_hw_init(gpu);
+	}
+	return 0;
+
+fail:
+	while (i--) {
+		drm_sched_fini(&vdev->gpu[i].sched);
+		vmgpu_ring_fini(&vdev->gpu[i]);
+	}
+	return ret;
+}
+
+/**
+ * vmgpu_sched_cancel_all() - fail and free every job still pending
+ * @vdev: the device, its schedulers stopped and its rings retired with
+ *	drop_rest (the device is going away)
+ *
+ * drm_sched_fini() of this kernel leaves pending jobs alone; they hold
+ * buffers, mappings and files, so they are cancelled here.
+ */
+void vmgpu_sched_cancel_all(struct vmgpu_device *vdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct drm_gpu_scheduler *sched = &vdev->gpu[i].sched;
+		struct drm_sched_job *job, *tmp;
+		LIST_HEAD(list);
+
+		spin_lock(&sched->job_list_lock);
+		list_splice_init(&sched->pending_list, &list);
+		spin_unlock(&sched->job_list_lock);
+		list_for_each_entry_safe(job, tmp, &list, list) {
+			struct dma_fence *f = &job->s_fence->finished;
+
+			list_del_init(&job->list);
+			if (!dma_fence_is_signaled(f)) {
+				dma_fence_set_error(f, -ENODEV);
+				dma_fence_signal(f);
+			}
+			sched->ops->free_job(job);
+		}
+	}
+}
+
+/**
+ * vmgpu_sched_fini() - stop the schedulers and free the rings
+ * @vdev: the device, with no file open
+ */
+void vmgpu_sched_fini(struct vmgpu_device *vdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		drm_sched_fini(&vdev->gpu[i].sched);
+		vmgpu_ring_fini(&vdev->gpu[i]);
+		mutex_destroy(&vdev->gpu[i].as_lock);
+	}
+}
+
+static void vmgpu_file_release(struct kref *kref)
+{
+	struct vmgpu_file *vf = container_of(kref, struct vmgpu_file, refcount);
+
+	vmgpu_vm_fini(vf);
+	kfree(vf);
+}
+
+/**
+ * vmgpu_file_put() - drop a reference to a file's state
+ * @vf: the file state
+ */
+void vmgpu_file_put(struct vmgpu_file *vf)
+{
+	kref_put(&vf->refcount, vmgpu_file_release);
+}
+
+static void vmgpu_ctx_release(struct kref *kref)
+{
+	struct vmgpu_ctx *ctx = container_of(kref, struct vmgpu_ctx, refcount);
+
+	mutex_destroy(&ctx->submit_lock);
+	kfree(ctx);
+}
+
+/**
+ * vmgpu_ctx_put() - drop a reference to a context
+ * @ctx: the context
+ */
+void vmgpu_ctx_put(struct vmgpu_ctx *ctx)
+{
+	kref_put(&ctx->refcount, vmgpu_ctx_release);
+}
+
+/**
+ * vmgpu_ctx_lookup() - a context of a file, with a reference
+ * @vf: the file
+ * @id: the context id
+ *
+ * Return: the context or NULL.
+ */
+struct vmgpu_ctx *vmgpu_ctx_lookup(struct vmgpu_file *vf, u32 id)
+{
+	struct vmgpu_ctx *ctx;
+
+	xa_lock(&vf->ctxs);
+	ctx = xa_load(&vf->ctxs, id);
+	if (ctx)
+		kref_get(&ctx->refcount);
+	xa_unlock(&vf->ctxs);
+	return ctx;
+}
+
+/**
+ * vmgpu_ctx_set_error() - record why a context was banned
+ * @ctx: the context
+ * @fault: VMGPU_FAULT_* or DRM_VMGPU_FAULT_TIMEOUT
+ * @gpu: GPU index
+ * @dispatch: dispatch index in the packet
+ * @pc: instruction index
+ * @addr: faulting address
+ *
+ * The first error is kept; later ones are only counted.
+ */
+void vmgpu_ctx_set_error(struct vmgpu_ctx *ctx, u32 fault, u32 gpu,
+			 u32 dispatch, u32 pc, u64 addr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->err_lock, flags);
+	if (!ctx->errors++) {
+		ctx->fault = fault;
+		ctx->err_gpu = gpu;
+		ctx->err_dispatch = dispatch;
+		ctx->err_pc = pc;
+		ctx->err_addr = addr;
+	}
+	spin_unlock_irqrestore(&ctx->err_lock, flags);
+}
+
+static void vmgpu_ctx_destroy(struct vmgpu_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->num_gpus; i++)
+		drm_sched_entity_destroy(&ctx->entity[i]);
+	vmgpu_ctx_put(ctx);
+}
+
+/**
+ * vmgpu_ctx_destroy_all() - destroy every context of a closing file
+ * @vf: the file
+ */
+void vmgpu_ctx_destroy_all(struct vmgpu_file *vf)
+{
+	struct vmgpu_ctx *ctx;
+	unsigned long id;
+
+	xa_for_each(&vf->ctxs, id, ctx) {
+		xa_erase(&vf->ctxs, id);
+		vmgpu_ctx_destroy(ctx);
+	}
+	xa_destroy(&vf->ctxs);
+}
+
+static const enum drm_sched_priority vmgpu_prio[DRM_VMGPU_PRIORITY_COUNT] = {
+	[DRM_VMGPU_PRIORITY_LOW] = DRM_SCHED_PRIORITY_MIN,
+	[DRM_VMGPU_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
+	[DRM_VMGPU_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+};
+
+/**
+ * vmgpu_ioctl_ctx_create() - DRM_IOCTL_VMGPU_CTX_CREATE
+ * @drm: the DRM device
+ * @data: struct drm_vmgpu_ctx_create
+ * @file: the calling file
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_ioctl_ctx_create(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct vmgpu_device *vdev = to_vmgpu(drm);
+	struct vmgpu_file *vf = file->driver_priv;
+	struct drm_vmgpu_ctx_create *args = data;
+	struct vmgpu_ctx *ctx;
+	u32 i;
+	int ret;
+
+	if (args->flags || args->pad || args->ctx_id) {
+		drm_dbg(drm, "ctx_create: non-zero flags, padding or output\n");
+		return -EINVAL;
+	}
+	if (args->priority >= DRM_VMGPU_PRIORITY_COUNT) {
+		drm_dbg(drm, "ctx_create: bad priority %u\n", args->priority);
+		return -EINVAL;
+	}
+	if (args->priority == DRM_VMGPU_PRIORITY_HIGH &&
+	    !capable(CAP_SYS_NICE)) {
+		drm_dbg(drm, "ctx_create: high priority needs CAP_SYS_NICE\n");
+		return -EACCES;
+	}
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	kref_init(&ctx->refcount);
+	mutex_init(&ctx->submit_lock);
+	spin_lock_init(&ctx->err_lock);
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct drm_gpu_scheduler *sched = &vdev->gpu[i].sched;
+
+		ret = drm_sched_entity_init(&ctx->entity[i],
+					    vmgpu_prio[args->priority],
+					    &sched, 1, &ctx->guilty);
+		if (ret)
+			goto err;
+		ctx->num_gpus++;
+	}
+	ret = xa_alloc(&vf->ctxs, &ctx->id, ctx, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto err;
+	args->ctx_id = ctx->id;
+	return 0;
+
+err:
+	vmgpu_ctx_destroy(ctx);
+	return ret;
+}
+
+/**
+ * vmgpu_ioctl_ctx_destroy() - DRM_IOCTL_VMGPU_CTX_DESTROY
+ * @drm: the DRM device
+ * @data: struct drm_vmgpu_ctx_destroy
+ * @file: the calling file
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_ioctl_ctx_destroy(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct vmgpu_file *vf = file->driver_priv;
+	struct drm_vmgpu_ctx_destroy *args = data;
+	struct vmgpu_ctx *ctx;
+
+	if (args->pad)
+		return -EINVAL;
+	ctx = xa_erase(&vf->ctxs, args->ctx_id);
+	if (!ctx) {
+		drm_dbg(drm, "ctx_destroy: no context %u\n", args->ctx_id);
+		return -ENOENT;
+	}
+	vmgpu_ctx_destroy(ctx);
+	return 0;
+}
+
+/**
+ * vmgpu_ioctl_ctx_query() - DRM_IOCTL_VMGPU_CTX_QUERY
+ * @drm: the DRM device
+ * @data: struct drm_vmgpu_ctx_query
+ * @file: the calling file
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_ioctl_ctx_query(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct vmgpu_file *vf = file->driver_priv;
+	struct drm_vmgpu_ctx_query *args = data;
+	struct vmgpu_ctx *ctx;
+
+	if (args->pad)
+		return -EINVAL;
+	ctx = vmgpu_ctx_lookup(vf, args->ctx_id);
+	if (!ctx) {
+		drm_dbg(drm, "ctx_query: no context %u\n", args->ctx_id);
+		return -ENOENT;
+	}
+	spin_lock_irq(&ctx->err_lock);
+	args->state = atomic_read(&ctx->guilty) ? DRM_VMGPU_CTX_BANNED : 0;
+	args->fault = ctx->fault;
+	args->gpu = ctx->err_gpu;
+	args->dispatch = ctx->err_dispatch;
+	args->pc = ctx->err_pc;
+	args->addr = ctx->err_addr;
+	args->errors = ctx->errors;
+	spin_unlock_irq(&ctx->err_lock);
+	vmgpu_ctx_put(ctx);
+	return 0;
+}

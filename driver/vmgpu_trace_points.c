@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmgpu: instantiates the tracepoints of vmgpu_trace.h.
+ */
+#define CREATE_TRACE_POINTS
+#include "vmgpu_trace.h"

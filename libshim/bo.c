@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvmgpu: buffer objects (create, map, share) and kernel executables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "vmgpu.h"
+#include "vmgpu_drm.h"
+#include "vmgpu_isa.h"
+#include "shim_internal.h"
+
+static int bo_new(struct vmgpu_device *dev, uint32_t handle,
+		  struct vmgpu_bo **out)
+{
+	struct drm_vmgpu_bo_info info = { .handle = handle };
+	struct vmgpu_bo *bo;
+
+	if (drmIoctl(dev->fd, DRM_IOCTL_VMGPU_BO_INFO, &info))
+		return shim_set_error(dev, -errno, "BO_INFO %u: %s", handle,
+				      strerror(errno));
+	bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return shim_set_error(dev, -ENOMEM, "out of memory");
+	bo->dev = dev;
+	bo->handle = handle;
+	bo->flags = info.flags;
+	bo->placement = info.placement;
+	bo->size = info.size;
+	bo->gpu_va = info.gpu_va;
+	pthread_mutex_init(&bo->map_lock, NULL);
+	*out = bo;
+	return 0;
+}
+
+static void close_handle(struct vmgpu_device *dev, uint32_t handle)
+{
+	struct drm_gem_close gc = { .handle = handle };
+
+	drmIoctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &gc);
+}
+
+int vmgpu_bo_create(struct vmgpu_device *dev, uint64_t size, uint32_t flags,
+		    uint32_t placement, struct vmgpu_bo **out)
+{
+	struct drm_vmgpu_bo_create args = {
+		.size = size, .flags = flags, .placement = placement,
+	};
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	if (!out)
+		return shim_set_error(dev, -EINVAL, "bo_create: out is NULL");
+	*out = NULL;
+	if (!size)
+		return shim_set_error(dev, -EINVAL, "bo_create: size 0");
+	if (flags & ~VMGPU_BO_GPU_READ_ONLY)
+		return shim_set_error(dev, -EINVAL,
+				      "bo_create: unknown flags %#x", flags);
+	if (placement > VMGPU_PLACEMENT_GPU(dev->num_gpus - 1))
+		return shim_set_error(dev, -EINVAL,
+				      "bo_create: placement %u: no such GPU (%u GPUs)",
+				      placement, dev->num_gpus);
+	if (drmIoctl(dev->fd, DRM_IOCTL_VMGPU_BO_CREATE, &args))
+		return shim_set_error(dev, -errno,
+				      "BO_CREATE of %llu bytes: %s",
+				      (unsigned long long)size, strerror(errno));
+	ret = bo_new(dev, args.handle, out);
+	if (ret)
+		close_handle(dev, args.handle);
+	return ret;
+}
+
+void vmgpu_bo_destroy(struct vmgpu_bo *bo)
+{
+	if (!bo)
+		return;
+	if (bo->map)
+		munmap(bo->map, bo->size);
+	close_handle(bo->dev, bo->handle);
+	pthread_mutex_destroy(&bo->map_lock);
+	free(bo);
+}
+
+int vmgpu_bo_map(struct vmgpu_bo *bo, void **ptr)
+{
+	struct drm_vmgpu_bo_mmap_offset args;
+	int ret = 0;
+	void *p;
+
+	if (!bo)
+		return -EINVAL;
+	if (!ptr)
+		return shim_set_error(bo->dev, -EINVAL, "bo_map: ptr is NULL");
+	pthread_mutex_lock(&bo->map_lock);
+	if (!bo->map) {
+		memset(&args, 0, sizeof(args));
+		args.handle = bo->handle;
+		if (drmIoctl(bo->dev->fd, DRM_IOCTL_VMGPU_BO_MMAP_OFFSET,
+			     &args)) {
+			ret = shim_set_error(bo->dev, -errno,
+					     "BO_MMAP_OFFSET: %s",
+					     strerror(errno));
+			goto out;
+		}
+		p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bo->dev->fd, args.offset);
+		if (p == MAP_FAILED) {
+			ret = shim_set_error(bo->dev, -errno, "mmap: %s",
+					     strerror(errno));
+			goto out;
+		}
+		bo->map = p;
+	}
+	*ptr = bo->map;
+out:
+	pthread_mutex_unlock(&bo->map_lock);
+	return ret;
+}
+
+uint64_t vmgpu_bo_gpu_va(const struct vmgpu_bo *bo)
+{
+	return bo ? bo->gpu_va : 0;
+}
+
+uint64_t vmgpu_bo_size(const struct vmgpu_bo *bo)
+{
+	return bo ? bo->size : 0;
+}
+
+uint32_t vmgpu_bo_handle(const struct vmgpu_bo *bo)
+{
+	return bo ? bo->handle : 0;
+}
+
+int vmgpu_bo_export(struct vmgpu_bo *bo, int *fd)
+{
+	if (!bo)
+		return -EINVAL;
+	if (!fd)
+		return shim_set_error(bo->dev, -EINVAL, "bo_export: fd is NULL");
+	if (drmPrimeHandleToFD(bo->dev->fd, bo->handle, DRM_CLOEXEC | DRM_RDWR,
+			       fd))
+		return shim_set_error(bo->dev, -errno, "PRIME export: %s",
+				      strerror(errno));
+	return 0;
+}
+
+int vmgpu_bo_import(struct vmgpu_device *dev, int fd, struct vmgpu_bo **out)
+{
+	uint32_t handle;
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	if (!out)
+		return shim_set_error(dev, -EINVAL, "bo_import: out is NULL");
+	*out = NULL;
+	if (drmPrimeFDToHandle(dev->fd, fd, &handle))
+		return shim_set_error(dev, -errno, "PRIME import of fd %d: %s",
+				      fd, strerror(errno));
+	ret = bo_new(dev, handle, out);
+	if (ret)
+		close_handle(dev, handle);
+	return ret;
+}
+
+int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
+			size_t bytes, struct vmgpu_bo **out)
+{
+	struct vmgpu_exec_header h;
+	void *p;
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	if (!image || !out || bytes < sizeof(h))
+		return shim_set_error(dev, -EINVAL,
+				      "kernel_create: no image or too short");
+	memcpy(&h, image, sizeof(h));
+	if (!vmgpu_exec_header_valid(&h) ||
+	    vmgpu_exec_image_bytes(&h) != bytes)
+		return shim_set_error(dev, -EINVAL,
+				      "kernel_create: invalid executable header");
+	ret = vmgpu_bo_create(dev, bytes, VMGPU_BO_GPU_READ_ONLY,
+			      VMGPU_PLACEMENT_SYSTEM, out);
+	if (ret)
+		return ret;
+	ret = vmgpu_bo_map(*out, &p);
+	if (ret) {
+		vmgpu_bo_destroy(*out);
+		*out = NULL;
+		return ret;
+	}
+	memcpy(p, image, bytes);
+	return 0;
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvmgpu: the command-buffer builder. Commands are recorded as words
+ * (uapi/vmgpu_hw.h); each dispatch's argument block is copied into an
+ * argument heap buffer the builder owns, so every dispatch has its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmgpu.h"
+#include "vmgpu_drm.h"
+#include "vmgpu_hw.h"
+#include "vmgpu_isa.h"
+#include "shim_internal.h"
+
+#define HEAP_BYTES	(64 * 1024)
+#define ARGS_ALIGN	16
+
+int vmgpu_cmdbuf_create(struct vmgpu_device *dev, struct vmgpu_cmdbuf **out)
+{
+	struct vmgpu_cmdbuf *cb;
+
+	if (!dev)
+		return -EINVAL;
+	if (!out)
+		return shim_set_error(dev, -EINVAL, "cmdbuf_create: out is NULL");
+	cb = calloc(1, sizeof(*cb));
+	if (!cb) {
+		*out = NULL;
+		return shim_set_error(dev, -ENOMEM, "out of memory");
+	}
+	cb->dev = dev;
+	*out = cb;
+	return 0;
+}
+
+void vmgpu_cmdbuf_reset(struct vmgpu_cmdbuf *cb)
+{
+	if (!cb)
+		return;
+	cb->nwords = 0;
+	cb->dispatches = 0;
+	cb->ended = false;
+	cb->nbos = 0;
+	/* Keep the first heap for reuse, free the others. */
+	while (cb->nheaps > 1)
+		vmgpu_bo_destroy(cb->heaps[--cb->nheaps]);
+	cb->heap_used = 0;
+}
+
+void vmgpu_cmdbuf_destroy(struct vmgpu_cmdbuf *cb)
+{
+	uint32_t i;
+
+	if (!cb)
+		return;
+	for (i = 0; i < cb->nheaps; i++)
+		vmgpu_bo_destroy(cb->heaps[i]);
+	free(cb->heaps);
+	free(cb->words);
+	free(cb->bos);
+	free(cb);
+}
+
+uint32_t vmgpu_cmdbuf_dispatch_count(const struct vmgpu_cmdbuf *cb)
+{
+	return cb ? cb->dispatches : 0;
+}
+
+uint32_t vmgpu_cmdbuf_bytes(const struct vmgpu_cmdbuf *cb)
+{
+	if (!cb)
+		return 0;
+	return 4 * (cb->nwords + (cb->ended ? 0 : VMGPU_CMD_LEN_END));
+}
+
+static int grow(struct vmgpu_cmdbuf *cb, void **arr, uint32_t *cap,
+		uint32_t need, size_t elem)
+{
+	uint32_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return shim_set_error(cb->dev, -ENOMEM, "out of memory");
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int emit(struct vmgpu_cmdbuf *cb, const void *cmd, uint32_t words)
+{
+	int ret;
+
+	if (cb->ended)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "command buffer already ended (raw END)");
+	if (4ull * (cb->nwords + words + VMGPU_CMD_LEN_END) >
+	    cb->dev->cmdbuf_max_bytes)
+		return shim_set_error(cb->dev, -E2BIG,
+				      "command buffer over %u bytes",
+				      cb->dev->cmdbuf_max_bytes);
+	ret = grow(cb, (void **)&cb->words, &cb->cap_words,
+		   cb->nwords + words, sizeof(uint32_t));
+	if (ret)
+		return ret;
+	memcpy(cb->words + cb->nwords, cmd, 4 * words);
+	cb->nwords += words;
+	return 0;
+}
+
+int vmgpu_cmdbuf_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+		     uint32_t flags)
+{
+	uint32_t i, f;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!bo || bo->dev != cb->dev)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "cmdbuf_use: buffer of another device");
+	if (flags & ~VMGPU_USE_READ)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "cmdbuf_use: unknown flags %#x", flags);
+	f = flags & VMGPU_USE_READ ? DRM_VMGPU_SUBMIT_BO_READ : 0;
+	for (i = 0; i < cb->nbos; i++) {
+		if (cb->bos[i].handle == bo->handle) {
+			cb->bos[i].flags &= f;	/* a write wins */
+			return 0;
+		}
+	}
+	ret = grow(cb, (void **)&cb->bos, &cb->cap_bos, cb->nbos + 1,
+		   sizeof(*cb->bos));
+	if (ret)
+		return ret;
+	cb->bos[cb->nbos].handle = bo->handle;
+	cb->bos[cb->nbos].flags = f;
+	cb->nbos++;
+	return 0;
+}
+
+/* Copy an argument block into the heap; returns its GPU address. */
+static int heap_put(struct vmgpu_cmdbuf *cb, const void *data, uint32_t bytes,
+		    uint64_t *va)
+{
+	struct vmgpu_bo *heap;
+	void *map;
+	int ret;
+
+	if (!cb->nheaps || cb->heap_used + bytes > HEAP_BYTES) {
+		if (cb->nheaps && cb->heap_used == 0)
+			return shim_set_error(cb->dev, -E2BIG,
+					      "argument block too large");
+		ret = grow(cb, (void **)&cb->heaps, &cb->cap_heaps,
+			   cb->nheaps + 1, sizeof(*cb->heaps));
+		if (ret)
+			return ret;
+		ret = vmgpu_bo_create(cb->dev, HEAP_BYTES,
+				      VMGPU_BO_GPU_READ_ONLY,
+				      VMGPU_PLACEMENT_SYSTEM, &heap);
+		if (ret)
+			return ret;
+		cb->heaps[cb->nheaps++] = heap;
+		cb->heap_used = 0;
+	}
+	heap = cb->heaps[cb->nheaps - 1];
+	ret = vmgpu_bo_map(heap, &map);
+	if (ret)
+		return ret;
+	ret = vmgpu_cmdbuf_use(cb, heap, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	memcpy((char *)map + cb->heap_used, data, bytes);
+	*va = heap->gpu_va + cb->heap_used;
+	cb->heap_used += (bytes + ARGS_ALIGN - 1) & ~(uint64_t)(ARGS_ALIGN - 1);
+	return 0;
+}
+
+int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
+			  const struct vmgpu_dispatch_desc *d)
+{
+	struct vmgpu_cmd_dispatch c;
+	struct vmgpu_exec_header h;
+	uint64_t threads = 1;
+	int i, ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!d || !d->kernel)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dispatch: no descriptor or kernel");
+	if (cb->dispatches >= cb->dev->max_dispatches)
+		return shim_set_error(cb->dev, -E2BIG,
+				      "dispatch: packet already has %u dispatches (the device's limit)",
+				      cb->dispatches);
+	if (d->args_bytes > VMGPU_MAX_ARGS_BYTES || d->args_bytes % 4 ||
+	    (d->args_bytes && !d->args))
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dispatch: argument block of %u bytes",
+				      d->args_bytes);
+	if (d->kernel->map && d->kernel->size >= sizeof(h)) {
+		memcpy(&h, d->kernel->map, sizeof(h));
+		if (h.args_bytes != d->args_bytes)
+			return shim_set_error(cb->dev, -EINVAL,
+					      "dispatch: kernel takes %u argument bytes, got %u",
+					      h.args_bytes, d->args_bytes);
+	}
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
+	c.code_va = d->kernel->gpu_va;
+	c.args_bytes = d->args_bytes;
+	for (i = 0; i < 3; i++) {
+		c.grid[i] = d->grid[i] ? d->grid[i] : 1;
+		c.block[i] = d->block[i] ? d->block[i] : 1;
+		c.origin[i] = d->origin[i];
+		c.grid_total[i] = d->grid_total[i] ? d->grid_total[i] :
+				  c.origin[i] + c.grid[i];
+		threads *= c.block[i];
+		if ((uint64_t)c.origin[i] + c.grid[i] > c.grid_total[i])
+			return shim_set_error(cb->dev, -EINVAL,
+					      "dispatch: portion outside the index space in dimension %d",
+					      i);
+	}
+	if (threads > VMGPU_MAX_BLOCK_THREADS)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dispatch: %llu threads per block, at most %u",
+				      (unsigned long long)threads,
+				      VMGPU_MAX_BLOCK_THREADS);
+	if (d->shared_bytes > VMGPU_MAX_SHARED_BYTES)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dispatch: %u bytes of shared memory",
+				      d->shared_bytes);
+	c.shared_bytes = d->shared_bytes;
+	c.priority = d->priority;
+	if (d->args_bytes) {
+		ret = heap_put(cb, d->args, d->args_bytes, &c.args_va);
+		if (ret)
+			return ret;
+	}
+	ret = vmgpu_cmdbuf_use(cb, d->kernel, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
+	if (ret)
+		return ret;
+	return (int)cb->dispatches++;
+}
+
+int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
+		      uint32_t producer)
+{
+	struct vmgpu_cmd_sync c = {
+		.hdr = VMGPU_CMD_HDR(VMGPU_CMD_SYNC, VMGPU_CMD_LEN_SYNC),
+		.consumer = consumer,
+		.producer = producer,
+	};
+
+	if (!cb)
+		return -EINVAL;
+	if (producer >= cb->dispatches)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "sync(%u, %u): producer is not an earlier dispatch (%u so far)",
+				      consumer, producer, cb->dispatches);
+	if (consumer < cb->dispatches)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "sync(%u, %u): consumer must be a later dispatch (%u so far)",
+				      consumer, producer, cb->dispatches);
+	return emit(cb, &c, VMGPU_CMD_LEN_SYNC);
+}
+
+int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb)
+{
+	uint32_t hdr = VMGPU_CMD_HDR(VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER);
+
+	if (!cb)
+		return -EINVAL;
+	return emit(cb, &hdr, 1);
+}
+
+static int check_word(struct vmgpu_cmdbuf *cb, const char *what,
+		      const struct vmgpu_bo *bo, uint64_t offset,
+		      uint32_t size)
+{
+	if (!bo || bo->dev != cb->dev)
+		return shim_set_error(cb->dev, -EINVAL, "%s: no buffer", what);
+	if (offset % size || offset + size > bo->size || offset > bo->size)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: offset %llu misaligned or outside the buffer",
+				      what, (unsigned long long)offset);
+	return 0;
+}
+
+int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			   uint64_t offset)
+{
+	struct vmgpu_cmd_timestamp c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = check_word(cb, "timestamp", bo, offset, 8);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, 0);
+	if (ret)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP, VMGPU_CMD_LEN_TIMESTAMP);
+	c.va = bo->gpu_va + offset;
+	return emit(cb, &c, VMGPU_CMD_LEN_TIMESTAMP);
+}
+
+int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
+			     const struct vmgpu_bo *bo, uint64_t offset,
+			     uint32_t value)
+{
+	struct vmgpu_cmd_write_value c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = check_word(cb, "write_value", bo, offset, 4);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, 0);
+	if (ret)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE, VMGPU_CMD_LEN_WRITE_VALUE);
+	c.value = value;
+	c.va = bo->gpu_va + offset;
+	return emit(cb, &c, VMGPU_CMD_LEN_WRITE_VALUE);
+}
+
+int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
+			    const struct vmgpu_bo *bo, uint64_t offset,
+			    uint32_t op, uint32_t value, uint32_t mask)
+{
+	struct vmgpu_cmd_wait_value c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (op >= VMGPU_WAIT_NUM_OPS)
+		return shim_set_error(cb->dev, -EINVAL, "wait_value: op %u", op);
+	ret = check_word(cb, "wait_value", bo, offset, 4);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WAIT_VALUE, VMGPU_CMD_LEN_WAIT_VALUE);
+	c.op = op;
+	c.va = bo->gpu_va + offset;
+	c.value = value;
+	c.mask = mask;
+	return emit(cb, &c, VMGPU_CMD_LEN_WAIT_VALUE);
+}
+
+int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
+			   uint32_t value)
+{
+	struct vmgpu_cmd_set_state c = {
+		.hdr = VMGPU_CMD_HDR(VMGPU_CMD_SET_STATE, VMGPU_CMD_LEN_SET_STATE),
+		.key = key,
+		.value = value,
+	};
+
+	if (!cb)
+		return -EINVAL;
+	if (key != VMGPU_STATE_INSTR_BUDGET &&
+	    key != VMGPU_STATE_DEFAULT_PRIORITY)
+		return shim_set_error(cb->dev, -EINVAL, "set_state: key %u",
+				      key);
+	return emit(cb, &c, VMGPU_CMD_LEN_SET_STATE);
+}
+
+int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
+		     uint32_t count)
+{
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!words && count)
+		return shim_set_error(cb->dev, -EINVAL, "raw: no words");
+	ret = grow(cb, (void **)&cb->words, &cb->cap_words,
+		   cb->nwords + count, sizeof(uint32_t));
+	if (ret)
+		return ret;
+	memcpy(cb->words + cb->nwords, words, 4ull * count);
+	cb->nwords += count;
+	cb->ended = true;	/* the caller owns the packet's shape now */
+	return 0;
+}

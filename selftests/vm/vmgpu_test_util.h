@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the VM selftests that run work on the device: kernels
+ * assembled at run time, buffers, and waiting. Header-only because every
+ * selftests/vm C file is its own test binary.
+ */
+#ifndef VMGPU_TEST_UTIL_H
+#define VMGPU_TEST_UTIL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmgpu.h"
+#include "vmgpu_drm.h"
+#include "vmgpu_hw.h"
+#include "vmgpu_isa.h"
+
+#define SEC_NS		1000000000ll
+
+static inline unsigned long env_ul(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+
+	return v ? strtoul(v, NULL, 0) : def;
+}
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC_NS + ts.tv_nsec;
+}
+
+/* Assemble @src into a kernel buffer; NULL (and a message) on failure. */
+static inline struct vmgpu_bo *make_kernel(struct vmgpu_device *dev,
+					   const char *src)
+{
+	struct vmgpu_bo *bo = NULL;
+	char err[256];
+	size_t bytes;
+	void *image;
+
+	if (vmgpu_asm_assemble(src, &image, &bytes, err, sizeof(err))) {
+		fprintf(stderr, "# assemble: %s\n", err);
+		return NULL;
+	}
+	if (vmgpu_kernel_create(dev, image, bytes, &bo)) {
+		vmgpu_error_message(dev, err, sizeof(err));
+		fprintf(stderr, "# kernel_create: %s\n", err);
+		bo = NULL;
+	}
+	free(image);
+	return bo;
+}
+
+static inline struct vmgpu_bo *make_bo(struct vmgpu_device *dev,
+				       uint64_t size, void **map)
+{
+	struct vmgpu_bo *bo;
+
+	if (vmgpu_bo_create(dev, size, 0, VMGPU_PLACEMENT_SYSTEM, &bo))
+		return NULL;
+	if (vmgpu_bo_map(bo, map)) {
+		vmgpu_bo_destroy(bo);
+		return NULL;
+	}
+	memset(*map, 0, size);
+	return bo;
+}
+
+/*
+ * add_one: *dst = *src + 1 after a delay of @spin loop iterations between
+ * the load and the store, so that dispatches that overlap read stale data.
+ * args: +0 src (u32 *), +8 dst (u32 *), +16 spin (u32). One thread.
+ */
+static const char add_one_src[] =
+	".args 24\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg.64 r2, 8\n"
+	"	ldarg r4, 16\n"
+	"	ld.32 r5, [r0]\n"
+	"	mov r6, 0\n"
+	"spin:\n"
+	"	setp.geu p0, r6, r4\n"
+	"	bra p0, store\n"
+	"	add r6, r6, 1\n"
+	"	bra spin\n"
+	"store:\n"
+	"	add r5, r5, 1\n"
+	"	st.32 [r2], r5\n"
+	"	exit\n";
+
+struct add_one_args {
+	uint64_t src;
+	uint64_t dst;
+	uint32_t spin;
+	uint32_t pad;
+};
+
+/*
+ * fill: out[i] = i * mul + add for i < n (one thread per element).
+ * args: +0 out (u32 *), +8 n, +12 mul, +16 add, +20 spin per thread.
+ */
+static const char fill_src[] =
+	".args 24\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2\n"
+	"	ldarg r1, 8\n"
+	"	setp.geu p0, r0, r1\n"
+	"	bra p0, done\n"
+	"	ldarg r8, 20\n"
+	"	mov r9, 0\n"
+	"spin:\n"
+	"	setp.geu p1, r9, r8\n"
+	"	bra p1, work\n"
+	"	add r9, r9, 1\n"
+	"	bra spin\n"
+	"work:\n"
+	"	ldarg r3, 12\n"
+	"	ldarg r4, 16\n"
+	"	mad r5, r0, r3, r4\n"
+	"	ldarg.64 r6, 0\n"
+	"	lea r6, r6, r0, 2\n"
+	"	st.32 [r6], r5\n"
+	"done:\n"
+	"	exit\n";
+
+struct fill_args {
+	uint64_t out;
+	uint32_t n, mul, add, spin;
+};
+
+/* store_to: *(u32 *)addr = value. args: +0 addr, +8 value. */
+static const char store_to_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg r2, 8\n"
+	"	st.32 [r0], r2\n"
+	"	exit\n";
+
+struct store_to_args {
+	uint64_t addr;
+	uint32_t value;
+	uint32_t pad;
+};
+
+/* forever: a loop that never ends (the instruction budget ends it). */
+static const char forever_src[] =
+	"loop:\n"
+	"	bra loop\n"
+	"	exit\n";
+
+static inline void fill_dispatch(struct vmgpu_dispatch_desc *d,
+				 struct vmgpu_bo *k, void *args, uint32_t bytes,
+				 uint32_t grid, uint32_t block)
+{
+	memset(d, 0, sizeof(*d));
+	d->kernel = k;
+	d->args = args;
+	d->args_bytes = bytes;
+	d->grid[0] = grid;
+	d->block[0] = block;
+}
+
+#endif

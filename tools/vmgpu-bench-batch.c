@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmgpu-bench-batch: batched submission against the one-packet-per-
+ * workload baseline (SPEC B, the B measurements). For N workloads in
+ * {1, 2, 4, 8, 16, 33, 64} and a short and a longer kernel it runs
+ *
+ *   baseline  N packets, one dispatch each (one ioctl, one IRQ each)
+ *   batch     one packet of N dispatches, no syncs
+ *   batch+sync one packet of N dispatches, dispatch i synced on i - 1
+ *
+ * and prints per mode: interrupts and deferred-work runs per workload
+ * (from the driver's counters), packets per workload, submit-to-signal
+ * wall latency, workloads per second (wall) and the device-time makespan
+ * (TIMESTAMP commands at the start and end). Ratios against the baseline
+ * follow each N. Runs inside the VM (reads debugfs for the counters).
+ *
+ *   vmgpu-bench-batch [-g GPU] [-r REPEAT] [-n N[,N...]]
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmgpu.h"
+#include "vmgpu_hw.h"
+
+/* out[i] = i * mul + add after @spin idle iterations, i < n. */
+static const char fill_src[] =
+	".args 24\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2\n"
+	"	ldarg r1, 8\n"
+	"	setp.geu p0, r0, r1\n"
+	"	bra p0, done\n"
+	"	ldarg r8, 20\n"
+	"	mov r9, 0\n"
+	"spin:\n"
+	"	setp.geu p1, r9, r8\n"
+	"	bra p1, work\n"
+	"	add r9, r9, 1\n"
+	"	bra spin\n"
+	"work:\n"
+	"	ldarg r3, 12\n"
+	"	ldarg r4, 16\n"
+	"	mad r5, r0, r3, r4\n"
+	"	ldarg.64 r6, 0\n"
+	"	lea r6, r6, r0, 2\n"
+	"	st.32 [r6], r5\n"
+	"done:\n"
+	"	exit\n";
+
+struct fill_args {
+	uint64_t out;
+	uint32_t n, mul, add, spin;
+};
+
+enum mode { BASELINE, BATCH, BATCH_SYNC, NUM_MODES };
+static const char *const mode_names[NUM_MODES] = {
+	"baseline", "batch", "batch+sync",
+};
+
+#define MAX_RUNS	256
+
+struct result {
+	uint64_t irqs, hw_irqs, work_runs, packets, tasks;
+	double wall_s, span_ns;
+	double lat[MAX_RUNS];	/* wall seconds of each run */
+	uint32_t runs;
+	int errors;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median wall time of one run: robust against the host's hiccups. */
+static double median_lat(struct result *r)
+{
+	qsort(r->lat, r->runs, sizeof(r->lat[0]), cmp_double);
+	return r->runs % 2 ? r->lat[r->runs / 2] :
+	       (r->lat[r->runs / 2 - 1] + r->lat[r->runs / 2]) / 2;
+}
+struct bench {
+	struct vmgpu_device *dev;
+	struct vmgpu_context *ctx;
+	struct vmgpu_bo *kernel, *out, *ts;
+	uint32_t *out_map;
+	uint64_t *ts_map;
+	uint32_t syncobj;
+	uint32_t gpu;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int die(struct vmgpu_device *dev, const char *what)
+{
+	char msg[256] = "";
+
+	if (dev)
+		vmgpu_error_message(dev, msg, sizeof(msg));
+	fprintf(stderr, "vmgpu-bench-batch: %s: %s\n", what, msg);
+	return 1;
+}
+
+static int build(struct bench *b, struct vmgpu_cmdbuf *cb, uint32_t n,
+		 uint32_t spin, bool syncs)
+{
+	struct vmgpu_dispatch_desc d;
+	uint32_t i;
+
+	vmgpu_cmdbuf_reset(cb);
+	if (vmgpu_cmdbuf_use(cb, b->out, 0) ||
+	    vmgpu_cmdbuf_timestamp(cb, b->ts, 0))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct fill_args a = {
+			.out = vmgpu_bo_gpu_va(b->out) + 256 * i, .n = 64,
+			.mul = 3, .add = i, .spin = spin,
+		};
+
+		if (syncs && i && vmgpu_cmdbuf_sync(cb, i, i - 1))
+			return -1;
+		memset(&d, 0, sizeof(d));
+		d.kernel = b->kernel;
+		d.args = &a;
+		d.args_bytes = sizeof(a);
+		d.grid[0] = 1;
+		d.block[0] = 64;
+		if (vmgpu_cmdbuf_dispatch(cb, &d) < 0)
+			return -1;
+	}
+	/* The end stamp after every dispatch finished. */
+	if (vmgpu_cmdbuf_barrier(cb))
+		return -1;
+	return vmgpu_cmdbuf_timestamp(cb, b->ts, 8);
+}
+
+static int check(struct bench *b, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 64; j++)
+			if (b->out_map[64 * i + j] != 3 * j + i)
+				return -1;
+	return 0;
+}
+
+/* One repetition of @n workloads in mode @m, added to @r. */
+static int run(struct bench *b, enum mode m, uint32_t n, uint32_t spin,
+	       struct result *r)
+{
+	struct vmgpu_gpu_counters c0, c1;
+	struct vmgpu_sync out = { .handle = b->syncobj };
+	struct vmgpu_submit_info info = {
+		.gpu = b->gpu, .out = &out, .out_count = 1,
+		.flags = m == BASELINE ? VMGPU_SUBMIT_BASELINE : 0,
+	};
+	struct vmgpu_cmdbuf *cb;
+	double t0, t1;
+	int ret = -1;
+
+	if (vmgpu_cmdbuf_create(b->dev, &cb))
+		return -1;
+	if (build(b, cb, n, spin, m == BATCH_SYNC))
+		goto out;
+	memset(b->out_map, 0, 256 * n);
+	if (vmgpu_gpu_counters(b->dev, b->gpu, &c0))
+		goto out;
+	t0 = now_s();
+	if (vmgpu_submit(b->ctx, cb, &info) < 0)
+		goto out;
+	if (vmgpu_syncobj_wait(b->dev, b->syncobj, 0, 60000000000ll))
+		goto out;
+	t1 = now_s();
+	/* The deferred work's bookkeeping follows the signal closely. */
+	usleep(2000);
+	if (vmgpu_gpu_counters(b->dev, b->gpu, &c1))
+		goto out;
+	r->irqs += c1.irqs - c0.irqs;
+	r->hw_irqs += c1.hw_interrupts - c0.hw_interrupts;
+	r->work_runs += c1.work_runs - c0.work_runs;
+	r->packets += c1.packets - c0.packets;
+	r->tasks += n;
+	r->wall_s += t1 - t0;
+	if (r->runs < MAX_RUNS)
+		r->lat[r->runs] = t1 - t0;
+	r->span_ns += (double)(b->ts_map[1] - b->ts_map[0]);
+	if (r->runs < MAX_RUNS)
+		r->runs++;
+	if (check(b, n))
+		r->errors++;
+	ret = 0;
+out:
+	vmgpu_cmdbuf_destroy(cb);
+	return ret;
+}
+
+/* Returns workloads per second from the median run. */
+static double print_result(uint32_t n, enum mode m, struct result *r)
+{
+	double lat = median_lat(r);
+
+	printf("%4u %-10s %8.3f %8.3f %9.3f %9.3f %10.1f %10.1f %10.1f %12.2f %6d\n",
+	       n, mode_names[m], (double)r->hw_irqs / r->tasks,
+	       (double)r->irqs / r->tasks, (double)r->work_runs / r->tasks,
+	       (double)r->packets / r->tasks, lat * 1e6, lat / n * 1e6,
+	       n / lat, r->span_ns / r->runs / 1000.0, r->errors);
+	return n / lat;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t all_n[] = { 1, 2, 4, 8, 16, 33, 64 };
+	static const struct { const char *name; uint32_t spin; } kernels[] = {
+		{ "short", 0 }, { "long", 2000 },
+	};
+	uint32_t ns[16], nn = 0, repeat = 30, i, k;
+	struct bench b;
+	char err[256];
+	size_t bytes;
+	void *image, *map;
+	int opt;
+
+	memset(&b, 0, sizeof(b));
+	while ((opt = getopt(argc, argv, "g:r:n:")) != -1) {
+		switch (opt) {
+		case 'g':
+			b.gpu = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			repeat = strtoul(optarg, NULL, 0);
+			break;
+		case 'n': {
+			char *s = optarg, *e;
+
+			while (*s && nn < 16) {
+				ns[nn++] = strtoul(s, &e, 0);
+				s = *e ? e + 1 : e;
+			}
+			break;
+		}
+		default:
+			fprintf(stderr,
+				"usage: vmgpu-bench-batch [-g GPU] [-r REPEAT] [-n N,...]\n");
+			return 2;
+		}
+	}
+	if (!nn)
+		for (nn = 0; nn < sizeof(all_n) / sizeof(all_n[0]); nn++)
+			ns[nn] = all_n[nn];
+	if (!repeat)
+		repeat = 1;
+	if (repeat > MAX_RUNS)
+		repeat = MAX_RUNS;
+
+	if (vmgpu_device_open(0, &b.dev, err, sizeof(err))) {
+		fprintf(stderr, "vmgpu-bench-batch: %s\n", err);
+		return 1;
+	}
+	if (vmgpu_context_create(b.dev, VMGPU_PRIORITY_NORMAL, &b.ctx) ||
+	    vmgpu_syncobj_create(b.dev, &b.syncobj))
+		return die(b.dev, "setup");
+	if (vmgpu_asm_assemble(fill_src, &image, &bytes, err, sizeof(err))) {
+		fprintf(stderr, "vmgpu-bench-batch: assemble: %s\n", err);
+		return 1;
+	}
+	if (vmgpu_kernel_create(b.dev, image, bytes, &b.kernel))
+		return die(b.dev, "kernel");
+	free(image);
+	if (vmgpu_bo_create(b.dev, 256 * 64, 0, VMGPU_PLACEMENT_GPU(b.gpu),
+			    &b.out) || vmgpu_bo_map(b.out, &map))
+		return die(b.dev, "output buffer");
+	b.out_map = map;
+	if (vmgpu_bo_create(b.dev, 4096, 0, VMGPU_PLACEMENT_SYSTEM, &b.ts) ||
+	    vmgpu_bo_map(b.ts, &map))
+		return die(b.dev, "timestamp buffer");
+	b.ts_map = map;
+
+	printf("# vmgpu-bench-batch: GPU %u, %u repetitions per point (modes interleaved)\n",
+	       b.gpu, repeat);
+	printf("# hwirq/t: completion interrupts the device raised per workload\n");
+	printf("# irq/t, work/t: hard IRQ handler and deferred-work runs per workload\n");
+	printf("# pkts/t: packets per workload\n");
+	printf("# lat_us: submit -> fence signal of all N workloads (wall, median run)\n");
+	printf("# us/task: lat_us / N; tasks/s: N / lat_us (wall, median run)\n");
+	printf("# makespan_us: device time from the first dispatch to the end of the last\n");
+	for (k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+		printf("\nkernel=%s (spin %u per thread)\n", kernels[k].name,
+		       kernels[k].spin);
+		printf("%4s %-10s %8s %8s %9s %9s %10s %10s %10s %12s %6s\n",
+		       "N", "mode", "hwirq/t", "irq/t", "work/t", "pkts/t",
+		       "lat_us", "us/task", "tasks/s", "makespan_us", "errors");
+		for (i = 0; i < nn; i++) {
+			struct result r[NUM_MODES];
+			double tps[NUM_MODES];
+			uint32_t rep = kernels[k].spin ?
+				       (repeat + 3) / 4 : repeat, j;
+			int m;
+
+			memset(r, 0, sizeof(r));
+			/* Warm up (pools, caches), then interleave the modes. */
+			for (m = 0; m < NUM_MODES; m++) {
+				struct result warm;
+
+				memset(&warm, 0, sizeof(warm));
+				if (run(&b, m, ns[i], kernels[k].spin, &warm))
+					return die(b.dev, mode_names[m]);
+			}
+			for (j = 0; j < rep; j++)
+				for (m = 0; m < NUM_MODES; m++)
+					if (run(&b, m, ns[i], kernels[k].spin,
+						&r[m]))
+						return die(b.dev,
+							   mode_names[m]);
+			for (m = 0; m < NUM_MODES; m++)
+				tps[m] = print_result(ns[i], m, &r[m]);
+			printf("%4u %-10s tasks/s batch/baseline %.2fx, batch+sync/baseline %.2fx; device irq/task %.3f vs %.3f; makespan batch/baseline %.2f\n",
+			       ns[i], "ratio", tps[BATCH] / tps[BASELINE],
+			       tps[BATCH_SYNC] / tps[BASELINE],
+			       (double)r[BATCH].hw_irqs / r[BATCH].tasks,
+			       (double)r[BASELINE].hw_irqs / r[BASELINE].tasks,
+			       r[BASELINE].span_ns > 0 ?
+			       r[BATCH].span_ns / r[BASELINE].span_ns : 0.0);
+		}
+	}
+	vmgpu_bo_destroy(b.ts);
+	vmgpu_bo_destroy(b.out);
+	vmgpu_bo_destroy(b.kernel);
+	vmgpu_syncobj_destroy(b.dev, b.syncobj);
+	vmgpu_context_destroy(b.ctx);
+	vmgpu_device_close(b.dev);
+	return 0;
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmgpu-demo: a 33-kernel per-frame pipeline, batched into ONE packet per
+ * GPU, on every GPU of the device at once (SPEC B's target workload).
+ *
+ * Per GPU, on a 64 x 64 f32 image:
+ *   dispatches 0..7    blur3x3, eight passes, each after the previous
+ *   dispatches 8..23   saxpy on 16 slices of the blurred image, each after
+ *                      dispatch 7, independent of each other
+ *   dispatches 24..31  vecadd of slice pairs, each after its two saxpys
+ *   dispatch 32        saxpy over all pair sums, after a barrier
+ * 33 dispatches, 24 syncs, one barrier, one interrupt. Every result is
+ * compared bit for bit with the same computation on the CPU.
+ *
+ *   vmgpu-demo [-b]     (-b also runs the one-packet-per-kernel baseline)
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmgpu.h"
+#include "vmgpu_hw.h"
+
+#define W	64
+#define H	64
+#define PIX	(W * H)
+#define SLICES	16
+#define SLICE	(PIX / SLICES)
+#define PAIRS	(SLICES / 2)
+#define BLURS	8
+
+struct blur_args { uint32_t w, h; uint64_t in, out; };
+struct saxpy_args { uint32_t n; float a; uint64_t x, y; };
+struct vecadd_args { uint32_t n, pad; uint64_t a, b, c; };
+
+struct gpu_run {
+	uint32_t gpu;
+	struct vmgpu_bo *img, *y, *c, *z, *ts;	/* img: BLURS + 1 images */
+	float *imgp, *yp, *cp, *zp;
+	uint64_t *tsp;
+	struct vmgpu_cmdbuf *cb;
+	uint32_t syncobj;
+	double wall_us;
+};
+
+static struct vmgpu_bo *kernel(struct vmgpu_device *dev, const char *name)
+{
+	struct vmgpu_bo *bo = NULL;
+	const char *src = vmgpu_builtin_kernel_source(name);
+	char err[256];
+	size_t bytes;
+	void *image;
+
+	if (!src || vmgpu_asm_assemble(src, &image, &bytes, err, sizeof(err))) {
+		fprintf(stderr, "vmgpu-demo: kernel %s: %s\n", name,
+			src ? err : "not built in");
+		return NULL;
+	}
+	if (vmgpu_kernel_create(dev, image, bytes, &bo))
+		bo = NULL;
+	free(image);
+	return bo;
+}
+
+static int buf(struct vmgpu_device *dev, uint32_t gpu, size_t bytes,
+	       struct vmgpu_bo **bo, void **map)
+{
+	if (vmgpu_bo_create(dev, bytes, 0, VMGPU_PLACEMENT_GPU(gpu), bo))
+		return -1;
+	return vmgpu_bo_map(*bo, map);
+}
+
+static float init_pixel(uint32_t gpu, uint32_t i)
+{
+	return (float)((i * 7 + gpu * 13) % 101) * 0.25f;
+}
+
+static float init_y(uint32_t i)
+{
+	return (float)(i % 17) - 8.0f;
+}
+
+static float slice_a(uint32_t s)
+{
+	return 0.5f + 0.125f * (float)s;
+}
+
+/* The blur3x3 kernel's arithmetic, in its order. */
+static void cpu_blur(const float *in, float *out)
+{
+	int x, y, dx, dy;
+
+	for (y = 0; y < H; y++)
+		for (x = 0; x < W; x++) {
+			float s = 0.0f;
+			bool first = true;
+
+			for (dy = -1; dy <= 1; dy++)
+				for (dx = -1; dx <= 1; dx++) {
+					int yy = y + dy, xx = x + dx;
+					float v;
+
+					yy = yy < 0 ? 0 : yy >= H ? H - 1 : yy;
+					xx = xx < 0 ? 0 : xx >= W ? W - 1 : xx;
+					v = in[yy * W + xx];
+					s = first ? v : s + v;
+					first = false;
+				}
+			out[y * W + x] = s / 9.0f;
+		}
+}
+
+static int build(struct vmgpu_device *dev, struct gpu_run *g,
+		 struct vmgpu_bo *kblur, struct vmgpu_bo *ksaxpy,
+		 struct vmgpu_bo *kvecadd)
+{
+	struct vmgpu_dispatch_desc d;
+	uint64_t img = vmgpu_bo_gpu_va(g->img);
+	uint64_t y = vmgpu_bo_gpu_va(g->y), c = vmgpu_bo_gpu_va(g->c);
+	uint32_t i, s;
+
+	if (vmgpu_cmdbuf_create(dev, &g->cb))
+		return -1;
+	vmgpu_cmdbuf_use(g->cb, g->img, 0);
+	vmgpu_cmdbuf_use(g->cb, g->y, 0);
+	vmgpu_cmdbuf_use(g->cb, g->c, 0);
+	vmgpu_cmdbuf_use(g->cb, g->z, 0);
+	vmgpu_cmdbuf_timestamp(g->cb, g->ts, 0);
+	for (i = 0; i < BLURS; i++) {
+		struct blur_args a = {
+			.w = W, .h = H, .in = img + 4ull * PIX * i,
+			.out = img + 4ull * PIX * (i + 1),
+		};
+
+		if (i)
+			vmgpu_cmdbuf_sync(g->cb, i, i - 1);
+		memset(&d, 0, sizeof(d));
+		d.kernel = kblur;
+		d.args = &a;
+		d.args_bytes = sizeof(a);
+		d.grid[0] = W / 16;
+		d.grid[1] = H / 16;
+		d.block[0] = 16;
+		d.block[1] = 16;
+		if (vmgpu_cmdbuf_dispatch(g->cb, &d) < 0)
+			return -1;
+	}
+	for (s = 0; s < SLICES; s++) {
+		struct saxpy_args a = {
+			.n = SLICE, .a = slice_a(s),
+			.x = img + 4ull * PIX * BLURS + 4ull * SLICE * s,
+			.y = y + 4ull * SLICE * s,
+		};
+
+		vmgpu_cmdbuf_sync(g->cb, BLURS + s, BLURS - 1);
+		memset(&d, 0, sizeof(d));
+		d.kernel = ksaxpy;
+		d.args = &a;
+		d.args_bytes = sizeof(a);
+		d.grid[0] = SLICE / 64;
+		d.block[0] = 64;
+		if (vmgpu_cmdbuf_dispatch(g->cb, &d) < 0)
+			return -1;
+	}
+	for (i = 0; i < PAIRS; i++) {
+		struct vecadd_args a = {
+			.n = SLICE, .a = y + 4ull * SLICE * (2 * i),
+			.b = y + 4ull * SLICE * (2 * i + 1),
+			.c = c + 4ull * SLICE * i,
+		};
+
+		vmgpu_cmdbuf_sync(g->cb, BLURS + SLICES + i, BLURS + 2 * i);
+		vmgpu_cmdbuf_sync(g->cb, BLURS + SLICES + i, BLURS + 2 * i + 1);
+		memset(&d, 0, sizeof(d));
+		d.kernel = kvecadd;
+		d.args = &a;
+		d.args_bytes = sizeof(a);
+		d.grid[0] = SLICE / 64;
+		d.block[0] = 64;
+		if (vmgpu_cmdbuf_dispatch(g->cb, &d) < 0)
+			return -1;
+	}
+	vmgpu_cmdbuf_barrier(g->cb);
+	{
+		struct saxpy_args a = {
+			.n = SLICE * PAIRS, .a = 2.0f, .x = c,
+			.y = vmgpu_bo_gpu_va(g->z),
+		};
+
+		memset(&d, 0, sizeof(d));
+		d.kernel = ksaxpy;
+		d.args = &a;
+		d.args_bytes = sizeof(a);
+		d.grid[0] = SLICE * PAIRS / 128;
+		d.block[0] = 128;
+		if (vmgpu_cmdbuf_dispatch(g->cb, &d) < 0)
+			return -1;
+	}
+	vmgpu_cmdbuf_barrier(g->cb);
+	return vmgpu_cmdbuf_timestamp(g->cb, g->ts, 8);
+}
+
+static void reset_data(struct gpu_run *g)
+{
+	uint32_t i;
+
+	memset(g->imgp, 0, 4ull * PIX * (BLURS + 1));
+	for (i = 0; i < PIX; i++) {
+		g->imgp[i] = init_pixel(g->gpu, i);
+		g->yp[i] = init_y(i);
+	}
+	memset(g->cp, 0, 4 * SLICE * PAIRS);
+	for (i = 0; i < SLICE * PAIRS; i++)
+		g->zp[i] = 1.0f;
+}
+
+/* Number of results that differ from the CPU's. */
+static int verify(const struct gpu_run *g)
+{
+	static float img[BLURS + 1][PIX], y[PIX], c[SLICE * PAIRS];
+	uint32_t i, s, bad = 0;
+
+	for (i = 0; i < PIX; i++) {
+		img[0][i] = init_pixel(g->gpu, i);
+		y[i] = init_y(i);
+	}
+	for (i = 0; i < BLURS; i++)
+		cpu_blur(img[i], img[i + 1]);
+	for (s = 0; s < SLICES; s++)
+		for (i = 0; i < SLICE; i++)
+			y[s * SLICE + i] = fmaf(slice_a(s),
+						img[BLURS][s * SLICE + i],
+						y[s * SLICE + i]);
+	for (s = 0; s < PAIRS; s++)
+		for (i = 0; i < SLICE; i++)
+			c[s * SLICE + i] = y[2 * s * SLICE + i] +
+					   y[(2 * s + 1) * SLICE + i];
+	for (i = 0; i < PIX; i++)
+		bad += memcmp(&img[BLURS][i], &g->imgp[PIX * BLURS + i], 4) != 0;
+	for (i = 0; i < SLICE * PAIRS; i++) {
+		float z = fmaf(2.0f, c[i], 1.0f);
+
+		bad += memcmp(&c[i], &g->cp[i], 4) != 0;
+		bad += memcmp(&z, &g->zp[i], 4) != 0;
+	}
+	return bad;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int run_all(struct vmgpu_device *dev, struct vmgpu_context *ctx,
+		   struct gpu_run *g, uint32_t n, uint32_t flags,
+		   const char *label)
+{
+	struct vmgpu_gpu_counters c0[VMGPU_MAX_GPUS], c1[VMGPU_MAX_GPUS];
+	uint32_t i;
+	int failed = 0;
+	double t0;
+
+	for (i = 0; i < n; i++) {
+		reset_data(&g[i]);
+		if (vmgpu_gpu_counters(dev, i, &c0[i]))
+			memset(&c0[i], 0, sizeof(c0[i]));
+	}
+	t0 = now_us();
+	/* Every GPU's pipeline is queued before any is waited for. */
+	for (i = 0; i < n; i++) {
+		struct vmgpu_sync out = { .handle = g[i].syncobj };
+		struct vmgpu_submit_info info = {
+			.gpu = i, .flags = flags, .out = &out, .out_count = 1,
+		};
+
+		if (vmgpu_submit(ctx, g[i].cb, &info) < 0)
+			return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (vmgpu_syncobj_wait(dev, g[i].syncobj, 0, 60000000000ll))
+			return -1;
+		g[i].wall_us = now_us() - t0;
+	}
+	usleep(5000);
+	printf("\n%s\n", label);
+	printf("%4s %10s %8s %11s %10s %10s %13s %8s\n", "gpu", "dispatches",
+	       "packets", "interrupts", "work runs", "wall_us", "device_us",
+	       "result");
+	for (i = 0; i < n; i++) {
+		int bad = verify(&g[i]);
+
+		if (vmgpu_gpu_counters(dev, i, &c1[i]))
+			memset(&c1[i], 0, sizeof(c1[i]));
+		printf("%4u %10llu %8llu %11llu %10llu %10.0f %13.2f %8s\n", i,
+		       (unsigned long long)(c1[i].dispatches - c0[i].dispatches),
+		       (unsigned long long)(c1[i].packets - c0[i].packets),
+		       (unsigned long long)(c1[i].hw_interrupts -
+					    c0[i].hw_interrupts),
+		       (unsigned long long)(c1[i].work_runs - c0[i].work_runs),
+		       g[i].wall_us, (g[i].tsp[1] - g[i].tsp[0]) / 1000.0,
+		       bad ? "WRONG" : "ok");
+		if (bad) {
+			printf("     %d values differ from the CPU reference\n",
+			       bad);
+			failed = 1;
+		}
+	}
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	struct vmgpu_bo *kblur, *ksaxpy, *kvecadd;
+	struct gpu_run g[VMGPU_MAX_GPUS];
+	struct vmgpu_context *ctx;
+	struct vmgpu_device *dev;
+	struct vmgpu_info info;
+	bool baseline = argc > 1 && !strcmp(argv[1], "-b");
+	char err[256];
+	uint32_t i;
+	int ret;
+
+	if (vmgpu_device_open(0, &dev, err, sizeof(err))) {
+		fprintf(stderr, "vmgpu-demo: %s\n", err);
+		return 1;
+	}
+	if (vmgpu_device_query(dev, &info) ||
+	    vmgpu_context_create(dev, VMGPU_PRIORITY_NORMAL, &ctx))
+		goto fail;
+	kblur = kernel(dev, "blur3x3");
+	ksaxpy = kernel(dev, "saxpy");
+	kvecadd = kernel(dev, "vecadd");
+	if (!kblur || !ksaxpy || !kvecadd)
+		goto fail;
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < info.num_gpus; i++) {
+		void *m;
+
+		g[i].gpu = i;
+		if (buf(dev, i, 4ull * PIX * (BLURS + 1), &g[i].img, &m))
+			goto fail;
+		g[i].imgp = m;
+		if (buf(dev, i, 4 * PIX, &g[i].y, &m))
+			goto fail;
+		g[i].yp = m;
+		if (buf(dev, i, 4 * SLICE * PAIRS, &g[i].c, &m))
+			goto fail;
+		g[i].cp = m;
+		if (buf(dev, i, 4 * SLICE * PAIRS, &g[i].z, &m))
+			goto fail;
+		g[i].zp = m;
+		if (buf(dev, i, 4096, &g[i].ts, &m))
+			goto fail;
+		g[i].tsp = m;
+		if (vmgpu_syncobj_create(dev, &g[i].syncobj) ||
+		    build(dev, &g[i], kblur, ksaxpy, kvecadd))
+			goto fail;
+	}
+	printf("vmgpu-demo: %u GPUs x %u SMs; per GPU one packet of %u kernels (%u blur3x3, %u saxpy, %u vecadd, 1 saxpy), 24 syncs, 1 barrier\n",
+	       info.num_gpus, info.sms_per_gpu,
+	       vmgpu_cmdbuf_dispatch_count(g[0].cb), BLURS, SLICES, PAIRS);
+	ret = run_all(dev, ctx, g, info.num_gpus, 0,
+		      "batched: one packet, one interrupt per GPU");
+	if (ret < 0)
+		goto fail;
+	if (baseline) {
+		int r2 = run_all(dev, ctx, g, info.num_gpus,
+				 VMGPU_SUBMIT_BASELINE,
+				 "baseline: one packet and one interrupt per kernel");
+
+		if (r2 < 0)
+			goto fail;
+		ret |= r2;
+	}
+	printf("\nvmgpu-demo: %s\n", ret ? "FAILED" : "all results match the CPU");
+	return ret ? 1 : 0;
+fail:
+	vmgpu_error_message(dev, err, sizeof(err));
+	fprintf(stderr, "vmgpu-demo: %s\n", err);
+	return 1;
+}
