@@ -83,7 +83,7 @@ $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # Tools are linked statically so they run unchanged inside the VM's initramfs.
-$(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A)
+$(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A) $(LIBCORE_A)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
 

@@ -179,4 +179,5 @@ void vmgpu_debugfs_init(struct drm_minor *minor)
 	drm_debugfs_create_files(vmgpu_debugfs_list,
 				 ARRAY_SIZE(vmgpu_debugfs_list),
 				 minor->debugfs_root, minor);
+	vmgpu_devtrace_debugfs_init(to_vmgpu(minor->dev), minor->debugfs_root);
 }

@@ -269,9 +269,10 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
 	}
 
+	vmgpu_devtrace_init(vdev);
 	ret = vmgpu_irq_init(vdev);
 	if (ret)
-		return ret;
+		goto err_devtrace;
 	ret = vmgpu_sched_init(vdev);
 	if (ret)
 		goto err_irq;
@@ -289,6 +290,8 @@ err_sched:
 	vmgpu_sched_fini(vdev);
 err_irq:
 	vmgpu_irq_fini(vdev);
+err_devtrace:
+	vmgpu_devtrace_fini(vdev);
 	return ret;
 }
 
@@ -329,6 +332,7 @@ static void vmgpu_remove(struct pci_dev *pdev)
 		vmgpu_ring_retire(&vdev->gpu[i], true);
 	vmgpu_sched_cancel_all(vdev);
 	vmgpu_sched_fini(vdev);
+	vmgpu_devtrace_fini(vdev);
 }
 
 static const struct pci_device_id vmgpu_pci_ids[] = {

@@ -198,6 +198,22 @@ struct vmgpu_gpu {
  * @jobs_alive: jobs allocated and not yet freed (leak check in debugfs)
  * @gpu: per-GPU state, @num_gpus used
  */
+/**
+ * struct vmgpu_devtrace - the device's trace buffer (see vmgpu_devtrace.c)
+ * @lock: serialises debugfs users; guards the buffer and TRACE registers
+ * @cpu: kernel address of the buffer, NULL when none
+ * @dma: its bus address
+ * @size: its size in bytes
+ * @enabled: the device is recording into it
+ */
+struct vmgpu_devtrace {
+	struct mutex lock;		/* buffer, TRACE registers */
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+	bool enabled;
+};
+
 struct vmgpu_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
@@ -214,6 +230,7 @@ struct vmgpu_device {
 	struct list_head files;
 	atomic64_t next_client_id;
 	atomic_t jobs_alive;
+	struct vmgpu_devtrace devtrace;
 	struct vmgpu_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -453,6 +470,11 @@ void vmgpu_irq_fini(struct vmgpu_device *vdev);
 
 /* vmgpu_debugfs.c */
 void vmgpu_debugfs_init(struct drm_minor *minor);
+
+void vmgpu_devtrace_init(struct vmgpu_device *vdev);
+void vmgpu_devtrace_fini(struct vmgpu_device *vdev);
+void vmgpu_devtrace_debugfs_init(struct vmgpu_device *vdev,
+				 struct dentry *root);
 void vmgpu_show_fdinfo(struct seq_file *m, struct file *f);
 
 /* vmgpu_mmu.c */
