@@ -59,6 +59,36 @@ static const char vecadd_src[] =
 	"done:\n"
 	"	exit\n";
 
+static const char fill_src[] =
+	"; fill: out[i] = i * mul + add for i < n, after spin idle iterations per\n"
+	"; thread (a knob for the kernel's length in benchmarks and tests).\n"
+	"; args: +0 out (u32 *), +8 n, +12 mul, +16 add, +20 spin (u32)\n"
+	"; launch: 1-D, any block size, grid.x * block.x >= n\n"
+	".args 24\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2		; i\n"
+	"	ldarg r1, 8			; n\n"
+	"	setp.geu p0, r0, r1\n"
+	"	bra p0, done\n"
+	"	ldarg r8, 20			; spin\n"
+	"	mov r9, 0\n"
+	"spin:\n"
+	"	setp.geu p1, r9, r8\n"
+	"	bra p1, work\n"
+	"	add r9, r9, 1\n"
+	"	bra spin\n"
+	"work:\n"
+	"	ldarg r3, 12\n"
+	"	ldarg r4, 16\n"
+	"	mad r5, r0, r3, r4\n"
+	"	ldarg.64 r6, 0\n"
+	"	lea r6, r6, r0, 2\n"
+	"	st.32 [r6], r5\n"
+	"done:\n"
+	"	exit\n";
+
 static const char blur3x3_src[] =
 	"; blur3x3: 3x3 box blur of a w x h f32 image (row-major, pitch w), edges\n"
 	"; clamped: out[y][x] = (sum of in[clamp(y+dy)][clamp(x+dx)], dy then dx\n"
@@ -360,6 +390,7 @@ static const struct {
 } builtin_kernels[] = {
 	{ "saxpy", saxpy_src },
 	{ "vecadd", vecadd_src },
+	{ "fill", fill_src },
 	{ "blur3x3", blur3x3_src },
 	{ "reduce_sum", reduce_sum_src },
 	{ "histogram", histogram_src },
@@ -367,7 +398,7 @@ static const struct {
 };
 
 static const char *const builtin_names[] = {
-	"saxpy", "vecadd", "blur3x3", "reduce_sum", "histogram",
+	"saxpy", "vecadd", "fill", "blur3x3", "reduce_sum", "histogram",
 	"matmul_tiled", NULL,
 };
 

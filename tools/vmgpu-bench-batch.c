@@ -9,12 +9,14 @@
  *   batch+sync one packet of N dispatches, dispatch i synced on i - 1
  *
  * and prints per mode: interrupts and deferred-work runs per workload
- * (from the driver's counters), packets per workload, submit-to-signal
- * wall latency, workloads per second (wall) and the device-time makespan
- * (TIMESTAMP commands at the start and end). Ratios against the baseline
- * follow each N. Runs inside the VM (reads debugfs for the counters).
+ * (from the driver's counters), packets per workload, the submit-to-signal
+ * wall latency of one frame of N workloads, workloads per second (wall)
+ * over a stream of frames submitted back to back (each mode gets the same
+ * pipelining), and the device-time makespan of a frame (TIMESTAMP
+ * commands at its start and end). Ratios against the baseline follow
+ * each N. Runs inside the VM (reads debugfs for the counters).
  *
- *   vmgpu-bench-batch [-g GPU] [-r REPEAT] [-n N[,N...]]
+ *   vmgpu-bench-batch [-g GPU] [-r REPEAT] [-f FRAMES] [-n N[,N...]]
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,33 +29,7 @@
 #include "vmgpu.h"
 #include "vmgpu_hw.h"
 
-/* out[i] = i * mul + add after @spin idle iterations, i < n. */
-static const char fill_src[] =
-	".args 24\n"
-	"	s2r r0, %ctaid.x\n"
-	"	s2r r1, %ntid.x\n"
-	"	s2r r2, %tid.x\n"
-	"	mad r0, r0, r1, r2\n"
-	"	ldarg r1, 8\n"
-	"	setp.geu p0, r0, r1\n"
-	"	bra p0, done\n"
-	"	ldarg r8, 20\n"
-	"	mov r9, 0\n"
-	"spin:\n"
-	"	setp.geu p1, r9, r8\n"
-	"	bra p1, work\n"
-	"	add r9, r9, 1\n"
-	"	bra spin\n"
-	"work:\n"
-	"	ldarg r3, 12\n"
-	"	ldarg r4, 16\n"
-	"	mad r5, r0, r3, r4\n"
-	"	ldarg.64 r6, 0\n"
-	"	lea r6, r6, r0, 2\n"
-	"	st.32 [r6], r5\n"
-	"done:\n"
-	"	exit\n";
-
+/* Arguments of the built-in "fill" kernel (libshim/builtin_kernels.c). */
 struct fill_args {
 	uint64_t out;
 	uint32_t n, mul, add, spin;
@@ -69,7 +45,8 @@ static const char *const mode_names[NUM_MODES] = {
 struct result {
 	uint64_t irqs, hw_irqs, work_runs, packets, tasks;
 	double wall_s, span_ns;
-	double lat[MAX_RUNS];	/* wall seconds of each run */
+	double lat[MAX_RUNS];	/* wall seconds of one frame, each run */
+	double tput[MAX_RUNS];	/* wall seconds per task in a stream, each run */
 	uint32_t runs;
 	int errors;
 };
@@ -81,12 +58,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median wall time of one run: robust against the host's hiccups. */
-static double median_lat(struct result *r)
+/* Median of @n samples: robust against the host's hiccups. */
+static double median(double *v, uint32_t n)
 {
-	qsort(r->lat, r->runs, sizeof(r->lat[0]), cmp_double);
-	return r->runs % 2 ? r->lat[r->runs / 2] :
-	       (r->lat[r->runs / 2 - 1] + r->lat[r->runs / 2]) / 2;
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 struct bench {
 	struct vmgpu_device *dev;
@@ -96,6 +72,7 @@ struct bench {
 	uint64_t *ts_map;
 	uint32_t syncobj;
 	uint32_t gpu;
+	uint32_t frames;	/* frames per throughput stream */
 };
 
 static double now_s(void)
@@ -172,6 +149,7 @@ static int run(struct bench *b, enum mode m, uint32_t n, uint32_t spin,
 	};
 	struct vmgpu_cmdbuf *cb;
 	double t0, t1;
+	uint32_t f;
 	int ret = -1;
 
 	if (vmgpu_cmdbuf_create(b->dev, &cb))
@@ -181,12 +159,31 @@ static int run(struct bench *b, enum mode m, uint32_t n, uint32_t spin,
 	memset(b->out_map, 0, 256 * n);
 	if (vmgpu_gpu_counters(b->dev, b->gpu, &c0))
 		goto out;
+	/* Latency: one frame, submit to signal. */
 	t0 = now_s();
 	if (vmgpu_submit(b->ctx, cb, &info) < 0)
 		goto out;
 	if (vmgpu_syncobj_wait(b->dev, b->syncobj, 0, 60000000000ll))
 		goto out;
 	t1 = now_s();
+	if (check(b, n))
+		r->errors++;
+	r->span_ns += (double)(b->ts_map[1] - b->ts_map[0]);
+	if (r->runs < MAX_RUNS)
+		r->lat[r->runs] = t1 - t0;
+	/*
+	 * Throughput: frames back to back, as an application streams them;
+	 * packets of a context run in order, so only the last is waited for.
+	 */
+	t0 = now_s();
+	for (f = 0; f < b->frames; f++)
+		if (vmgpu_submit(b->ctx, cb, &info) < 0)
+			goto out;
+	if (vmgpu_syncobj_wait(b->dev, b->syncobj, 0, 60000000000ll))
+		goto out;
+	t1 = now_s();
+	if (r->runs < MAX_RUNS)
+		r->tput[r->runs] = (t1 - t0) / ((double)b->frames * n);
 	/* The deferred work's bookkeeping follows the signal closely. */
 	usleep(2000);
 	if (vmgpu_gpu_counters(b->dev, b->gpu, &c1))
@@ -195,11 +192,7 @@ static int run(struct bench *b, enum mode m, uint32_t n, uint32_t spin,
 	r->hw_irqs += c1.hw_interrupts - c0.hw_interrupts;
 	r->work_runs += c1.work_runs - c0.work_runs;
 	r->packets += c1.packets - c0.packets;
-	r->tasks += n;
-	r->wall_s += t1 - t0;
-	if (r->runs < MAX_RUNS)
-		r->lat[r->runs] = t1 - t0;
-	r->span_ns += (double)(b->ts_map[1] - b->ts_map[0]);
+	r->tasks += (uint64_t)n * (1 + b->frames);
 	if (r->runs < MAX_RUNS)
 		r->runs++;
 	if (check(b, n))
@@ -210,17 +203,17 @@ out:
 	return ret;
 }
 
-/* Returns workloads per second from the median run. */
+/* Returns workloads per second of the median stream. */
 static double print_result(uint32_t n, enum mode m, struct result *r)
 {
-	double lat = median_lat(r);
+	double lat = median(r->lat, r->runs), per_task = median(r->tput, r->runs);
 
 	printf("%4u %-10s %8.3f %8.3f %9.3f %9.3f %10.1f %10.1f %10.1f %12.2f %6d\n",
 	       n, mode_names[m], (double)r->hw_irqs / r->tasks,
 	       (double)r->irqs / r->tasks, (double)r->work_runs / r->tasks,
-	       (double)r->packets / r->tasks, lat * 1e6, lat / n * 1e6,
-	       n / lat, r->span_ns / r->runs / 1000.0, r->errors);
-	return n / lat;
+	       (double)r->packets / r->tasks, lat * 1e6, per_task * 1e6,
+	       1 / per_task, r->span_ns / r->runs / 1000.0, r->errors);
+	return 1 / per_task;
 }
 
 int main(int argc, char **argv)
@@ -237,13 +230,17 @@ int main(int argc, char **argv)
 	int opt;
 
 	memset(&b, 0, sizeof(b));
-	while ((opt = getopt(argc, argv, "g:r:n:")) != -1) {
+	b.frames = 8;
+	while ((opt = getopt(argc, argv, "g:r:f:n:")) != -1) {
 		switch (opt) {
 		case 'g':
 			b.gpu = strtoul(optarg, NULL, 0);
 			break;
 		case 'r':
 			repeat = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			b.frames = strtoul(optarg, NULL, 0);
 			break;
 		case 'n': {
 			char *s = optarg, *e;
@@ -256,7 +253,7 @@ int main(int argc, char **argv)
 		}
 		default:
 			fprintf(stderr,
-				"usage: vmgpu-bench-batch [-g GPU] [-r REPEAT] [-n N,...]\n");
+				"usage: vmgpu-bench-batch [-g GPU] [-r REPEAT] [-f FRAMES] [-n N,...]\n");
 			return 2;
 		}
 	}
@@ -265,6 +262,8 @@ int main(int argc, char **argv)
 			ns[nn] = all_n[nn];
 	if (!repeat)
 		repeat = 1;
+	if (!b.frames || b.frames > 64)
+		b.frames = 8;
 	if (repeat > MAX_RUNS)
 		repeat = MAX_RUNS;
 
@@ -275,7 +274,7 @@ int main(int argc, char **argv)
 	if (vmgpu_context_create(b.dev, VMGPU_PRIORITY_NORMAL, &b.ctx) ||
 	    vmgpu_syncobj_create(b.dev, &b.syncobj))
 		return die(b.dev, "setup");
-	if (vmgpu_asm_assemble(fill_src, &image, &bytes, err, sizeof(err))) {
+	if (vmgpu_asm_assemble(vmgpu_builtin_kernel_source("fill"), &image, &bytes, err, sizeof(err))) {
 		fprintf(stderr, "vmgpu-bench-batch: assemble: %s\n", err);
 		return 1;
 	}
@@ -291,14 +290,14 @@ int main(int argc, char **argv)
 		return die(b.dev, "timestamp buffer");
 	b.ts_map = map;
 
-	printf("# vmgpu-bench-batch: GPU %u, %u repetitions per point (modes interleaved)\n",
-	       b.gpu, repeat);
+	printf("# vmgpu-bench-batch: GPU %u, %u repetitions per point (modes interleaved), %u frames per stream\n",
+	       b.gpu, repeat, b.frames);
 	printf("# hwirq/t: completion interrupts the device raised per workload\n");
 	printf("# irq/t, work/t: hard IRQ handler and deferred-work runs per workload\n");
 	printf("# pkts/t: packets per workload\n");
-	printf("# lat_us: submit -> fence signal of all N workloads (wall, median run)\n");
-	printf("# us/task: lat_us / N; tasks/s: N / lat_us (wall, median run)\n");
-	printf("# makespan_us: device time from the first dispatch to the end of the last\n");
+	printf("# lat_us: one frame of N workloads, submit -> fence signal (wall, median run)\n");
+	printf("# us/task, tasks/s: frames of N workloads submitted back to back (wall, median run)\n");
+	printf("# makespan_us: one frame in device time, first dispatch to end of the last\n");
 	for (k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
 		printf("\nkernel=%s (spin %u per thread)\n", kernels[k].name,
 		       kernels[k].spin);

@@ -35,7 +35,7 @@ FIXTURE_SETUP(batch)
 					  &self->ctx));
 	self->add_one = make_kernel(self->dev, add_one_src);
 	ASSERT_NE(NULL, self->add_one);
-	self->fill = make_kernel(self->dev, fill_src);
+	self->fill = make_kernel(self->dev, vmgpu_builtin_kernel_source("fill"));
 	ASSERT_NE(NULL, self->fill);
 	ASSERT_EQ(0, vmgpu_syncobj_create(self->dev, &self->syncobj));
 }

@@ -109,7 +109,7 @@ static int run_packet(FIXTURE_DATA(trace) *self)
 	uint32_t *map, i;
 	int ret = -1;
 
-	k = make_kernel(self->dev, fill_src);
+	k = make_kernel(self->dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(self->dev, 2 * GRID * BLOCK * 4, (void **)&map);
 	if (!k || !out || vmgpu_cmdbuf_create(self->dev, &cb))
 		return -1;

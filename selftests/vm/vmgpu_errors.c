@@ -94,7 +94,7 @@ static int innocent_process(uint32_t gpu, int ready_fd)
 
 	if (vmgpu_device_open(0, &dev, NULL, 0))
 		return 10;
-	k = make_kernel(dev, fill_src);
+	k = make_kernel(dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(dev, 16 * 1024, &map);
 	if (!k || !out || job_start(dev, &j) || add_fill(&j, k, out, 16, 2000))
 		return 11;
@@ -176,7 +176,7 @@ static void expect_other_context_works(struct __test_metadata *_metadata,
 	struct job j;
 	void *map;
 
-	k = make_kernel(self->dev, fill_src);
+	k = make_kernel(self->dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(self->dev, 4096, &map);
 	ASSERT_NE(NULL, k);
 	ASSERT_NE(NULL, out);
@@ -311,7 +311,7 @@ TEST_F(err, hang_is_recovered_by_timeout_and_reset)
 				     &timeout_ms));
 	ASSERT_EQ(0, vmgpu_gpu_counters(self->dev, gpu, &c0));
 	flag = make_bo(self->dev, 4096, &fmap);
-	k = make_kernel(self->dev, fill_src);
+	k = make_kernel(self->dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(self->dev, 8192, &map);
 	ASSERT_NE(NULL, flag);
 	ASSERT_NE(NULL, k);
@@ -357,7 +357,7 @@ TEST_F(err, infinite_loop_is_recovered_by_timeout_and_reset)
 
 	ASSERT_EQ(0, vmgpu_gpu_counters(self->dev, gpu, &c0));
 	loop = make_kernel(self->dev, forever_src);
-	k = make_kernel(self->dev, fill_src);
+	k = make_kernel(self->dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(self->dev, 8192, &map);
 	ASSERT_NE(NULL, loop);
 	ASSERT_NE(NULL, k);
@@ -459,7 +459,7 @@ TEST(unbind_with_work_in_flight_frees_everything)
 		if (vmgpu_device_open(0, &dev, NULL, 0))
 			_exit(1);
 		flag = make_bo(dev, 4096, &map);
-		k = make_kernel(dev, fill_src);
+		k = make_kernel(dev, vmgpu_builtin_kernel_source("fill"));
 		out = make_bo(dev, 8192, &map);
 		if (!flag || !k || !out || job_start(dev, &hung) ||
 		    job_start(dev, &more) ||
@@ -476,7 +476,7 @@ TEST(unbind_with_work_in_flight_frees_everything)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	ASSERT_EQ(0, rebind());
 	ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
-	k = make_kernel(dev, fill_src);
+	k = make_kernel(dev, vmgpu_builtin_kernel_source("fill"));
 	out = make_bo(dev, 8192, &map);
 	ASSERT_NE(NULL, k);
 	ASSERT_NE(NULL, out);

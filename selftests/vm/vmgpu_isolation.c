@@ -193,7 +193,7 @@ static int produce_consume(struct __test_metadata *_metadata,
 	void *map, *fmap;
 	int ret;
 
-	fill = make_kernel(pdev, fill_src);
+	fill = make_kernel(pdev, vmgpu_builtin_kernel_source("fill"));
 	add_one = make_kernel(cdev, add_one_src);
 	flag = make_bo(pdev, 4096, &fmap);
 	if (!fill || !add_one || !flag || vmgpu_syncobj_create(cdev, &done) ||
@@ -329,7 +329,7 @@ TEST(slots_are_recycled_across_many_files)
 
 		ASSERT_EQ(0, vmgpu_device_open(0, &dev[f], NULL, 0));
 		ASSERT_EQ(0, vmgpu_context_create(dev[f], 1, &ctx[f]));
-		k[f] = make_kernel(dev[f], fill_src);
+		k[f] = make_kernel(dev[f], vmgpu_builtin_kernel_source("fill"));
 		out[f] = make_bo(dev[f], 4096, &map);
 		ASSERT_NE(NULL, k[f]);
 		ASSERT_NE(NULL, out[f]);

@@ -102,36 +102,7 @@ struct add_one_args {
 	uint32_t pad;
 };
 
-/*
- * fill: out[i] = i * mul + add for i < n (one thread per element).
- * args: +0 out (u32 *), +8 n, +12 mul, +16 add, +20 spin per thread.
- */
-static const char fill_src[] =
-	".args 24\n"
-	"	s2r r0, %ctaid.x\n"
-	"	s2r r1, %ntid.x\n"
-	"	s2r r2, %tid.x\n"
-	"	mad r0, r0, r1, r2\n"
-	"	ldarg r1, 8\n"
-	"	setp.geu p0, r0, r1\n"
-	"	bra p0, done\n"
-	"	ldarg r8, 20\n"
-	"	mov r9, 0\n"
-	"spin:\n"
-	"	setp.geu p1, r9, r8\n"
-	"	bra p1, work\n"
-	"	add r9, r9, 1\n"
-	"	bra spin\n"
-	"work:\n"
-	"	ldarg r3, 12\n"
-	"	ldarg r4, 16\n"
-	"	mad r5, r0, r3, r4\n"
-	"	ldarg.64 r6, 0\n"
-	"	lea r6, r6, r0, 2\n"
-	"	st.32 [r6], r5\n"
-	"done:\n"
-	"	exit\n";
-
+/* Arguments of the built-in "fill" kernel (libshim/builtin_kernels.c). */
 struct fill_args {
 	uint64_t out;
 	uint32_t n, mul, add, spin;
