@@ -245,13 +245,7 @@ int vmgpu_disasm_image(const void *image, size_t bytes, char **text,
 				 bytes);
 		return -EINVAL;
 	}
-	memcpy(&h, image, sizeof(h));
-	h.magic = le32toh(h.magic);
-	h.isa_version = le32toh(h.isa_version);
-	h.num_regs = le32toh(h.num_regs);
-	h.shared_bytes = le32toh(h.shared_bytes);
-	h.args_bytes = le32toh(h.args_bytes);
-	h.code_insns = le32toh(h.code_insns);
+	vmgpu_exec_header_read(&h, image);
 	if (!vmgpu_exec_header_valid(&h)) {
 		if (err && errlen)
 			snprintf(err, errlen, "invalid executable header");

@@ -173,6 +173,29 @@ int vmgpu_submit(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 	return ret ? ret : 1;
 }
 
+/*
+ * Open the driver's debugfs file @name of @dev's DRM minor; on failure
+ * NULL with the error recorded in @dev and returned in *@err.
+ */
+static FILE *open_debugfs(struct vmgpu_device *dev, const char *name,
+			  char *path, size_t len, int *err)
+{
+	struct stat st;
+	FILE *f;
+
+	if (fstat(dev->fd, &st)) {
+		*err = shim_set_error(dev, -errno, "fstat: %s", strerror(errno));
+		return NULL;
+	}
+	snprintf(path, len, "/sys/kernel/debug/dri/%u/%s", minor(st.st_rdev),
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		*err = shim_set_error(dev, -errno, "%s: %s", path,
+				      strerror(errno));
+	return f;
+}
+
 int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
 		       struct vmgpu_gpu_counters *c)
 {
@@ -189,23 +212,17 @@ int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
 #undef K
 	};
 	char path[96], line[2048], want[16];
-	struct stat st;
+	int found = 0, err;
 	FILE *f;
-	int found = 0;
 
 	if (!dev)
 		return -EINVAL;
 	if (!c)
 		return shim_set_error(dev, -EINVAL, "counters: NULL");
 	memset(c, 0, sizeof(*c));
-	if (fstat(dev->fd, &st))
-		return shim_set_error(dev, -errno, "fstat: %s", strerror(errno));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/counters",
-		 minor(st.st_rdev));
-	f = fopen(path, "r");
+	f = open_debugfs(dev, "counters", path, sizeof(path), &err);
 	if (!f)
-		return shim_set_error(dev, -errno, "%s: %s", path,
-				      strerror(errno));
+		return err;
 	snprintf(want, sizeof(want), "gpu%u", gpu);
 	while (fgets(line, sizeof(line), f)) {
 		char *save = NULL, *tok = strtok_r(line, " \n", &save);
@@ -235,20 +252,14 @@ int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
 int vmgpu_jobs_alive(struct vmgpu_device *dev)
 {
 	char path[96], line[256];
-	struct stat st;
-	int n = -ENOENT;
+	int n = -ENOENT, err;
 	FILE *f;
 
 	if (!dev)
 		return -EINVAL;
-	if (fstat(dev->fd, &st))
-		return shim_set_error(dev, -errno, "fstat: %s", strerror(errno));
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/counters",
-		 minor(st.st_rdev));
-	f = fopen(path, "r");
+	f = open_debugfs(dev, "counters", path, sizeof(path), &err);
 	if (!f)
-		return shim_set_error(dev, -errno, "%s: %s", path,
-				      strerror(errno));
+		return err;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "device jobs_alive %d", &n) == 1)
 			break;

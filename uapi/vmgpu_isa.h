@@ -369,4 +369,26 @@ static inline vmgpu_u64 vmgpu_exec_image_bytes(const struct vmgpu_exec_header *h
 	       (vmgpu_u64)h->code_insns * VMGPU_INSN_BYTES;
 }
 
+#ifndef __KERNEL__
+#include <endian.h>
+#include <string.h>
+
+/*
+ * Read an image's header (little-endian in memory, possibly unaligned)
+ * into host order. The caller has checked that @image holds at least
+ * VMGPU_EXEC_HEADER_BYTES.
+ */
+static inline void vmgpu_exec_header_read(struct vmgpu_exec_header *h,
+					  const void *image)
+{
+	memcpy(h, image, sizeof(*h));
+	h->magic = le32toh(h->magic);
+	h->isa_version = le32toh(h->isa_version);
+	h->num_regs = le32toh(h->num_regs);
+	h->shared_bytes = le32toh(h->shared_bytes);
+	h->args_bytes = le32toh(h->args_bytes);
+	h->code_insns = le32toh(h->code_insns);
+}
+#endif
+
 #endif /* _VMGPU_ISA_H_ */

@@ -78,13 +78,7 @@ int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
     if (!image || bytes < sizeof(h)) {
         return VMGPU_FAULT_BAD_EXECUTABLE;
     }
-    memcpy(&h, image, sizeof(h));
-    h.magic = le32toh(h.magic);
-    h.isa_version = le32toh(h.isa_version);
-    h.num_regs = le32toh(h.num_regs);
-    h.shared_bytes = le32toh(h.shared_bytes);
-    h.args_bytes = le32toh(h.args_bytes);
-    h.code_insns = le32toh(h.code_insns);
+    vmgpu_exec_header_read(&h, image);
     if (!vmgpu_exec_header_valid(&h) || bytes < vmgpu_exec_image_bytes(&h)) {
         return VMGPU_FAULT_BAD_EXECUTABLE;
     }

@@ -46,18 +46,6 @@ static int debugfs_dir(char *dir, size_t len)
 	return ret;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 static size_t read_file(const char *path, void *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);

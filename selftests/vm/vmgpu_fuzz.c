@@ -22,8 +22,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "vmgpu.h"
-#include "vmgpu_hw.h"
+#include "vmgpu_test_util.h"
 
 #define POOL_PAGES	64
 #define DRV_DIR		"/sys/bus/pci/drivers/vmgpu"
@@ -47,18 +46,6 @@ struct pool {
 	uint8_t *mem;
 	uint64_t bus[POOL_PAGES];
 };
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
 
 /* The PCI address of the (single) device vmgpu.ko is bound to. */
 static int find_bound_device(char *bdf, size_t len)
@@ -176,9 +163,9 @@ FIXTURE_SETUP(raw)
 	ASSERT_EQ(0, find_bound_device(self->bdf, sizeof(self->bdf)));
 	snprintf(self->sysdir, sizeof(self->sysdir), "/sys/bus/pci/devices/%s",
 		 self->bdf);
-	ASSERT_EQ(0, write_str(DRV_DIR "/unbind", self->bdf));
+	ASSERT_EQ(0, write_file(DRV_DIR "/unbind", self->bdf));
 	snprintf(path, sizeof(path), "%s/enable", self->sysdir);
-	ASSERT_EQ(0, write_str(path, "1"));
+	ASSERT_EQ(0, write_file(path, "1"));
 
 	/* Bus mastering, so the device may DMA into our pool. */
 	snprintf(path, sizeof(path), "%s/config", self->sysdir);
@@ -235,7 +222,7 @@ FIXTURE_TEARDOWN(raw)
 	}
 	munmap((void *)self->bar, VMGPU_BAR0_SIZE);
 	munmap(self->pool.mem, POOL_PAGES * PAGE);
-	EXPECT_EQ(0, write_str(DRV_DIR "/bind", self->bdf));
+	EXPECT_EQ(0, write_file(DRV_DIR "/bind", self->bdf));
 }
 
 /* Command buffer: TIMESTAMP, WRITE_VALUE @value, END. Returns its bytes. */

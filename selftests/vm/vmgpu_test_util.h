@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "vmgpu.h"
 #include "vmgpu_drm.h"
@@ -34,6 +36,19 @@ static inline int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * SEC_NS + ts.tv_nsec;
+}
+
+/* Write @s to the file at @path (sysfs, debugfs); 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
 }
 
 /* Assemble @src into a kernel buffer; NULL (and a message) on failure. */
