@@ -175,6 +175,7 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 			size_t bytes, struct vmgpu_bo **out)
 {
 	struct vmgpu_exec_header h;
+	uint32_t pc;
 	void *p;
 	int ret;
 
@@ -183,11 +184,22 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 	if (!image || !out || bytes < sizeof(h))
 		return shim_set_error(dev, -EINVAL,
 				      "kernel_create: no image or too short");
-	memcpy(&h, image, sizeof(h));
+	vmgpu_exec_header_read(&h, image);
 	if (!vmgpu_exec_header_valid(&h) ||
 	    vmgpu_exec_image_bytes(&h) != bytes)
 		return shim_set_error(dev, -EINVAL,
 				      "kernel_create: invalid executable header");
+	/* The device would fault on a bad word; say which one here instead. */
+	for (pc = 0; pc < h.code_insns; pc++) {
+		uint64_t w;
+
+		memcpy(&w, (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES +
+		       (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
+		if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes))
+			return shim_set_error(dev, -EINVAL,
+					      "kernel_create: invalid instruction %#018llx at %u",
+					      (unsigned long long)le64toh(w), pc);
+	}
 	ret = vmgpu_bo_create(dev, bytes, VMGPU_BO_GPU_READ_ONLY,
 			      VMGPU_PLACEMENT_SYSTEM, out);
 	if (ret)

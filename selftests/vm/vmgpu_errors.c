@@ -277,6 +277,30 @@ TEST_F(err, budget_exceeded_bans_only_its_context)
 	vmgpu_bo_destroy(k);
 }
 
+TEST_F(err, library_refuses_an_invalid_instruction)
+{
+	struct vmgpu_bo *bo = (void *)1;
+	char err[256] = "";
+	size_t bytes;
+	uint64_t w;
+	void *image;
+
+	ASSERT_EQ(0, vmgpu_asm_assemble(vmgpu_builtin_kernel_source("fill"),
+					&image, &bytes, err, sizeof(err)));
+	/* Word 1 gets opcode 0x7f, which no instruction has. */
+	memcpy(&w, (uint8_t *)image + VMGPU_EXEC_HEADER_BYTES + 8, 8);
+	w |= 0x7f;
+	memcpy((uint8_t *)image + VMGPU_EXEC_HEADER_BYTES + 8, &w, 8);
+	EXPECT_EQ(-EINVAL, vmgpu_kernel_create(self->dev, image, bytes, &bo));
+	vmgpu_error_message(self->dev, err, sizeof(err));
+	EXPECT_NE(NULL, strstr(err, "invalid instruction"));
+	EXPECT_NE(NULL, strstr(err, "at 1"));
+	/* A truncated image is refused too. */
+	EXPECT_EQ(-EINVAL, vmgpu_kernel_create(self->dev, image, bytes - 8,
+					       &bo));
+	free(image);
+}
+
 TEST_F(err, illegal_executable_bans_its_context)
 {
 	struct vmgpu_dispatch_desc d;
