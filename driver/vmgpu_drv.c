@@ -48,13 +48,13 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 		args->value = vdev->caps;
 		break;
 	case DRM_VMGPU_PARAM_WARP_SIZE:
-		args->value = vmgpu_read(vdev, VMGPU_REG_WARP_SIZE);
+		args->value = vdev->warp_size;
 		break;
 	case DRM_VMGPU_PARAM_CLOCK_KHZ:
-		args->value = vmgpu_read(vdev, VMGPU_REG_CLOCK_KHZ);
+		args->value = vdev->clock_khz;
 		break;
 	case DRM_VMGPU_PARAM_LOCAL_MEM_MB:
-		args->value = vmgpu_read(vdev, VMGPU_REG_LOCAL_MEM_MB);
+		args->value = vdev->local_mem_mb;
 		break;
 	case DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES:
 		args->value = vdev->cmdbuf_max_bytes;
@@ -209,6 +209,9 @@ static int vmgpu_hw_identify(struct vmgpu_device *vdev)
 			       VMGPU_AS_SLOTS);
 	vdev->cmdbuf_max_bytes = vmgpu_read(vdev, VMGPU_REG_CMDBUF_MAX_BYTES);
 	vdev->max_dispatches = vmgpu_read(vdev, VMGPU_REG_MAX_DISPATCHES);
+	vdev->warp_size = vmgpu_read(vdev, VMGPU_REG_WARP_SIZE);
+	vdev->clock_khz = vmgpu_read(vdev, VMGPU_REG_CLOCK_KHZ);
+	vdev->local_mem_mb = vmgpu_read(vdev, VMGPU_REG_LOCAL_MEM_MB);
 	if (!vdev->as_slots || vdev->cmdbuf_max_bytes < 4 ||
 	    !vdev->max_dispatches) {
 		drm_err(drm, "device reports no address-space slots or command space\n");

@@ -192,6 +192,9 @@ struct vmgpu_gpu {
  * @as_slots: address-space slots per GPU
  * @cmdbuf_max_bytes: largest command buffer the device takes
  * @max_dispatches: most DISPATCH commands per packet
+ * @warp_size: threads per warp
+ * @clock_khz: SM clock of the device's timing model
+ * @local_mem_mb: modelled local memory per GPU
  * @files_lock: protects @files
  * @files: open files (struct vmgpu_file.link), for debugfs
  * @next_client_id: fdinfo client ids
@@ -226,6 +229,9 @@ struct vmgpu_device {
 	u32 as_slots;
 	u32 cmdbuf_max_bytes;
 	u32 max_dispatches;
+	u32 warp_size;
+	u32 clock_khz;
+	u32 local_mem_mb;
 	struct mutex files_lock;	/* files */
 	struct list_head files;
 	atomic64_t next_client_id;

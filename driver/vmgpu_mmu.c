@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 
 #include "vmgpu_drv.h"
@@ -80,7 +81,11 @@ void vmgpu_vm_fini(struct vmgpu_file *vf)
 {
 	struct vmgpu_device *vdev = vf->vdev;
 	unsigned int g;
+	/* A file may outlive an unbind; then there is no device to tell. */
+	bool present;
+	int idx;
 
+	present = drm_dev_enter(&vdev->drm, &idx);
 	for (g = 0; g < vdev->num_gpus; g++) {
 		struct vmgpu_gpu *gpu = &vdev->gpu[g];
 		int slot;
@@ -89,13 +94,18 @@ void vmgpu_vm_fini(struct vmgpu_file *vf)
 		slot = vf->slot[g];
 		if (slot >= 0) {
 			gpu->slots[slot].owner = NULL;
-			vmgpu_gpu_write(gpu, VMGPU_GPU_AS_ROOT_LO(slot), 0);
-			vmgpu_gpu_write(gpu, VMGPU_GPU_AS_ROOT_HI(slot), 0);
-			vmgpu_gpu_write(gpu, VMGPU_GPU_MMU_INVALIDATE, BIT(slot));
+			if (present) {
+				vmgpu_gpu_write(gpu, VMGPU_GPU_AS_ROOT_LO(slot), 0);
+				vmgpu_gpu_write(gpu, VMGPU_GPU_AS_ROOT_HI(slot), 0);
+				vmgpu_gpu_write(gpu, VMGPU_GPU_MMU_INVALIDATE,
+						BIT(slot));
+			}
 			vf->slot[g] = -1;
 		}
 		mutex_unlock(&gpu->as_lock);
 	}
+	if (present)
+		drm_dev_exit(idx);
 	drm_mm_takedown(&vf->mm);
 	vmgpu_pt_free(vdev, &vf->root);
 	mutex_destroy(&vf->vm_lock);
@@ -106,7 +116,10 @@ static void vmgpu_vm_flush(struct vmgpu_file *vf)
 {
 	struct vmgpu_device *vdev = vf->vdev;
 	unsigned int g;
+	int idx;
 
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;		/* unbound: no TLB left to flush */
 	for (g = 0; g < vdev->num_gpus; g++) {
 		struct vmgpu_gpu *gpu = &vdev->gpu[g];
 
@@ -116,6 +129,7 @@ static void vmgpu_vm_flush(struct vmgpu_file *vf)
 					BIT(vf->slot[g]));
 		mutex_unlock(&gpu->as_lock);
 	}
+	drm_dev_exit(idx);
 }
 
 /* The leaf entry for @va, allocating tables on the way when @alloc. */

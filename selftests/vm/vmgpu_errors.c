@@ -427,39 +427,54 @@ TEST_F(err, infinite_loop_is_recovered_by_timeout_and_reset)
 }
 
 /* Unbind and bind the driver through sysfs; 0 when the node is back. */
-static int rebind(void)
+#define VMGPU_DRV_DIR "/sys/bus/pci/drivers/vmgpu"
+
+/* The PCI address vmgpu.ko is bound to, in @bdf. */
+static int bound_device(char *bdf, size_t len)
 {
-	const char *drv = "/sys/bus/pci/drivers/vmgpu";
-	char path[512], bdf[256] = "";
 	struct dirent *de;
-	int i, fd;
 	DIR *d;
 
-	d = opendir(drv);
+	bdf[0] = 0;
+	d = opendir(VMGPU_DRV_DIR);
 	if (!d)
 		return -1;
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, "0000:", 5))
-			snprintf(bdf, sizeof(bdf), "%s", de->d_name);
+			snprintf(bdf, len, "%s", de->d_name);
 	closedir(d);
-	if (!bdf[0])
-		return -1;
-	snprintf(path, sizeof(path), "%s/unbind", drv);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, bdf, strlen(bdf)) < 0)
-		return -1;
-	close(fd);
-	snprintf(path, sizeof(path), "%s/bind", drv);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, bdf, strlen(bdf)) < 0)
-		return -1;
-	close(fd);
+	return bdf[0] ? 0 : -1;
+}
+
+/* Write @bdf to the driver's "bind" or "unbind" file. */
+static int driver_op(const char *op, const char *bdf)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VMGPU_DRV_DIR "/%s", op);
+	return write_file(path, bdf);
+}
+
+static int wait_bound(void)
+{
+	int i;
+
 	for (i = 0; i < 100; i++) {
 		if (vmgpu_device_count() == 1)
 			return 0;
 		usleep(20000);
 	}
 	return -1;
+}
+
+static int rebind(void)
+{
+	char bdf[256];
+
+	if (bound_device(bdf, sizeof(bdf)) || driver_op("unbind", bdf) ||
+	    driver_op("bind", bdf))
+		return -1;
+	return wait_bound();
 }
 
 /*
@@ -512,6 +527,44 @@ TEST(unbind_with_work_in_flight_frees_everything)
 	job_end(&more);
 	vmgpu_bo_destroy(out);
 	vmgpu_bo_destroy(k);
+	vmgpu_device_close(dev);
+}
+
+/*
+ * The driver is unbound while a process still has the device open with a
+ * buffer mapped in its address space: its ioctls fail with -ENODEV, and
+ * closing it afterwards (buffers, page tables, slots) touches no device
+ * that is gone, which would oops. The rebound device works.
+ */
+TEST(unbind_while_a_file_is_open)
+{
+	struct vmgpu_device *dev;
+	struct vmgpu_bo *k, *out;
+	char bdf[256];
+	struct job j;
+	uint64_t v;
+	void *map;
+
+	ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
+	k = make_kernel(dev, vmgpu_builtin_kernel_source("fill"));
+	out = make_bo(dev, 8192, &map);
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, job_start(dev, &j));
+	ASSERT_EQ(0, add_fill(&j, k, out, 2, 0));
+	ASSERT_EQ(0, job_submit(&j, 0));
+	ASSERT_EQ(0, vmgpu_syncobj_wait(dev, j.syncobj, 0, 10 * SEC_NS));
+	ASSERT_EQ(0, bound_device(bdf, sizeof(bdf)));
+	ASSERT_EQ(0, driver_op("unbind", bdf));
+	EXPECT_EQ(-ENODEV, vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v));
+	job_end(&j);
+	vmgpu_bo_destroy(out);
+	vmgpu_bo_destroy(k);
+	vmgpu_device_close(dev);
+	ASSERT_EQ(0, driver_op("bind", bdf));
+	ASSERT_EQ(0, wait_bound());
+	ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
+	EXPECT_EQ(0, vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v));
 	vmgpu_device_close(dev);
 }
 
