@@ -13,27 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "model.h"
 
 #define NONE          VMGPU_TRACE_NONE
 #define CMD_WORDS_MAX (VMGPU_CMDBUF_MAX_BYTES / 4)
 #define MAX_SYNCS     (CMD_WORDS_MAX / VMGPU_CMD_LEN_SYNC + 1)
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, 4);
-    return le32toh(v);
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, 8);
-    return le64toh(v);
-}
 
 int vg_cp_init(struct vg_cp *cp)
 {
@@ -302,20 +287,20 @@ enum {
 static bool dispatch_words_ok(const uint8_t *p)
 {
     uint64_t threads = 1, blocks = 1;
-    uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
+    uint32_t args_bytes = vg_ld_le32(p + 4 * DW_ARGS_BYTES);
     int i;
 
-    if (rd32(p + 4 * DW_FLAGS) & ~VMGPU_DISPATCH_F_ALL) {
+    if (vg_ld_le32(p + 4 * DW_FLAGS) & ~VMGPU_DISPATCH_F_ALL) {
         return false;
     }
-    if (rd32(p + 4 * DW_RESERVED)) {
+    if (vg_ld_le32(p + 4 * DW_RESERVED)) {
         return false;
     }
     for (i = 0; i < 3; i++) {
-        uint32_t grid = rd32(p + 4 * (DW_GRID + i));
-        uint32_t block = rd32(p + 4 * (DW_BLOCK + i));
-        uint64_t origin = rd32(p + 4 * (DW_ORIGIN + i));
-        uint64_t total = rd32(p + 4 * (DW_GRID_TOTAL + i));
+        uint32_t grid = vg_ld_le32(p + 4 * (DW_GRID + i));
+        uint32_t block = vg_ld_le32(p + 4 * (DW_BLOCK + i));
+        uint64_t origin = vg_ld_le32(p + 4 * (DW_ORIGIN + i));
+        uint64_t total = vg_ld_le32(p + 4 * (DW_GRID_TOTAL + i));
 
         if (!grid || !block || origin + grid > total) {
             return false;
@@ -326,13 +311,13 @@ static bool dispatch_words_ok(const uint8_t *p)
             return false;
         }
     }
-    if (rd32(p + 4 * DW_SHARED) > VMGPU_MAX_SHARED_BYTES) {
+    if (vg_ld_le32(p + 4 * DW_SHARED) > VMGPU_MAX_SHARED_BYTES) {
         return false;
     }
     if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4) {
         return false;
     }
-    if (args_bytes && !rd64(p + 4 * DW_ARGS)) {
+    if (args_bytes && !vg_ld_le64(p + 4 * DW_ARGS)) {
         return false;
     }
     return true;
@@ -351,7 +336,7 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
     cp->num_syncs = 0;
     while (w < cp->words) {
         const uint8_t *p = cp->buf + 4 * w;
-        uint32_t hdr = rd32(p), op = VMGPU_CMD_OP(hdr);
+        uint32_t hdr = vg_ld_le32(p), op = VMGPU_CMD_OP(hdr);
         uint32_t len = VMGPU_CMD_LEN(hdr);
         uint64_t va;
 
@@ -363,8 +348,8 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
         }
         switch (op) {
         case VMGPU_CMD_SET_STATE:
-            if (rd32(p + 4) != VMGPU_STATE_INSTR_BUDGET &&
-                rd32(p + 4) != VMGPU_STATE_DEFAULT_PRIORITY) {
+            if (vg_ld_le32(p + 4) != VMGPU_STATE_INSTR_BUDGET &&
+                vg_ld_le32(p + 4) != VMGPU_STATE_DEFAULT_PRIORITY) {
                 return VMGPU_FAULT_BAD_COMMAND;
             }
             break;
@@ -376,7 +361,7 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
             cp->num_dispatches++;
             break;
         case VMGPU_CMD_SYNC: {
-            uint32_t c = rd32(p + 4), pr = rd32(p + 8);
+            uint32_t c = vg_ld_le32(p + 4), pr = vg_ld_le32(p + 8);
 
             /* producer seen already, consumer still to come */
             if (pr >= c || pr >= cp->num_dispatches || c < cp->num_dispatches) {
@@ -389,8 +374,8 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
             break;
         }
         case VMGPU_CMD_TIMESTAMP:
-            va = rd64(p + 8);
-            if (rd32(p + 4)) {
+            va = vg_ld_le64(p + 8);
+            if (vg_ld_le32(p + 4)) {
                 return VMGPU_FAULT_BAD_COMMAND;
             }
             if (va % 8) {
@@ -399,15 +384,15 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
             }
             break;
         case VMGPU_CMD_WRITE_VALUE:
-            va = rd64(p + 8);
+            va = vg_ld_le64(p + 8);
             if (va % 4) {
                 *bad_addr = va;
                 return VMGPU_FAULT_MISALIGNED;
             }
             break;
         case VMGPU_CMD_WAIT_VALUE:
-            va = rd64(p + 8);
-            if (rd32(p + 4) >= VMGPU_WAIT_NUM_OPS) {
+            va = vg_ld_le64(p + 8);
+            if (vg_ld_le32(p + 4) >= VMGPU_WAIT_NUM_OPS) {
                 return VMGPU_FAULT_BAD_COMMAND;
             }
             if (va % 4) {
@@ -416,13 +401,14 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
             }
             break;
         case VMGPU_CMD_COPY: {
-            uint32_t width = rd32(p + 4), height = rd32(p + 24);
+            uint32_t width = vg_ld_le32(p + 4), height = vg_ld_le32(p + 24);
 
-            if (rd32(p + 36) || !width || !height) {
+            if (vg_ld_le32(p + 36) || !width || !height) {
                 return VMGPU_FAULT_BAD_COMMAND;
             }
             /* Rows of one side must not overlap each other. */
-            if (height > 1 && (rd32(p + 28) < width || rd32(p + 32) < width)) {
+            if (height > 1 &&
+                (vg_ld_le32(p + 28) < width || vg_ld_le32(p + 32) < width)) {
                 return VMGPU_FAULT_BAD_COMMAND;
             }
             break;
@@ -518,12 +504,12 @@ static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
     cp_free_packet(cp);
     cp->have_packet = true;
     cp->serial++;
-    cp->entry.cmdbuf_va = rd64(raw + 0);
-    cp->entry.cmdbuf_bytes = rd32(raw + 8);
-    cp->entry.flags = rd32(raw + 12);
-    cp->entry.seqno = rd64(raw + 16);
-    cp->entry.as_slot = rd32(raw + 24);
-    cp->entry.reserved = rd32(raw + 28);
+    cp->entry.cmdbuf_va = vg_ld_le64(raw + 0);
+    cp->entry.cmdbuf_bytes = vg_ld_le32(raw + 8);
+    cp->entry.flags = vg_ld_le32(raw + 12);
+    cp->entry.seqno = vg_ld_le64(raw + 16);
+    cp->entry.as_slot = vg_ld_le32(raw + 24);
+    cp->entry.reserved = vg_ld_le32(raw + 28);
     cp->packet_start = now_of(dev);
     cp->pc = 0;
     cp->instr_budget = 0;
@@ -575,9 +561,9 @@ static bool cp_dispatch(struct vg_device *dev, struct vg_gpu *g,
     uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
     struct vg_dispatch *d = &cp->disp[index];
     struct vmgpu_exec_header hdr;
-    uint64_t code_va = rd64(p + 4 * DW_CODE);
-    uint64_t args_va = rd64(p + 4 * DW_ARGS), fault_va = 0;
-    uint32_t args_bytes = rd32(p + 4 * DW_ARGS_BYTES);
+    uint64_t code_va = vg_ld_le64(p + 4 * DW_CODE);
+    uint64_t args_va = vg_ld_le64(p + 4 * DW_ARGS), fault_va = 0;
+    uint32_t args_bytes = vg_ld_le32(p + 4 * DW_ARGS_BYTES);
     uint32_t bad_pc = 0, threads = 1, i;
     struct vg_kernel *k = NULL;
     struct vg_launch *l = &d->launch;
@@ -619,7 +605,7 @@ static bool cp_dispatch(struct vg_device *dev, struct vg_gpu *g,
     }
     d->kernel = k;
     if (vg_kernel_args_bytes(k) != args_bytes ||
-        (uint64_t)vg_kernel_shared_bytes(k) + rd32(p + 4 * DW_SHARED) >
+        (uint64_t)vg_kernel_shared_bytes(k) + vg_ld_le32(p + 4 * DW_SHARED) >
             VMGPU_MAX_SHARED_BYTES) {
         cp_fail(dev, g, VMGPU_FAULT_BAD_COMMAND,
                 cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
@@ -638,19 +624,19 @@ static bool cp_dispatch(struct vg_device *dev, struct vg_gpu *g,
     l->args = d->args;
     l->args_bytes = args_bytes;
     for (i = 0; i < 3; i++) {
-        l->grid[i] = rd32(p + 4 * (DW_GRID + i));
-        l->block[i] = rd32(p + 4 * (DW_BLOCK + i));
-        l->origin[i] = rd32(p + 4 * (DW_ORIGIN + i));
-        l->grid_total[i] = rd32(p + 4 * (DW_GRID_TOTAL + i));
+        l->grid[i] = vg_ld_le32(p + 4 * (DW_GRID + i));
+        l->block[i] = vg_ld_le32(p + 4 * (DW_BLOCK + i));
+        l->origin[i] = vg_ld_le32(p + 4 * (DW_ORIGIN + i));
+        l->grid_total[i] = vg_ld_le32(p + 4 * (DW_GRID_TOTAL + i));
         threads *= l->block[i];
     }
-    l->shared_bytes = rd32(p + 4 * DW_SHARED);
+    l->shared_bytes = vg_ld_le32(p + 4 * DW_SHARED);
     l->gpu = g->index;
     l->mem = vg_mmu_memif(&g->mmu, slot);
     l->abort = &g->abort;
 
     memset(&d->task, 0, sizeof(d->task));
-    d->task.priority = rd32(p + 4 * DW_PRIORITY);
+    d->task.priority = vg_ld_le32(p + 4 * DW_PRIORITY);
     if (!d->task.priority) {
         d->task.priority = cp->default_priority;
     }
@@ -860,12 +846,12 @@ struct copy_args {
 
 static void copy_args_of(const uint8_t *p, struct copy_args *c)
 {
-    c->width = rd32(p + 4);
-    c->src = rd64(p + 8);
-    c->dst = rd64(p + 16);
-    c->height = rd32(p + 24);
-    c->src_pitch = rd32(p + 28);
-    c->dst_pitch = rd32(p + 32);
+    c->width = vg_ld_le32(p + 4);
+    c->src = vg_ld_le64(p + 8);
+    c->dst = vg_ld_le64(p + 16);
+    c->height = vg_ld_le32(p + 24);
+    c->src_pitch = vg_ld_le32(p + 28);
+    c->dst_pitch = vg_ld_le32(p + 32);
 }
 
 /*
@@ -1031,7 +1017,7 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
 {
     struct vg_cp *cp = &g->cp;
     const uint8_t *p = cp->buf + 4 * cp->pc;
-    uint32_t op = VMGPU_CMD_OP(rd32(p)), len = cmd_len(op);
+    uint32_t op = VMGPU_CMD_OP(vg_ld_le32(p)), len = cmd_len(op);
     uint32_t slot = cp->entry.as_slot, v;
     uint64_t va, fault_va = 0, ts;
     int code;
@@ -1046,10 +1032,10 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
     }
     switch (op) {
     case VMGPU_CMD_SET_STATE:
-        if (rd32(p + 4) == VMGPU_STATE_INSTR_BUDGET) {
-            cp->instr_budget = rd32(p + 8);
+        if (vg_ld_le32(p + 4) == VMGPU_STATE_INSTR_BUDGET) {
+            cp->instr_budget = vg_ld_le32(p + 8);
         } else {
-            cp->default_priority = rd32(p + 8);
+            cp->default_priority = vg_ld_le32(p + 8);
         }
         break;
     case VMGPU_CMD_DISPATCH:
@@ -1059,9 +1045,9 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         cp_next(dev, g, op, len, cp->seen_dispatches - 1, 0);
         return;
     case VMGPU_CMD_SYNC: {
-        struct vg_dispatch *c = &cp->disp[rd32(p + 4)];
+        struct vg_dispatch *c = &cp->disp[vg_ld_le32(p + 4)];
 
-        if (cp->disp[rd32(p + 8)].state != VG_DISP_DONE) {
+        if (cp->disp[vg_ld_le32(p + 8)].state != VG_DISP_DONE) {
             c->deps++;
         }
         break;
@@ -1075,8 +1061,8 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         break;
     case VMGPU_CMD_TIMESTAMP:
         ts = htole64(now_of(dev) / VG_PS_PER_NS);
-        code =
-            vg_mmu_write(&g->mmu, slot, rd64(p + 8), &ts, 8, &fault_va, NULL);
+        code = vg_mmu_write(&g->mmu, slot, vg_ld_le64(p + 8), &ts, 8, &fault_va,
+                            NULL);
         if (code) {
             cp_fail(dev, g, code, fault_va, cp->pc, NONE);
             return;
@@ -1084,8 +1070,9 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         vg_cp_memory_changed(dev);
         break;
     case VMGPU_CMD_WRITE_VALUE:
-        v = htole32(rd32(p + 4));
-        code = vg_mmu_write(&g->mmu, slot, rd64(p + 8), &v, 4, &fault_va, NULL);
+        v = htole32(vg_ld_le32(p + 4));
+        code = vg_mmu_write(&g->mmu, slot, vg_ld_le64(p + 8), &v, 4, &fault_va,
+                            NULL);
         if (code) {
             cp_fail(dev, g, code, fault_va, cp->pc, NONE);
             return;
@@ -1093,13 +1080,14 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         vg_cp_memory_changed(dev);
         break;
     case VMGPU_CMD_WAIT_VALUE:
-        va = rd64(p + 8);
+        va = vg_ld_le64(p + 8);
         code = vg_mmu_read(&g->mmu, slot, va, &v, 4, &fault_va, NULL);
         if (code) {
             cp_fail(dev, g, code, fault_va, cp->pc, NONE);
             return;
         }
-        if (!wait_holds(rd32(p + 4), le32toh(v) & rd32(p + 20), rd32(p + 16))) {
+        if (!wait_holds(vg_ld_le32(p + 4), le32toh(v) & vg_ld_le32(p + 20),
+                        vg_ld_le32(p + 16))) {
             /* Polled again when memory may have changed. */
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_VALUE;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "le.h"
 #include "trace.h"
 
 void vg_trace_init(struct vg_trace *t, const struct vg_host *host)
@@ -28,69 +29,41 @@ void vg_trace_clear(struct vg_trace *t)
     t->len = 0;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    v = htole64(v);
-    memcpy(p, &v, 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    v = htole32(v);
-    memcpy(p, &v, 4);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, 8);
-    return le64toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, 4);
-    return le32toh(v);
-}
-
 void vg_trace_record_encode(const struct vmgpu_trace_record *r,
                             uint8_t out[VMGPU_TRACE_RECORD_SIZE])
 {
-    put64(out + 0, r->start_ns);
-    put64(out + 8, r->end_ns);
-    put64(out + 16, r->seqno);
+    vg_st_le64(out + 0, r->start_ns);
+    vg_st_le64(out + 8, r->end_ns);
+    vg_st_le64(out + 16, r->seqno);
     out[24] = r->kind;
     out[25] = r->gpu;
     out[26] = r->sm & 0xff;
     out[27] = r->sm >> 8;
-    put32(out + 28, r->dispatch);
-    put32(out + 32, r->block);
-    put32(out + 36, r->aux);
-    put32(out + 40, r->as_slot);
-    put32(out + 44, 0);
-    put64(out + 48, r->value);
-    put64(out + 56, r->value2);
+    vg_st_le32(out + 28, r->dispatch);
+    vg_st_le32(out + 32, r->block);
+    vg_st_le32(out + 36, r->aux);
+    vg_st_le32(out + 40, r->as_slot);
+    vg_st_le32(out + 44, 0);
+    vg_st_le64(out + 48, r->value);
+    vg_st_le64(out + 56, r->value2);
 }
 
 void vg_trace_record_decode(const uint8_t in[VMGPU_TRACE_RECORD_SIZE],
                             struct vmgpu_trace_record *r)
 {
-    r->start_ns = get64(in + 0);
-    r->end_ns = get64(in + 8);
-    r->seqno = get64(in + 16);
+    r->start_ns = vg_ld_le64(in + 0);
+    r->end_ns = vg_ld_le64(in + 8);
+    r->seqno = vg_ld_le64(in + 16);
     r->kind = in[24];
     r->gpu = in[25];
     r->sm = in[26] | in[27] << 8;
-    r->dispatch = get32(in + 28);
-    r->block = get32(in + 32);
-    r->aux = get32(in + 36);
-    r->as_slot = get32(in + 40);
-    r->reserved = get32(in + 44);
-    r->value = get64(in + 48);
-    r->value2 = get64(in + 56);
+    r->dispatch = vg_ld_le32(in + 28);
+    r->block = vg_ld_le32(in + 32);
+    r->aux = vg_ld_le32(in + 36);
+    r->as_slot = vg_ld_le32(in + 40);
+    r->reserved = vg_ld_le32(in + 44);
+    r->value = vg_ld_le64(in + 48);
+    r->value2 = vg_ld_le64(in + 56);
 }
 
 void vg_trace_emit(struct vg_trace *t, const struct vmgpu_trace_record *r)
