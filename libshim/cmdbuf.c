@@ -395,6 +395,13 @@ int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
 		return ret;
 	memcpy(cb->words + cb->nwords, words, 4ull * count);
 	cb->nwords += count;
-	cb->ended = true;	/* the caller owns the packet's shape now */
+	/*
+	 * Raw words that end with END finish the packet themselves (tests of
+	 * the driver's checks); any others leave the builder usable and END
+	 * is appended at submission as usual.
+	 */
+	cb->ended = count &&
+		    words[count - 1] == VMGPU_CMD_HDR(VMGPU_CMD_END,
+						      VMGPU_CMD_LEN_END);
 	return 0;
 }

@@ -221,7 +221,12 @@ int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);
-/* Append raw command words, unchecked (tests of the driver's checks). */
+/*
+ * Append raw command words, unchecked (tests of the driver's checks). If
+ * the last word is an END header the packet is finished as written: no
+ * more builder calls, and submission appends nothing. Otherwise building
+ * goes on and END is appended at submission as usual.
+ */
 int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
 		     uint32_t count);
 

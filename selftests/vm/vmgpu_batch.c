@@ -307,23 +307,30 @@ static struct vmgpu_bo *make_args(struct vmgpu_device *dev)
 	return bo;
 }
 
+/*
+ * Submit @n command words exactly as written (no END appended), with the
+ * kernel and argument buffers, straight through the ioctl: the driver's
+ * checks are what is under test.
+ */
 static int submit_raw(FIXTURE_DATA(batch) *self, const uint32_t *w,
 		      uint32_t n, struct vmgpu_bo *b1, struct vmgpu_bo *b2)
 {
-	struct vmgpu_submit_info info = { .gpu = 0 };
-	struct vmgpu_cmdbuf *cb;
-	int ret;
+	struct drm_vmgpu_submit_bo bos[2];
+	struct drm_vmgpu_submit s = {
+		.ctx_id = vmgpu_context_id(self->ctx),
+		.cmdbuf = (uintptr_t)w,
+		.cmdbuf_bytes = 4 * n,
+		.bos = (uintptr_t)bos,
+	};
 
-	if (vmgpu_cmdbuf_create(self->dev, &cb))
-		return -ENOMEM;
 	if (b1)
-		vmgpu_cmdbuf_use(cb, b1, 0);
+		bos[s.bo_count++] = (struct drm_vmgpu_submit_bo){
+			.handle = vmgpu_bo_handle(b1) };
 	if (b2)
-		vmgpu_cmdbuf_use(cb, b2, 0);
-	vmgpu_cmdbuf_raw(cb, w, n);
-	ret = vmgpu_submit(self->ctx, cb, &info);
-	vmgpu_cmdbuf_destroy(cb);
-	return ret < 0 ? ret : 0;
+		bos[s.bo_count++] = (struct drm_vmgpu_submit_bo){
+			.handle = vmgpu_bo_handle(b2) };
+	return ioctl(vmgpu_device_fd(self->dev), DRM_IOCTL_VMGPU_SUBMIT, &s) ?
+	       -errno : 0;
 }
 
 #define SYNC(c, p) VMGPU_CMD_HDR(VMGPU_CMD_SYNC, 3), (c), (p)
@@ -591,6 +598,34 @@ TEST_F(batch, buffer_and_context_arguments_are_validated)
 		EXPECT_EQ(0, ioctl(fd, DRM_IOCTL_VMGPU_CTX_CREATE, &cc));
 		EXPECT_NE(0, cc.ctx_id);
 	}
+}
+
+/*
+ * Issue 8, finding 10: raw words without END used to finish the command
+ * buffer, so the next builder call failed ("command buffer already ended
+ * (raw END)") and the submission carried no END. Seen to fail on d4d2f07:
+ * vmgpu_cmdbuf_write_value returned -EINVAL.
+ */
+TEST_F(batch, raw_words_without_end_keep_the_builder_open)
+{
+	const uint32_t nop = VMGPU_CMD_HDR(VMGPU_CMD_NOP, VMGPU_CMD_LEN_NOP);
+	struct vmgpu_cmdbuf *cb;
+	struct vmgpu_bo *bo;
+	uint32_t *p;
+
+	ASSERT_EQ(0, vmgpu_bo_create(self->dev, 4096, 0, 0, &bo));
+	ASSERT_EQ(0, vmgpu_bo_map(bo, (void **)&p));
+	p[0] = 0;
+	ASSERT_EQ(0, vmgpu_cmdbuf_create(self->dev, &cb));
+	ASSERT_EQ(0, vmgpu_cmdbuf_raw(cb, &nop, 1));
+	ASSERT_EQ(0, vmgpu_cmdbuf_write_value(cb, bo, 0, 0x5eed));
+	EXPECT_EQ(4 * (1 + VMGPU_CMD_LEN_WRITE_VALUE + VMGPU_CMD_LEN_END),
+		  vmgpu_cmdbuf_bytes(cb));
+	ASSERT_EQ(0, submit_wait(self->ctx, self->dev, cb, 0, 0,
+				 self->syncobj));
+	EXPECT_EQ(0x5eed, p[0]);
+	vmgpu_cmdbuf_destroy(cb);
+	vmgpu_bo_destroy(bo);
 }
 
 TEST_F(batch, fdinfo_reports_usage)
