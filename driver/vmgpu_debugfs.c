@@ -88,7 +88,8 @@ static const char *const vmgpu_hw_counter_names[VMGPU_CNT_NUM] = {
 
 /*
  * One line per GPU: "gpuN name value name value ...", the driver's
- * counters then the device's own; then "device jobs_alive N".
+ * counters then the device's own; then "device jobs_alive N mem_used N
+ * mem_limit N" (the leak checks of the stress suite read it).
  */
 static int vmgpu_debugfs_counters(struct seq_file *m, void *unused)
 {
@@ -113,7 +114,9 @@ static int vmgpu_debugfs_counters(struct seq_file *m, void *unused)
 			   READ_ONCE(*gpu->fence_cpu), READ_ONCE(gpu->irq_seqno),
 			   gpu->emit_seqno);
 	}
-	seq_printf(m, "device jobs_alive %d\n", atomic_read(&vdev->jobs_alive));
+	seq_printf(m, "device jobs_alive %d mem_used %lld mem_limit %llu\n",
+		   atomic_read(&vdev->jobs_alive),
+		   (s64)atomic64_read(&vdev->mem_used), vdev->mem_limit);
 	return 0;
 }
 

@@ -2,13 +2,14 @@
 /*
  * vmgpu: PCI binding, DRM device registration and the parameter ioctl.
  */
-#include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "vmgpu_drm.h"
@@ -18,6 +19,21 @@ unsigned int vmgpu_job_timeout_ms = 2000;
 module_param_named(job_timeout_ms, vmgpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "a packet running longer is hung: its GPU is reset (default 2000)");
+
+/*
+ * At the device's default budget a dispatch spends about a second of host
+ * time in the interpreter, well inside job_timeout_ms on an idle host.
+ */
+unsigned int vmgpu_max_user_instr_budget = 1u << 28;
+module_param_named(max_user_instr_budget, vmgpu_max_user_instr_budget, uint,
+		   0444);
+MODULE_PARM_DESC(max_user_instr_budget,
+		 "largest per-dispatch instruction budget a process without CAP_SYS_NICE may set (default 268435456)");
+
+static unsigned int vmgpu_mem_limit_mb;
+module_param_named(mem_limit_mb, vmgpu_mem_limit_mb, uint, 0444);
+MODULE_PARM_DESC(mem_limit_mb,
+		 "buffer memory all files of a device may hold, MiB (default 0: half of RAM)");
 
 static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 				 struct drm_file *file)
@@ -88,6 +104,15 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_VMGPU_PARAM_VA_END:
 		args->value = VMGPU_VA_END;
+		break;
+	case DRM_VMGPU_PARAM_MAX_USER_INSTR_BUDGET:
+		args->value = vmgpu_max_user_instr_budget;
+		break;
+	case DRM_VMGPU_PARAM_MEM_LIMIT:
+		args->value = vdev->mem_limit;
+		break;
+	case DRM_VMGPU_PARAM_MEM_USED:
+		args->value = atomic64_read(&vdev->mem_used);
 		break;
 	default:
 		drm_dbg(drm, "unknown parameter %u\n", args->param);
@@ -171,7 +196,11 @@ static const struct drm_driver vmgpu_drm_driver = {
 	.num_ioctls = ARRAY_SIZE(vmgpu_ioctls),
 	.fops = &vmgpu_fops,
 	.gem_create_object = vmgpu_gem_create_object,
-	DRM_GEM_SHMEM_DRIVER_OPS,
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.gem_prime_mmap = drm_gem_prime_mmap,
+	.dumb_create = vmgpu_dumb_create,
 #if IS_ENABLED(CONFIG_DEBUG_FS)
 	.debugfs_init = vmgpu_debugfs_init,
 #endif
@@ -226,6 +255,19 @@ static int vmgpu_hw_identify(struct vmgpu_device *vdev)
 	return 0;
 }
 
+static void vmgpu_rings_fini(struct vmgpu_device *vdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < vdev->num_gpus; i++)
+		vmgpu_ring_fini(&vdev->gpu[i]);
+}
+
+static void vmgpu_drm_release(struct drm_device *drm, void *vdev)
+{
+	vmgpu_sched_fini(vdev);
+}
+
 static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct vmgpu_device *vdev;
@@ -258,6 +300,9 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vmgpu_hw_identify(vdev);
 	if (ret)
 		return ret;
+	vdev->mem_limit = vmgpu_mem_limit_mb ?
+			  (u64)vmgpu_mem_limit_mb << 20 :
+			  (u64)totalram_pages() << PAGE_SHIFT >> 1;
 	mutex_init(&vdev->files_lock);
 	INIT_LIST_HEAD(&vdev->files);
 	for (i = 0; i < vdev->num_gpus; i++) {
@@ -279,17 +324,27 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vmgpu_sched_init(vdev);
 	if (ret)
 		goto err_irq;
+	/* The schedulers outlive an unbind until the last file is closed. */
+	ret = drmm_add_action(&vdev->drm, vmgpu_drm_release, vdev);
+	if (ret)
+		goto err_sched;
 
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
-		goto err_sched;
+		goto err_rings;
 	drm_info(&vdev->drm,
 		 "%u GPUs x %u SMs, interface %u.%u, ISA %u\n",
 		 vdev->num_gpus, vdev->sms_per_gpu, vdev->hw_version >> 16,
 		 vdev->hw_version & 0xffff, vdev->isa_version);
 	return 0;
 
+err_rings:
+	vmgpu_rings_fini(vdev);
+	vmgpu_irq_fini(vdev);
+	vmgpu_devtrace_fini(vdev);
+	return ret;	/* the DRM device's release stops the schedulers */
 err_sched:
+	vmgpu_rings_fini(vdev);
 	vmgpu_sched_fini(vdev);
 err_irq:
 	vmgpu_irq_fini(vdev);
@@ -298,45 +353,54 @@ err_devtrace:
 	return ret;
 }
 
-/* Give packets of files closed just before the unbind time to finish. */
-static void vmgpu_wait_idle(struct vmgpu_device *vdev)
-{
-	unsigned int i, tries;
-
-	for (i = 0; i < vdev->num_gpus; i++) {
-		struct vmgpu_gpu *gpu = &vdev->gpu[i];
-
-		for (tries = 0; tries < 50; tries++) {
-			bool idle;
-
-			spin_lock_irq(&gpu->fence_lock);
-			idle = list_empty(&gpu->active);
-			spin_unlock_irq(&gpu->fence_lock);
-			if (idle)
-				break;
-			msleep(20);
-		}
-	}
-}
-
+/*
+ * Unbind (also rmmod, and hot removal). Afterwards no ioctl, job or timeout
+ * handler touches the device or the rings: drm_dev_unplug() waits for the
+ * ones inside drm_dev_enter() and the rest see the device gone. Packets on
+ * the rings fail with -ENODEV; jobs still queued in open files' entities
+ * fail the same way when the schedulers, left running, reach them. The
+ * schedulers stop when the DRM device is released, after the last close.
+ */
 static void vmgpu_remove(struct pci_dev *pdev)
 {
 	struct vmgpu_device *vdev = pci_get_drvdata(pdev);
-
 	unsigned int i;
 
 	drm_dev_unplug(&vdev->drm);
-	vmgpu_wait_idle(vdev);
-	for (i = 0; i < vdev->num_gpus; i++)
-		drm_sched_stop(&vdev->gpu[i].sched, NULL);
 	vmgpu_irq_fini(vdev);
-	/* Whatever is still on a ring or queued now will not complete. */
-	for (i = 0; i < vdev->num_gpus; i++)
-		vmgpu_ring_retire(&vdev->gpu[i], true);
-	vmgpu_sched_cancel_all(vdev);
-	vmgpu_sched_fini(vdev);
+	for (i = 0; i < vdev->num_gpus; i++) {
+		vmgpu_gpu_write(&vdev->gpu[i], VMGPU_GPU_CONTROL, 0);
+		vmgpu_gpu_write(&vdev->gpu[i], VMGPU_GPU_RESET, 1);
+		vmgpu_ring_cancel(&vdev->gpu[i], -ENODEV);
+	}
+	vmgpu_rings_fini(vdev);
 	vmgpu_devtrace_fini(vdev);
 }
+
+/*
+ * A reset of the function (sysfs reset, or a bus reset of its port) while
+ * bound: quiesce every GPU first, then bring them back and resubmit.
+ */
+static void vmgpu_reset_prepare(struct pci_dev *pdev)
+{
+	struct vmgpu_device *vdev = pci_get_drvdata(pdev);
+
+	drm_info(&vdev->drm, "PCI reset: stopping every GPU\n");
+	vmgpu_sched_stop_all(vdev);
+}
+
+static void vmgpu_reset_done(struct pci_dev *pdev)
+{
+	struct vmgpu_device *vdev = pci_get_drvdata(pdev);
+
+	vmgpu_sched_restart_all(vdev);
+	drm_info(&vdev->drm, "PCI reset: every GPU running again\n");
+}
+
+static const struct pci_error_handlers vmgpu_pci_err_handlers = {
+	.reset_prepare = vmgpu_reset_prepare,
+	.reset_done = vmgpu_reset_done,
+};
 
 static const struct pci_device_id vmgpu_pci_ids[] = {
 	{ PCI_DEVICE(VMGPU_PCI_VENDOR_ID, VMGPU_PCI_DEVICE_ID) },
@@ -349,6 +413,7 @@ static struct pci_driver vmgpu_pci_driver = {
 	.id_table = vmgpu_pci_ids,
 	.probe = vmgpu_probe,
 	.remove = vmgpu_remove,
+	.err_handler = &vmgpu_pci_err_handlers,
 };
 module_pci_driver(vmgpu_pci_driver);
 

@@ -180,6 +180,22 @@ struct vmgpu_gpu {
 };
 
 /**
+ * struct vmgpu_devtrace - the device's trace buffer (see vmgpu_devtrace.c)
+ * @lock: serialises debugfs users; guards the buffer and TRACE registers
+ * @cpu: kernel address of the buffer, NULL when none
+ * @dma: its bus address
+ * @size: its size in bytes
+ * @enabled: the device is recording into it
+ */
+struct vmgpu_devtrace {
+	struct mutex lock;		/* buffer, TRACE registers */
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+	bool enabled;
+};
+
+/**
  * struct vmgpu_device - driver state of one vmgpu PCI function
  * @drm: the DRM device, embedded
  * @pdev: the PCI device
@@ -199,24 +215,13 @@ struct vmgpu_gpu {
  * @files: open files (struct vmgpu_file.link), for debugfs
  * @next_client_id: fdinfo client ids
  * @jobs_alive: jobs allocated and not yet freed (leak check in debugfs)
+ * @mem_used: bytes of buffer memory charged by vmgpu_bo_charge()
+ * @mem_limit: most bytes @mem_used may reach (module parameter mem_limit_mb)
+ * @reset_wq: ordered workqueue of every recovery action (the schedulers'
+ *	timeout handlers, both halves of a PCI reset): one at a time
+ * @devtrace: the device's trace buffer
  * @gpu: per-GPU state, @num_gpus used
  */
-/**
- * struct vmgpu_devtrace - the device's trace buffer (see vmgpu_devtrace.c)
- * @lock: serialises debugfs users; guards the buffer and TRACE registers
- * @cpu: kernel address of the buffer, NULL when none
- * @dma: its bus address
- * @size: its size in bytes
- * @enabled: the device is recording into it
- */
-struct vmgpu_devtrace {
-	struct mutex lock;		/* buffer, TRACE registers */
-	void *cpu;
-	dma_addr_t dma;
-	size_t size;
-	bool enabled;
-};
-
 struct vmgpu_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
@@ -236,6 +241,9 @@ struct vmgpu_device {
 	struct list_head files;
 	atomic64_t next_client_id;
 	atomic_t jobs_alive;
+	atomic64_t mem_used;
+	u64 mem_limit;
+	struct workqueue_struct *reset_wq;
 	struct vmgpu_devtrace devtrace;
 	struct vmgpu_gpu gpu[VMGPU_MAX_GPUS];
 };
@@ -297,6 +305,7 @@ struct vmgpu_file {
  * @base: the shmem GEM object
  * @flags: DRM_VMGPU_BO_*
  * @placement: DRM_VMGPU_PLACEMENT_*, the page-table location
+ * @charged: bytes charged to the device's memory limit, returned at free
  * @mappings_lock: protects @mappings
  * @mappings: struct vmgpu_mapping.bo_link, one per file using the buffer
  */
@@ -304,19 +313,23 @@ struct vmgpu_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
 	u32 placement;
+	u64 charged;
 	struct mutex mappings_lock;	/* mappings */
 	struct list_head mappings;
 };
 
 /**
  * struct vmgpu_mapping - a buffer mapped into one file's address space
- * @refcount: the file's handle and running jobs hold references
+ * @refcount: each of the file's handles, each job and the command-buffer
+ *	pool hold one reference
  * @bo: the buffer (reference held)
  * @vf: the file (reference held)
  * @node: the VA range
  * @bo_link: in vmgpu_bo.mappings
  * @read_only: mapped without write permission
- * @open: the file still has a handle (cleared by GEM close)
+ * @handles: GEM handles of the file that name the buffer (under the
+ *	buffer's mappings_lock); 0 once the last is closed, and always 0 for
+ *	a kernel-owned command buffer
  */
 struct vmgpu_mapping {
 	struct kref refcount;
@@ -325,7 +338,7 @@ struct vmgpu_mapping {
 	struct drm_mm_node node;
 	struct list_head bo_link;
 	bool read_only;
-	bool open;
+	u32 handles;
 };
 
 /**
@@ -346,10 +359,14 @@ struct vmgpu_cmdbuf {
 
 /**
  * struct vmgpu_ctx - a submission context: one scheduler entity per GPU
- * @refcount: the file's id table and jobs hold references
+ * @refcount: the file's id table, a SUBMIT or QUERY in progress and each
+ *	job hold a reference; it keeps the memory (entities included) alive
  * @id: id in the file
  * @guilty: set when a packet of the context failed (the ban)
- * @submit_lock: orders job arming and pushing on the entities
+ * @submit_lock: orders job arming and pushing on the entities, and both
+ *	against their teardown
+ * @destroyed: the entities are torn down or about to be (under
+ *	@submit_lock); a SUBMIT that sees it pushes nothing
  * @err_lock: protects the error record
  * @fault: first error's code (VMGPU_FAULT_* or DRM_VMGPU_FAULT_TIMEOUT)
  * @err_gpu: GPU of the first error
@@ -364,7 +381,8 @@ struct vmgpu_ctx {
 	struct kref refcount;
 	u32 id;
 	atomic_t guilty;
-	struct mutex submit_lock;	/* job arm + push order */
+	struct mutex submit_lock;	/* job arm + push, @destroyed */
+	bool destroyed;
 	spinlock_t err_lock;		/* the error record */
 	u32 fault;
 	u32 err_gpu;
@@ -469,6 +487,7 @@ static inline void vmgpu_stat_add(atomic64_t *stats, enum vmgpu_stat s,
 
 /* vmgpu_drv.c */
 extern unsigned int vmgpu_job_timeout_ms;
+extern unsigned int vmgpu_max_user_instr_budget;
 
 /* vmgpu_irq.c */
 int vmgpu_irq_init(struct vmgpu_device *vdev);
@@ -497,6 +516,8 @@ struct drm_gem_object *vmgpu_gem_create_object(struct drm_device *drm,
 					       size_t size);
 struct vmgpu_mapping *vmgpu_mapping_find(struct vmgpu_bo *bo,
 					 struct vmgpu_file *vf);
+int vmgpu_dumb_create(struct drm_file *file, struct drm_device *drm,
+		      struct drm_mode_create_dumb *args);
 void vmgpu_mapping_put(struct vmgpu_mapping *map);
 struct vmgpu_cmdbuf *vmgpu_cmdbuf_get(struct vmgpu_file *vf, u32 bytes);
 void vmgpu_cmdbuf_put(struct vmgpu_file *vf, struct vmgpu_cmdbuf *cb);
@@ -515,12 +536,14 @@ void vmgpu_ring_hw_init(struct vmgpu_gpu *gpu);
 struct dma_fence *vmgpu_ring_emit(struct vmgpu_gpu *gpu,
 				  struct vmgpu_job *job);
 void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest);
+void vmgpu_ring_cancel(struct vmgpu_gpu *gpu, int error);
 void vmgpu_ring_handle_errors(struct vmgpu_gpu *gpu);
 
 /* vmgpu_sched.c */
 int vmgpu_sched_init(struct vmgpu_device *vdev);
 void vmgpu_sched_fini(struct vmgpu_device *vdev);
-void vmgpu_sched_cancel_all(struct vmgpu_device *vdev);
+void vmgpu_sched_stop_all(struct vmgpu_device *vdev);
+void vmgpu_sched_restart_all(struct vmgpu_device *vdev);
 void vmgpu_file_put(struct vmgpu_file *vf);
 void vmgpu_ctx_put(struct vmgpu_ctx *ctx);
 struct vmgpu_ctx *vmgpu_ctx_lookup(struct vmgpu_file *vf, u32 id);

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmgpu: buffer objects. drm_gem_shmem objects, mapped into a file's GPU
- * address space when the file gets its handle (creation or PRIME import)
- * and unmapped when the handle is closed and no packet uses the buffer
- * any more. Also the kernel-owned copies of command buffers.
+ * address space when the file gets its first handle to them (creation,
+ * PRIME import, GEM_OPEN of a flink name) and unmapped when its last
+ * handle is closed and no packet uses the buffer any more. Every buffer's
+ * size is charged to the device's memory limit while it exists. Also the
+ * kernel-owned copies of command buffers.
+ *
+ * Lifetimes (Documentation/lifetimes.rst): a mapping holds a reference to
+ * its buffer and its file; the mapping itself is held once per handle of
+ * that file naming the buffer, once per job using it, and once by a
+ * pooled command buffer.
  */
 #include <linux/iosys-map.h>
 #include <linux/slab.h>
@@ -14,11 +21,26 @@
 #include "vmgpu_drm.h"
 #include "vmgpu_drv.h"
 
+/* Take @bytes from the device-wide budget of buffer memory. */
+static int vmgpu_mem_charge(struct vmgpu_device *vdev, u64 bytes)
+{
+	s64 used = atomic64_read(&vdev->mem_used);
+
+	do {
+		if (bytes > vdev->mem_limit ||
+		    (u64)used > vdev->mem_limit - bytes)
+			return -ENOMEM;
+	} while (!atomic64_try_cmpxchg(&vdev->mem_used, &used, used + bytes));
+	return 0;
+}
+
 static void vmgpu_gem_free(struct drm_gem_object *obj)
 {
 	struct vmgpu_bo *bo = to_vmgpu_bo(obj);
+	struct vmgpu_device *vdev = to_vmgpu(obj->dev);
 
 	WARN_ON(!list_empty(&bo->mappings));
+	atomic64_sub(bo->charged, &vdev->mem_used);
 	mutex_destroy(&bo->mappings_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -46,6 +68,19 @@ void vmgpu_mapping_put(struct vmgpu_mapping *map)
 	kref_put(&map->refcount, vmgpu_mapping_release);
 }
 
+/* The mapping @vf's handles to @bo share; caller holds mappings_lock. */
+static struct vmgpu_mapping *vmgpu_mapping_of_handles(struct vmgpu_bo *bo,
+						      struct vmgpu_file *vf)
+{
+	struct vmgpu_mapping *map;
+
+	lockdep_assert_held(&bo->mappings_lock);
+	list_for_each_entry(map, &bo->mappings, bo_link)
+		if (map->vf == vf && map->handles)
+			return map;
+	return NULL;
+}
+
 /**
  * vmgpu_mapping_find() - @vf's mapping of @bo, with a reference
  * @bo: the buffer
@@ -56,23 +91,20 @@ void vmgpu_mapping_put(struct vmgpu_mapping *map)
 struct vmgpu_mapping *vmgpu_mapping_find(struct vmgpu_bo *bo,
 					 struct vmgpu_file *vf)
 {
-	struct vmgpu_mapping *map, *found = NULL;
+	struct vmgpu_mapping *map;
 
 	mutex_lock(&bo->mappings_lock);
-	list_for_each_entry(map, &bo->mappings, bo_link) {
-		if (map->vf == vf && map->open) {
-			kref_get(&map->refcount);
-			found = map;
-			break;
-		}
-	}
+	map = vmgpu_mapping_of_handles(bo, vf);
+	if (map)
+		kref_get(&map->refcount);
 	mutex_unlock(&bo->mappings_lock);
-	return found;
+	return map;
 }
 
+/* A new mapping with one reference, named by @handles handles. */
 static struct vmgpu_mapping *vmgpu_mapping_create(struct vmgpu_bo *bo,
 						  struct vmgpu_file *vf,
-						  bool read_only)
+						  bool read_only, u32 handles)
 {
 	struct vmgpu_mapping *map;
 	int ret;
@@ -86,7 +118,7 @@ static struct vmgpu_mapping *vmgpu_mapping_create(struct vmgpu_bo *bo,
 	kref_get(&vf->refcount);
 	map->vf = vf;
 	map->read_only = read_only;
-	map->open = true;
+	map->handles = handles;
 	ret = vmgpu_vm_map(map);
 	if (ret) {
 		drm_gem_object_put(&bo->base.base);
@@ -100,17 +132,28 @@ static struct vmgpu_mapping *vmgpu_mapping_create(struct vmgpu_bo *bo,
 	return map;
 }
 
+/*
+ * A new handle of @file names the buffer. A file may hold several handles
+ * to one buffer (GEM_OPEN of its own flink name, PRIME import of its own
+ * export): they share one mapping, one reference per handle.
+ */
 static int vmgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct vmgpu_file *vf = file->driver_priv;
 	struct vmgpu_bo *bo = to_vmgpu_bo(obj);
 	struct vmgpu_mapping *map;
 
-	map = vmgpu_mapping_find(bo, vf);
+	mutex_lock(&bo->mappings_lock);
+	map = vmgpu_mapping_of_handles(bo, vf);
+	if (map) {
+		map->handles++;
+		kref_get(&map->refcount);
+	}
+	mutex_unlock(&bo->mappings_lock);
 	if (map)
-		return 0;	/* keep the extra reference for this handle */
+		return 0;
 	map = vmgpu_mapping_create(bo, vf,
-				   bo->flags & DRM_VMGPU_BO_GPU_READ_ONLY);
+				   bo->flags & DRM_VMGPU_BO_GPU_READ_ONLY, 1);
 	return PTR_ERR_OR_ZERO(map);
 }
 
@@ -118,17 +161,12 @@ static void vmgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct vmgpu_file *vf = file->driver_priv;
 	struct vmgpu_bo *bo = to_vmgpu_bo(obj);
-	struct vmgpu_mapping *map = NULL, *it;
+	struct vmgpu_mapping *map;
 
 	mutex_lock(&bo->mappings_lock);
-	list_for_each_entry(it, &bo->mappings, bo_link) {
-		if (it->vf == vf && it->open) {
-			map = it;
-			break;
-		}
-	}
+	map = vmgpu_mapping_of_handles(bo, vf);
 	if (map)
-		map->open = false;
+		map->handles--;
 	mutex_unlock(&bo->mappings_lock);
 	if (map)
 		vmgpu_mapping_put(map);
@@ -169,19 +207,66 @@ struct drm_gem_object *vmgpu_gem_create_object(struct drm_device *drm,
 	return &bo->base.base;
 }
 
+/*
+ * A new buffer, its size charged to the device's memory limit before any
+ * page is allocated, so a process over the limit gets -ENOMEM instead of
+ * waking the OOM killer. The pages themselves are charged by shmem to the
+ * memory cgroup of the process that allocates them.
+ */
 static struct vmgpu_bo *vmgpu_bo_create(struct vmgpu_device *vdev, u64 size,
 					u32 flags, u32 placement)
 {
 	struct drm_gem_shmem_object *shmem;
 	struct vmgpu_bo *bo;
+	int ret;
 
-	shmem = drm_gem_shmem_create(&vdev->drm, PAGE_ALIGN(size));
-	if (IS_ERR(shmem))
+	size = PAGE_ALIGN(size);
+	ret = vmgpu_mem_charge(vdev, size);
+	if (ret) {
+		drm_dbg(&vdev->drm,
+			"buffer of %llu bytes: %lld of %llu bytes in use\n",
+			size, (s64)atomic64_read(&vdev->mem_used),
+			vdev->mem_limit);
+		return ERR_PTR(ret);
+	}
+	shmem = drm_gem_shmem_create(&vdev->drm, size);
+	if (IS_ERR(shmem)) {
+		atomic64_sub(size, &vdev->mem_used);
 		return ERR_CAST(shmem);
+	}
 	bo = container_of(shmem, struct vmgpu_bo, base);
+	bo->charged = size;
 	bo->flags = flags;
 	bo->placement = placement;
 	return bo;
+}
+
+/*
+ * Create a buffer and this file's first handle to it; the handle maps it
+ * (vmgpu_gem_open). Our own object reference is kept until the VA is read:
+ * another thread may close the new handle at once.
+ */
+static int vmgpu_bo_create_handle(struct drm_file *file, u64 size, u32 flags,
+				  u32 placement, u32 *handle, u64 *gpu_va)
+{
+	struct vmgpu_file *vf = file->driver_priv;
+	struct vmgpu_mapping *map;
+	struct vmgpu_bo *bo;
+	int ret;
+
+	bo = vmgpu_bo_create(vf->vdev, size, flags, placement);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->base.base, handle);
+	if (!ret) {
+		/* NULL only if a racing GEM_CLOSE took the new handle. */
+		map = vmgpu_mapping_find(bo, vf);
+		*gpu_va = map ? map->node.start : 0;
+		if (map)
+			vmgpu_mapping_put(map);
+	}
+	drm_gem_object_put(&bo->base.base);
+	return ret;
 }
 
 /**
@@ -196,11 +281,7 @@ int vmgpu_ioctl_bo_create(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
 	struct vmgpu_device *vdev = to_vmgpu(drm);
-	struct vmgpu_file *vf = file->driver_priv;
 	struct drm_vmgpu_bo_create *args = data;
-	struct vmgpu_mapping *map;
-	struct vmgpu_bo *bo;
-	int ret;
 
 	if (args->pad || args->handle || args->gpu_va) {
 		drm_dbg(drm, "bo_create: non-zero padding or output field\n");
@@ -223,22 +304,38 @@ int vmgpu_ioctl_bo_create(struct drm_device *drm, void *data,
 			VMGPU_MAX_BO_SIZE);
 		return -E2BIG;
 	}
+	return vmgpu_bo_create_handle(file, args->size, args->flags,
+				      args->placement, &args->handle,
+				      &args->gpu_va);
+}
 
-	bo = vmgpu_bo_create(vdev, args->size, args->flags, args->placement);
-	if (IS_ERR(bo))
-		return PTR_ERR(bo);
-	/* Maps the buffer into this file's address space (vmgpu_gem_open). */
-	ret = drm_gem_handle_create(file, &bo->base.base, &args->handle);
-	drm_gem_object_put(&bo->base.base);
-	if (ret)
-		return ret;
-	/* Racing with a GEM_CLOSE of the new handle is the caller's loss. */
-	map = vmgpu_mapping_find(bo, vf);
-	if (!map)
-		return -ENOENT;
-	args->gpu_va = map->node.start;
-	vmgpu_mapping_put(map);
-	return 0;
+/**
+ * vmgpu_dumb_create() - &drm_driver.dumb_create: a linear buffer
+ * @file: the calling file (primary node only; the core checks that)
+ * @drm: the DRM device
+ * @args: width, height and bpp in; pitch, size and handle out
+ *
+ * The same buffers as BO_CREATE makes, under the same size and memory
+ * limits.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_dumb_create(struct drm_file *file, struct drm_device *drm,
+		      struct drm_mode_create_dumb *args)
+{
+	u64 pitch = DIV_ROUND_UP((u64)args->width * args->bpp, 8);
+	u64 size = PAGE_ALIGN(pitch * args->height);
+	u64 gpu_va;
+
+	if (!size || size > VMGPU_MAX_BO_SIZE) {
+		drm_dbg(drm, "dumb_create: size %llu over %llu\n", size,
+			VMGPU_MAX_BO_SIZE);
+		return -E2BIG;
+	}
+	args->pitch = pitch;
+	args->size = size;
+	return vmgpu_bo_create_handle(file, size, 0, DRM_VMGPU_PLACEMENT_SYSTEM,
+				      &args->handle, &gpu_va);
 }
 
 /**
@@ -318,7 +415,6 @@ static void vmgpu_cmdbuf_free(struct vmgpu_cmdbuf *cb)
 	struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(cb->vaddr);
 
 	drm_gem_shmem_vunmap(&cb->bo->base, &vmap);
-	cb->map->open = false;
 	vmgpu_mapping_put(cb->map);
 	drm_gem_object_put(&cb->bo->base.base);
 	kfree(cb);
@@ -371,14 +467,13 @@ struct vmgpu_cmdbuf *vmgpu_cmdbuf_get(struct vmgpu_file *vf, u32 bytes)
 	cb->bo = bo;
 	cb->vaddr = vmap.vaddr;
 	cb->capacity = capacity;
-	cb->map = vmgpu_mapping_create(bo, vf, true);
+	/* Not reachable through any handle. */
+	cb->map = vmgpu_mapping_create(bo, vf, true, 0);
 	if (IS_ERR(cb->map)) {
 		ret = PTR_ERR(cb->map);
 		drm_gem_shmem_vunmap(&bo->base, &vmap);
 		goto err_put;
 	}
-	/* Not reachable through any handle. */
-	cb->map->open = false;
 	return cb;
 
 err_put:

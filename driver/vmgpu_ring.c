@@ -228,41 +228,20 @@ void vmgpu_ring_handle_errors(struct vmgpu_gpu *gpu)
 	}
 }
 
-/**
- * vmgpu_ring_retire() - signal the fences of completed packets
- * @gpu: the GPU
- * @drop_rest: the GPU was reset: also take every other packet off the
- *	ring (its fence gets -ECANCELED; the scheduler resubmits the job)
- *
- * Runs in the deferred interrupt work, or in the reset path with the
- * interrupt disabled. Completion is read from the fence word the device
- * writes, so one interrupt retires every packet done by then.
+/*
+ * Take packets off the ring: those the fence word shows completed (all of
+ * them up to the first that is not, or every one with @drop_rest), then
+ * signal their hardware fences. A packet taken off without completing gets
+ * @error on its hardware fence and, if @fail_job, on the job's own fence
+ * too (the job is over); otherwise the scheduler resubmits it.
  */
-void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
+static void vmgpu_ring_take_off(struct vmgpu_gpu *gpu, u64 completed,
+				bool drop_rest, int error, bool fail_job)
 {
 	struct vmgpu_job *job, *tmp;
 	struct vmgpu_file *last = NULL;
 	ktime_t now = ktime_get();
 	LIST_HEAD(done);
-	u64 completed;
-
-	completed = READ_ONCE(*gpu->fence_cpu);
-	/* Read the fence word before anything the device wrote before it. */
-	rmb();
-	/*
-	 * An error the hard handler has not latched yet: its packet may
-	 * already show as done in the fence word. Leave it (and what
-	 * follows) for the run the error interrupt queues, so the packet
-	 * is never signalled without its error.
-	 */
-	if (!drop_rest &&
-	    (vmgpu_gpu_read(gpu, VMGPU_GPU_INT_STATUS) & VMGPU_INT_ERROR_MASK)) {
-		u64 bad = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_LO) |
-			  (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_HI) << 32;
-
-		if (bad && completed >= bad)
-			completed = bad - 1;
-	}
 
 	spin_lock_irq(&gpu->fence_lock);
 	/* Packets run in ring order: an abandoned one ends those before it. */
@@ -303,7 +282,10 @@ void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
 					       VMGPU_STAT_WORK_RUNS, 1);
 			last = vf;
 		} else {
-			dma_fence_set_error(fence, -ECANCELED);
+			dma_fence_set_error(fence, error);
+			if (fail_job)
+				dma_fence_set_error(&job->base.s_fence->finished,
+						    error);
 		}
 		trace_vmgpu_retire(gpu->index, job->seqno, job->dispatches,
 				   fence->error);
@@ -312,4 +294,54 @@ void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
 		dma_fence_put(fence);
 	}
 	gpu->last_retire = now;
+}
+
+/**
+ * vmgpu_ring_retire() - signal the fences of completed packets
+ * @gpu: the GPU
+ * @drop_rest: the GPU was reset: also take every other packet off the
+ *	ring (its fence gets -ECANCELED; the scheduler resubmits the job)
+ *
+ * Runs in the deferred interrupt work, or in the reset path with the
+ * interrupt disabled. Completion is read from the fence word the device
+ * writes, so one interrupt retires every packet done by then.
+ */
+void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
+{
+	u64 completed;
+
+	completed = READ_ONCE(*gpu->fence_cpu);
+	/* Read the fence word before anything the device wrote before it. */
+	rmb();
+	/*
+	 * An error the hard handler has not latched yet: its packet may
+	 * already show as done in the fence word. Leave it (and what
+	 * follows) for the run the error interrupt queues, so the packet
+	 * is never signalled without its error.
+	 */
+	if (!drop_rest &&
+	    (vmgpu_gpu_read(gpu, VMGPU_GPU_INT_STATUS) & VMGPU_INT_ERROR_MASK)) {
+		u64 bad = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_LO) |
+			  (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_HI) << 32;
+
+		if (bad && completed >= bad)
+			completed = bad - 1;
+	}
+	vmgpu_ring_take_off(gpu, completed, drop_rest, -ECANCELED, false);
+}
+
+/**
+ * vmgpu_ring_cancel() - fail every packet on the ring, the device is gone
+ * @gpu: the GPU, its interrupt freed and its scheduler still running
+ * @error: what the packets' fences get
+ *
+ * Packets the fence word shows completed still complete.
+ */
+void vmgpu_ring_cancel(struct vmgpu_gpu *gpu, int error)
+{
+	u64 completed = READ_ONCE(*gpu->fence_cpu);
+
+	/* As in vmgpu_ring_retire(): the fence word first. */
+	rmb();
+	vmgpu_ring_take_off(gpu, completed, true, error, true);
 }

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmgpu: one drm_gpu_scheduler per GPU ring, contexts with one entity per
- * GPU, and the timeout path: a packet that does not complete in time bans
- * its context, the GPU is reset and the innocent packets are resubmitted.
+ * GPU, and recovery: a packet that does not complete in time bans its
+ * context, the GPU is reset and the innocent packets are resubmitted; a
+ * PCI reset stops every GPU, and afterwards every packet that had not
+ * completed is resubmitted.
+ *
+ * Every recovery action (the schedulers' timeout handlers and both halves
+ * of a PCI reset) runs on the device's ordered workqueue reset_wq, so no
+ * two of them ever run at once.
  */
 #include <linux/capability.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "vmgpu_drm.h"
@@ -17,6 +25,8 @@
 static struct dma_fence *vmgpu_job_run(struct drm_sched_job *sched_job)
 {
 	struct vmgpu_job *job = to_vmgpu_job(sched_job);
+	struct dma_fence *fence;
+	int idx;
 
 	/* Resubmitted after a reset: the packet may have finished already. */
 	if (job->done_fence) {
@@ -28,7 +38,15 @@ static struct dma_fence *vmgpu_job_run(struct drm_sched_job *sched_job)
 	/* Banned context, or cancelled by the reset: do not run it. */
 	if (unlikely(sched_job->s_fence->finished.error))
 		return NULL;
-	return vmgpu_ring_emit(job->gpu, job);
+	/*
+	 * The device is gone: fail the job at once, so that the entities of
+	 * files still open drain and every fence a waiter holds signals.
+	 */
+	if (!drm_dev_enter(&job->gpu->vdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+	fence = vmgpu_ring_emit(job->gpu, job);
+	drm_dev_exit(idx);
+	return fence;
 }
 
 /* Take the GPU out of service, reset it, bring it back. */
@@ -48,21 +66,57 @@ static void vmgpu_gpu_reset(struct vmgpu_gpu *gpu)
 	enable_irq(gpu->irq);
 }
 
+/*
+ * Give a job the timeout handler decided not to act on back to the head of
+ * the pending list the scheduler took it off, or it would never be freed.
+ */
+static void vmgpu_job_requeue(struct drm_sched_job *sched_job)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+}
+
+/*
+ * Is the job innocent of the timeout? True if the device has finished its
+ * packet (the fence word passed its seqno; the deferred work may simply not
+ * have run yet), or if the packet went on the ring again less than the
+ * timeout ago (resubmitted after another packet's reset or a PCI reset).
+ */
+static bool vmgpu_job_not_hung(struct vmgpu_job *job)
+{
+	struct vmgpu_gpu *gpu = job->gpu;
+	bool done, fresh;
+
+	spin_lock_irq(&gpu->fence_lock);
+	done = !job->done_fence || job->completed ||
+	       dma_fence_is_signaled_locked(job->done_fence) ||
+	       (job->on_ring && job->seqno <= READ_ONCE(*gpu->fence_cpu));
+	fresh = job->on_ring &&
+		ktime_ms_delta(ktime_get(), job->start) < vmgpu_job_timeout_ms;
+	spin_unlock_irq(&gpu->fence_lock);
+	return done || fresh;
+}
+
 static enum drm_gpu_sched_stat vmgpu_job_timedout(struct drm_sched_job *sched_job)
 {
 	struct vmgpu_job *job = to_vmgpu_job(sched_job);
 	struct vmgpu_gpu *gpu = job->gpu;
-	struct drm_device *drm = &gpu->vdev->drm;
+	struct vmgpu_device *vdev = gpu->vdev;
+	struct drm_device *drm = &vdev->drm;
+	int idx;
 
-	/*
-	 * Completed (or failed) while the timeout fired: nothing to do but
-	 * give the job back to the pending list the scheduler took it off,
-	 * or it would never be freed.
-	 */
-	if (job->done_fence && dma_fence_is_signaled(job->done_fence)) {
-		spin_lock(&gpu->sched.job_list_lock);
-		list_add(&sched_job->list, &gpu->sched.pending_list);
-		spin_unlock(&gpu->sched.job_list_lock);
+	/* Unplugged: the unplug cancels every packet on the ring. */
+	if (!drm_dev_enter(drm, &idx)) {
+		vmgpu_job_requeue(sched_job);
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	}
+	if (vmgpu_job_not_hung(job)) {
+		vmgpu_job_requeue(sched_job);
+		queue_work(system_highpri_wq, &gpu->irq_work);
+		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
@@ -83,6 +137,7 @@ static enum drm_gpu_sched_stat vmgpu_job_timedout(struct drm_sched_job *sched_jo
 
 	drm_sched_resubmit_jobs(&gpu->sched);
 	drm_sched_start(&gpu->sched, true);
+	drm_dev_exit(idx);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -117,6 +172,10 @@ int vmgpu_sched_init(struct vmgpu_device *vdev)
 	unsigned int i;
 	int ret;
 
+	vdev->reset_wq = alloc_ordered_workqueue("vmgpu-reset", 0);
+	if (!vdev->reset_wq)
+		return -ENOMEM;
+	args.timeout_wq = vdev->reset_wq;
 	for (i = 0; i < vdev->num_gpus; i++) {
 		struct vmgpu_gpu *gpu = &vdev->gpu[i];
 
@@ -145,45 +204,38 @@ fail:
 		drm_sched_fini(&vdev->gpu[i].sched);
 		vmgpu_ring_fini(&vdev->gpu[i]);
 	}
+	destroy_workqueue(vdev->reset_wq);
 	return ret;
 }
 
-/**
- * vmgpu_sched_cancel_all() - fail and free every job still pending
- * @vdev: the device, its schedulers stopped and its rings retired with
- *	drop_rest (the device is going away)
- *
- * drm_sched_fini() of this kernel leaves pending jobs alone; they hold
- * buffers, mappings and files, so they are cancelled here.
- */
-void vmgpu_sched_cancel_all(struct vmgpu_device *vdev)
+/* Free the jobs drm_sched_fini() of this kernel leaves on the pending list. */
+static void vmgpu_sched_free_pending(struct drm_gpu_scheduler *sched)
 {
-	unsigned int i;
+	struct drm_sched_job *job, *tmp;
+	LIST_HEAD(list);
 
-	for (i = 0; i < vdev->num_gpus; i++) {
-		struct drm_gpu_scheduler *sched = &vdev->gpu[i].sched;
-		struct drm_sched_job *job, *tmp;
-		LIST_HEAD(list);
+	spin_lock(&sched->job_list_lock);
+	list_splice_init(&sched->pending_list, &list);
+	spin_unlock(&sched->job_list_lock);
+	list_for_each_entry_safe(job, tmp, &list, list) {
+		struct dma_fence *f = &job->s_fence->finished;
 
-		spin_lock(&sched->job_list_lock);
-		list_splice_init(&sched->pending_list, &list);
-		spin_unlock(&sched->job_list_lock);
-		list_for_each_entry_safe(job, tmp, &list, list) {
-			struct dma_fence *f = &job->s_fence->finished;
-
-			list_del_init(&job->list);
-			if (!dma_fence_is_signaled(f)) {
-				dma_fence_set_error(f, -ENODEV);
-				dma_fence_signal(f);
-			}
-			sched->ops->free_job(job);
+		list_del_init(&job->list);
+		if (!dma_fence_is_signaled(f)) {
+			dma_fence_set_error(f, -ENODEV);
+			dma_fence_signal(f);
 		}
+		sched->ops->free_job(job);
 	}
 }
 
 /**
- * vmgpu_sched_fini() - stop the schedulers and free the rings
- * @vdev: the device, with no file open
+ * vmgpu_sched_fini() - stop the schedulers, once no file is left
+ * @vdev: the device
+ *
+ * Runs when the DRM device is released: an unbind leaves the schedulers
+ * running (failing every job with -ENODEV) so that files still open can
+ * drain their entities. The rings are already gone (vmgpu_ring_fini()).
  */
 void vmgpu_sched_fini(struct vmgpu_device *vdev)
 {
@@ -191,9 +243,89 @@ void vmgpu_sched_fini(struct vmgpu_device *vdev)
 
 	for (i = 0; i < vdev->num_gpus; i++) {
 		drm_sched_fini(&vdev->gpu[i].sched);
-		vmgpu_ring_fini(&vdev->gpu[i]);
+		vmgpu_sched_free_pending(&vdev->gpu[i].sched);
 		mutex_destroy(&vdev->gpu[i].as_lock);
 	}
+	destroy_workqueue(vdev->reset_wq);
+}
+
+struct vmgpu_reset_work {
+	struct work_struct work;
+	struct vmgpu_device *vdev;
+};
+
+/* Both halves of a PCI reset, on reset_wq (so never during a timeout). */
+static void vmgpu_sched_stop_work(struct work_struct *work)
+{
+	struct vmgpu_device *vdev =
+		container_of(work, struct vmgpu_reset_work, work)->vdev;
+	unsigned int i;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct vmgpu_gpu *gpu = &vdev->gpu[i];
+
+		drm_sched_stop(&gpu->sched, NULL);
+		disable_irq(gpu->irq);
+		cancel_work_sync(&gpu->irq_work);
+		atomic_set(&gpu->pending, 0);
+	}
+}
+
+static void vmgpu_sched_restart_work(struct work_struct *work)
+{
+	struct vmgpu_device *vdev =
+		container_of(work, struct vmgpu_reset_work, work)->vdev;
+	unsigned int i;
+
+	for (i = 0; i < vdev->num_gpus; i++) {
+		struct vmgpu_gpu *gpu = &vdev->gpu[i];
+
+		vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
+		vmgpu_ring_hw_init(gpu);
+		/* What completed before the reset stays completed. */
+		vmgpu_ring_handle_errors(gpu);
+		vmgpu_ring_retire(gpu, true);
+		vmgpu_stat_add(gpu->stats, VMGPU_STAT_RESETS, 1);
+		enable_irq(gpu->irq);
+		drm_sched_resubmit_jobs(&gpu->sched);
+		drm_sched_start(&gpu->sched, true);
+	}
+}
+
+static void vmgpu_sched_run_on_reset_wq(struct vmgpu_device *vdev,
+					work_func_t fn)
+{
+	struct vmgpu_reset_work w = { .vdev = vdev };
+
+	INIT_WORK_ONSTACK(&w.work, fn);
+	queue_work(vdev->reset_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+}
+
+/**
+ * vmgpu_sched_stop_all() - quiesce every GPU before a PCI reset
+ * @vdev: the device
+ *
+ * Waits for a timeout handler in progress, parks every scheduler and
+ * masks every GPU's interrupt. Packets on the rings stay queued.
+ */
+void vmgpu_sched_stop_all(struct vmgpu_device *vdev)
+{
+	vmgpu_sched_run_on_reset_wq(vdev, vmgpu_sched_stop_work);
+}
+
+/**
+ * vmgpu_sched_restart_all() - bring every GPU back after a PCI reset
+ * @vdev: the device, reset, its config space restored
+ *
+ * Reprograms rings and address spaces, retires what completed before the
+ * reset, and resubmits every other packet from its beginning: no context
+ * is blamed for a reset it did not cause.
+ */
+void vmgpu_sched_restart_all(struct vmgpu_device *vdev)
+{
+	vmgpu_sched_run_on_reset_wq(vdev, vmgpu_sched_restart_work);
 }
 
 static void vmgpu_file_release(struct kref *kref)
@@ -276,10 +408,19 @@ void vmgpu_ctx_set_error(struct vmgpu_ctx *ctx, u32 fault, u32 gpu,
 	spin_unlock_irqrestore(&ctx->err_lock, flags);
 }
 
+/*
+ * Tear down a context taken out of its file's id table: after @destroyed
+ * is set under submit_lock no SUBMIT pushes onto its entities, so they can
+ * be flushed (queued packets still run; a killed process's are dropped)
+ * and finalised. The memory lives on while jobs hold references.
+ */
 static void vmgpu_ctx_destroy(struct vmgpu_ctx *ctx)
 {
 	u32 i;
 
+	mutex_lock(&ctx->submit_lock);
+	ctx->destroyed = true;
+	mutex_unlock(&ctx->submit_lock);
 	for (i = 0; i < ctx->num_gpus; i++)
 		drm_sched_entity_destroy(&ctx->entity[i]);
 	vmgpu_ctx_put(ctx);
@@ -383,7 +524,11 @@ int vmgpu_ioctl_ctx_destroy(struct drm_device *drm, void *data,
 
 	if (args->pad)
 		return -EINVAL;
-	ctx = xa_erase(&vf->ctxs, args->ctx_id);
+	/*
+	 * Never erase index 0 of the allocating xarray: that would free it
+	 * for xa_alloc(), and 0 is not a context id.
+	 */
+	ctx = args->ctx_id ? xa_erase(&vf->ctxs, args->ctx_id) : NULL;
 	if (!ctx) {
 		drm_dbg(drm, "ctx_destroy: no context %u\n", args->ctx_id);
 		return -ENOENT;

@@ -5,10 +5,12 @@
  * (read-only), and every command of that copy is validated before the job
  * is queued on the context's scheduler entity for the GPU.
  */
+#include <linux/capability.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -178,6 +180,16 @@ static int vmgpu_validate_cmds(struct vmgpu_validate *v, const u32 *cmd,
 			if (s->key != VMGPU_STATE_INSTR_BUDGET &&
 			    s->key != VMGPU_STATE_DEFAULT_PRIORITY)
 				return vmgpu_reject(v, off, "state key %u", s->key);
+			/* 0 means the device's default, itself bounded. */
+			if (s->key == VMGPU_STATE_INSTR_BUDGET &&
+			    s->value > vmgpu_max_user_instr_budget &&
+			    !capable(CAP_SYS_NICE)) {
+				drm_dbg(v->drm,
+					"submit: word %u: instruction budget %u over %u needs CAP_SYS_NICE\n",
+					off, s->value,
+					vmgpu_max_user_instr_budget);
+				return -EACCES;
+			}
 			break;
 		}
 		case VMGPU_CMD_DISPATCH:
@@ -440,20 +452,17 @@ static int vmgpu_submit_check_args(struct vmgpu_device *vdev,
 	return 0;
 }
 
-/**
- * vmgpu_ioctl_submit() - DRM_IOCTL_VMGPU_SUBMIT
- * @drm: the DRM device
- * @data: struct drm_vmgpu_submit
- * @file: the calling file
- *
- * Return: 0 or a negative errno (see the uAPI header).
+/*
+ * The submit proper. Lifetimes: the context reference taken here keeps its
+ * memory and entities valid until we return; ctx->submit_lock with
+ * ctx->destroyed orders the push against CTX_DESTROY and close, which tear
+ * the entities down only after setting it.
  */
-int vmgpu_ioctl_submit(struct drm_device *drm, void *data,
-		       struct drm_file *file)
+static int vmgpu_submit(struct drm_device *drm, struct drm_vmgpu_submit *args,
+			struct drm_file *file)
 {
 	struct vmgpu_device *vdev = to_vmgpu(drm);
 	struct vmgpu_file *vf = file->driver_priv;
-	struct drm_vmgpu_submit *args = data;
 	struct vmgpu_out_sync *out = NULL;
 	struct ww_acquire_ctx acquire;
 	struct vmgpu_validate v;
@@ -557,6 +566,13 @@ int vmgpu_ioctl_submit(struct drm_device *drm, void *data,
 	}
 
 	mutex_lock(&ctx->submit_lock);
+	if (ctx->destroyed) {
+		mutex_unlock(&ctx->submit_lock);
+		drm_dbg(drm, "submit: context %u destroyed meanwhile\n",
+			args->ctx_id);
+		ret = -ENOENT;
+		goto err_unlock;
+	}
 	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
 	for (i = 0; i < job->bo_count; i++)
@@ -600,5 +616,28 @@ err_job:
 	if (sched_init)
 		drm_sched_job_cleanup(&job->base);
 	vmgpu_job_put_resources(job);
+	return ret;
+}
+
+/**
+ * vmgpu_ioctl_submit() - DRM_IOCTL_VMGPU_SUBMIT
+ * @drm: the DRM device
+ * @data: struct drm_vmgpu_submit
+ * @file: the calling file
+ *
+ * Inside drm_dev_enter(), so an unbind waits for a submit in progress and
+ * no job is pushed after the unplug.
+ *
+ * Return: 0 or a negative errno (see the uAPI header).
+ */
+int vmgpu_ioctl_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = vmgpu_submit(drm, data, file);
+	drm_dev_exit(idx);
 	return ret;
 }
