@@ -125,8 +125,12 @@ bench:
 checkpatch:
 	scripts/checkpatch
 
+# Kbuild's products of the module build, without needing the kernel headers.
 clean:
 	rm -rf $(O)
-	$(MAKE) -C driver -f Makefile.clean clean 2>/dev/null || true
+	rm -f driver/*.o driver/*.ko driver/*.mod driver/*.mod.c \
+		driver/.*.cmd driver/modules.order modules.order \
+		Module.symvers .*.cmd
+	rm -rf .tmp_versions
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -121,6 +121,23 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 	return 0;
 }
 
+static void vmgpu_file_release(struct kref *kref)
+{
+	struct vmgpu_file *vf = container_of(kref, struct vmgpu_file, refcount);
+
+	vmgpu_vm_fini(vf);
+	kfree(vf);
+}
+
+/**
+ * vmgpu_file_put() - drop a reference to a file's state
+ * @vf: the file state
+ */
+void vmgpu_file_put(struct vmgpu_file *vf)
+{
+	kref_put(&vf->refcount, vmgpu_file_release);
+}
+
 static int vmgpu_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct vmgpu_device *vdev = to_vmgpu(drm);

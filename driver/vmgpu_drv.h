@@ -488,6 +488,7 @@ static inline void vmgpu_stat_add(atomic64_t *stats, enum vmgpu_stat s,
 /* vmgpu_drv.c */
 extern unsigned int vmgpu_job_timeout_ms;
 extern unsigned int vmgpu_max_user_instr_budget;
+void vmgpu_file_put(struct vmgpu_file *vf);
 
 /* vmgpu_irq.c */
 int vmgpu_irq_init(struct vmgpu_device *vdev);
@@ -544,7 +545,6 @@ int vmgpu_sched_init(struct vmgpu_device *vdev);
 void vmgpu_sched_fini(struct vmgpu_device *vdev);
 void vmgpu_sched_stop_all(struct vmgpu_device *vdev);
 void vmgpu_sched_restart_all(struct vmgpu_device *vdev);
-void vmgpu_file_put(struct vmgpu_file *vf);
 void vmgpu_ctx_put(struct vmgpu_ctx *ctx);
 struct vmgpu_ctx *vmgpu_ctx_lookup(struct vmgpu_file *vf, u32 id);
 void vmgpu_ctx_set_error(struct vmgpu_ctx *ctx, u32 fault, u32 gpu,

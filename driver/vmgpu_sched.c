@@ -328,23 +328,6 @@ void vmgpu_sched_restart_all(struct vmgpu_device *vdev)
 	vmgpu_sched_run_on_reset_wq(vdev, vmgpu_sched_restart_work);
 }
 
-static void vmgpu_file_release(struct kref *kref)
-{
-	struct vmgpu_file *vf = container_of(kref, struct vmgpu_file, refcount);
-
-	vmgpu_vm_fini(vf);
-	kfree(vf);
-}
-
-/**
- * vmgpu_file_put() - drop a reference to a file's state
- * @vf: the file state
- */
-void vmgpu_file_put(struct vmgpu_file *vf)
-{
-	kref_put(&vf->refcount, vmgpu_file_release);
-}
-
 static void vmgpu_ctx_release(struct kref *kref)
 {
 	struct vmgpu_ctx *ctx = container_of(kref, struct vmgpu_ctx, refcount);

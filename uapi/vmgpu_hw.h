@@ -170,7 +170,7 @@ enum vmgpu_fault {
 	VMGPU_FAULT_BUDGET,		/* per-dispatch instruction budget */
 	VMGPU_FAULT_BAD_COMMAND,	/* malformed command word */
 	VMGPU_FAULT_RING,		/* ring registers or entry invalid */
-	VMGPU_FAULT_PC_RANGE,		/* branch or fall-through past the code */
+	VMGPU_FAULT_PC_RANGE,		/* branch or run past the end of the code */
 	VMGPU_FAULT_NUM
 };
 
@@ -226,6 +226,7 @@ struct vmgpu_cmd_set_state {
 	vmgpu_u32 key;			/* VMGPU_STATE_* */
 	vmgpu_u32 value;
 };
+
 enum vmgpu_state_key {
 	/* Warp instructions a dispatch may issue; 0 restores the default. */
 	VMGPU_STATE_INSTR_BUDGET = 1,
@@ -252,6 +253,7 @@ struct vmgpu_cmd_dispatch {
 	vmgpu_u32 priority;		/* 0 = default; lower = more urgent */
 	vmgpu_u32 reserved;		/* must be zero */
 };
+
 #define VMGPU_DISPATCH_F_ALL		0u
 #define VMGPU_MAX_BLOCK_THREADS		1024
 #define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
@@ -296,6 +298,7 @@ struct vmgpu_cmd_wait_value {
 	vmgpu_u32 value;
 	vmgpu_u32 mask;
 };
+
 enum vmgpu_wait_op {
 	VMGPU_WAIT_EQ = 0,
 	VMGPU_WAIT_NE,
