@@ -16,19 +16,14 @@
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
+#include "vmgpu_cmd.h"
 #include "vmgpu_drm.h"
 #include "vmgpu_drv.h"
-#include "vmgpu_isa.h"
 #include "vmgpu_trace.h"
-
-/* Largest grid, in blocks, one dispatch may launch. */
-#define VMGPU_MAX_GRID_BLOCKS	BIT(24)
 
 struct vmgpu_validate {
 	struct drm_device *drm;
 	struct vmgpu_job *job;
-	u32 dispatches;
-	u32 max_dispatches;
 };
 
 /* Is [va, va + len) inside one buffer of the job (writable if @write)? */
@@ -57,209 +52,122 @@ static bool vmgpu_va_ok(struct vmgpu_validate *v, u64 va, u64 len, bool write)
 	drm_dbg((v)->drm, "submit: word %u: " fmt "\n", (off), ##__VA_ARGS__); \
 	-EINVAL; })
 
-static int vmgpu_check_dispatch(struct vmgpu_validate *v, u32 off,
-				const struct vmgpu_cmd_dispatch *d)
+/* A copy's extent on one side: the last row starts (height - 1) pitches in. */
+static u64 vmgpu_copy_extent(u32 width, u32 height, u32 pitch)
 {
-	u64 blocks = 1, threads = 1;
-	int i;
-
-	if (d->flags & ~VMGPU_DISPATCH_F_ALL)
-		return vmgpu_reject(v, off, "dispatch flags %#x", d->flags);
-	if (d->reserved)
-		return vmgpu_reject(v, off, "dispatch reserved field");
-	if (++v->dispatches > v->max_dispatches) {
-		drm_dbg(v->drm, "submit: more than %u dispatches\n",
-			v->max_dispatches);
-		return -E2BIG;
-	}
-	for (i = 0; i < 3; i++) {
-		if (!d->grid[i] || !d->block[i] || !d->grid_total[i])
-			return vmgpu_reject(v, off, "zero grid/block dimension");
-		if ((u64)d->origin[i] + d->grid[i] > d->grid_total[i])
-			return vmgpu_reject(v, off,
-					    "portion outside the index space");
-		blocks *= d->grid[i];
-		threads *= d->block[i];
-		if (blocks > VMGPU_MAX_GRID_BLOCKS)
-			return vmgpu_reject(v, off, "grid over %lu blocks",
-					    VMGPU_MAX_GRID_BLOCKS);
-		if (threads > VMGPU_MAX_BLOCK_THREADS)
-			return vmgpu_reject(v, off, "block over %u threads",
-					    VMGPU_MAX_BLOCK_THREADS);
-	}
-	if (d->shared_bytes > VMGPU_MAX_SHARED_BYTES)
-		return vmgpu_reject(v, off, "shared memory %u", d->shared_bytes);
-	if (d->code_va % VMGPU_INSN_BYTES ||
-	    !vmgpu_va_ok(v, d->code_va, VMGPU_EXEC_HEADER_BYTES +
-			 VMGPU_INSN_BYTES, false))
-		return vmgpu_reject(v, off, "code %#llx not in a buffer",
-				    d->code_va);
-	if (d->args_bytes > VMGPU_MAX_ARGS_BYTES || d->args_bytes % 4)
-		return vmgpu_reject(v, off, "argument size %u", d->args_bytes);
-	if (d->args_bytes) {
-		if (d->args_va % 4 ||
-		    !vmgpu_va_ok(v, d->args_va, d->args_bytes, false))
-			return vmgpu_reject(v, off, "arguments %#llx not in a buffer",
-					    d->args_va);
-	} else if (d->args_va) {
-		return vmgpu_reject(v, off, "arguments without a size");
-	}
-	return 0;
+	return (u64)(height - 1) * pitch + width;
 }
 
-static int vmgpu_check_copy(struct vmgpu_validate *v, u32 off,
-			    const struct vmgpu_cmd_copy *c)
+/*
+ * The rules vmgpu_cmd_check() cannot know: every address a command uses
+ * lies inside one buffer the submit lists, writable where it is written.
+ */
+static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
+			       const u32 *c)
 {
-	u64 src_len, dst_len;
+	u32 op = VMGPU_CMD_OP(c[0]);
+	u64 va, va2;
+	u32 n, h, pitch;
 
-	if (c->reserved)
-		return vmgpu_reject(v, off, "copy reserved field");
-	if (!c->width_bytes || !c->height)
-		return vmgpu_reject(v, off, "empty copy");
-	if (c->height > 1 &&
-	    (c->src_pitch < c->width_bytes || c->dst_pitch < c->width_bytes))
-		return vmgpu_reject(v, off, "copy pitch below width");
-	src_len = (u64)(c->height - 1) * c->src_pitch + c->width_bytes;
-	dst_len = (u64)(c->height - 1) * c->dst_pitch + c->width_bytes;
-	if (!vmgpu_va_ok(v, c->src_va, src_len, false))
-		return vmgpu_reject(v, off, "copy source not in a buffer");
-	if (!vmgpu_va_ok(v, c->dst_va, dst_len, true))
-		return vmgpu_reject(v, off,
-				    "copy destination not in a writable buffer");
+	switch (op) {
+	case VMGPU_CMD_DISPATCH:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, code_va);
+		if (!vmgpu_va_ok(v, va, VMGPU_EXEC_HEADER_BYTES +
+				 VMGPU_INSN_BYTES, false))
+			return vmgpu_reject(v, off, "code %#llx not in a buffer",
+					    va);
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, args_va);
+		n = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, args_bytes);
+		if (n && !vmgpu_va_ok(v, va, n, false))
+			return vmgpu_reject(v, off,
+					    "arguments %#llx not in a buffer", va);
+		break;
+	case VMGPU_CMD_TIMESTAMP:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_timestamp, va);
+		if (!vmgpu_va_ok(v, va, 8, true))
+			return vmgpu_reject(v, off,
+					    "timestamp address %#llx not in a writable buffer",
+					    va);
+		break;
+	case VMGPU_CMD_WRITE_VALUE:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_write_value, va);
+		if (!vmgpu_va_ok(v, va, 4, true))
+			return vmgpu_reject(v, off,
+					    "write address %#llx not in a writable buffer",
+					    va);
+		break;
+	case VMGPU_CMD_WAIT_VALUE:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_wait_value, va);
+		if (!vmgpu_va_ok(v, va, 4, false))
+			return vmgpu_reject(v, off,
+					    "wait address %#llx not in a buffer", va);
+		break;
+	case VMGPU_CMD_COPY:
+		n = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
+		h = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_copy, src_va);
+		va2 = VMGPU_CMD_U64(c, vmgpu_cmd_copy, dst_va);
+		pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, src_pitch);
+		if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(n, h, pitch), false))
+			return vmgpu_reject(v, off, "copy source not in a buffer");
+		pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, dst_pitch);
+		if (!vmgpu_va_ok(v, va2, vmgpu_copy_extent(n, h, pitch), true))
+			return vmgpu_reject(v, off,
+					    "copy destination not in a writable buffer");
+		break;
+	}
 	return 0;
 }
 
 /*
- * Walk the kernel copy of the commands. Every command has its fixed
- * length, every field is checked, every address must fall inside a buffer
- * the submit lists, SYNCs must name an earlier producer and a later
- * consumer, and the packet ends with its only END.
+ * Walk the kernel copy of the commands: the rules of the command format
+ * (vmgpu_cmd.h, shared with the device and the library), the budget a
+ * process may set, and every address inside a buffer the submit lists.
+ *
+ * Return: the number of DISPATCH commands, or a negative errno.
  */
 static int vmgpu_validate_cmds(struct vmgpu_validate *v, const u32 *cmd,
-			       u32 words)
+			       u32 words, u32 max_dispatches)
 {
-	static const u8 lens[VMGPU_CMD_NUM_OPS] = {
-		[VMGPU_CMD_NOP] = VMGPU_CMD_LEN_NOP,
-		[VMGPU_CMD_SET_STATE] = VMGPU_CMD_LEN_SET_STATE,
-		[VMGPU_CMD_DISPATCH] = VMGPU_CMD_LEN_DISPATCH,
-		[VMGPU_CMD_SYNC] = VMGPU_CMD_LEN_SYNC,
-		[VMGPU_CMD_BARRIER] = VMGPU_CMD_LEN_BARRIER,
-		[VMGPU_CMD_TIMESTAMP] = VMGPU_CMD_LEN_TIMESTAMP,
-		[VMGPU_CMD_WRITE_VALUE] = VMGPU_CMD_LEN_WRITE_VALUE,
-		[VMGPU_CMD_WAIT_VALUE] = VMGPU_CMD_LEN_WAIT_VALUE,
-		[VMGPU_CMD_COPY] = VMGPU_CMD_LEN_COPY,
-		[VMGPU_CMD_END] = VMGPU_CMD_LEN_END,
-	};
-	u32 max_consumer = 0;
-	bool any_sync = false, ended = false;
-	u32 off = 0;
+	struct vmgpu_cmd_checker ck;
+	enum vmgpu_cmd_verdict verdict;
+	const char *why;
 	int ret;
 
-	while (off < words) {
-		u32 hdr = cmd[off];
-		u32 op = VMGPU_CMD_OP(hdr), len = VMGPU_CMD_LEN(hdr);
-		const void *c = &cmd[off];
+	vmgpu_cmd_checker_init(&ck, max_dispatches);
+	while (ck.word < words && !ck.ended) {
+		u32 off = ck.word;
+		const u32 *c = &cmd[off];
 
-		if (op >= VMGPU_CMD_NUM_OPS || !lens[op])
-			return vmgpu_reject(v, off, "unknown opcode %#x", op);
-		if (hdr & VMGPU_CMD_RESERVED_MASK)
-			return vmgpu_reject(v, off, "reserved header bits");
-		if (len != lens[op])
-			return vmgpu_reject(v, off, "opcode %#x length %u, want %u",
-					    op, len, lens[op]);
-		if (len > words - off)
-			return vmgpu_reject(v, off, "command runs past the end");
-
-		switch (op) {
-		case VMGPU_CMD_NOP:
-		case VMGPU_CMD_BARRIER:
-			break;
-		case VMGPU_CMD_SET_STATE: {
-			const struct vmgpu_cmd_set_state *s = c;
-
-			if (s->key != VMGPU_STATE_INSTR_BUDGET &&
-			    s->key != VMGPU_STATE_DEFAULT_PRIORITY)
-				return vmgpu_reject(v, off, "state key %u", s->key);
-			/* 0 means the device's default, itself bounded. */
-			if (s->key == VMGPU_STATE_INSTR_BUDGET &&
-			    s->value > vmgpu_max_user_instr_budget &&
-			    !capable(CAP_SYS_NICE)) {
-				drm_dbg(v->drm,
-					"submit: word %u: instruction budget %u over %u needs CAP_SYS_NICE\n",
-					off, s->value,
-					vmgpu_max_user_instr_budget);
-				return -EACCES;
-			}
-			break;
+		verdict = vmgpu_cmd_check(&ck, c, words - off, &why);
+		if (verdict == VMGPU_CMD_TOO_MANY) {
+			drm_dbg(v->drm, "submit: more than %u dispatches\n",
+				max_dispatches);
+			return -E2BIG;
 		}
-		case VMGPU_CMD_DISPATCH:
-			ret = vmgpu_check_dispatch(v, off, c);
-			if (ret)
-				return ret;
-			break;
-		case VMGPU_CMD_SYNC: {
-			const struct vmgpu_cmd_sync *s = c;
-
-			if (s->producer >= v->dispatches)
-				return vmgpu_reject(v, off,
-						    "sync producer %u is not an earlier dispatch",
-						    s->producer);
-			if (s->consumer < v->dispatches)
-				return vmgpu_reject(v, off,
-						    "sync consumer %u is not a later dispatch",
-						    s->consumer);
-			any_sync = true;
-			max_consumer = max(max_consumer, s->consumer);
-			break;
+		if (verdict)
+			return vmgpu_reject(v, off, "%s (opcode %#x)", why,
+					    VMGPU_CMD_OP(c[0]));
+		ret = vmgpu_check_buffers(v, off, c);
+		if (ret)
+			return ret;
+		/* 0 means the device's default, itself bounded. */
+		if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_SET_STATE &&
+		    VMGPU_CMD_U32(c, vmgpu_cmd_set_state, key) ==
+		    VMGPU_STATE_INSTR_BUDGET &&
+		    VMGPU_CMD_U32(c, vmgpu_cmd_set_state, value) >
+		    vmgpu_max_user_instr_budget && !capable(CAP_SYS_NICE)) {
+			drm_dbg(v->drm,
+				"submit: word %u: instruction budget %u over %u needs CAP_SYS_NICE\n",
+				off, VMGPU_CMD_U32(c, vmgpu_cmd_set_state, value),
+				vmgpu_max_user_instr_budget);
+			return -EACCES;
 		}
-		case VMGPU_CMD_TIMESTAMP: {
-			const struct vmgpu_cmd_timestamp *t = c;
-
-			if (t->reserved || t->va % 8 || !vmgpu_va_ok(v, t->va, 8, true))
-				return vmgpu_reject(v, off, "timestamp address %#llx",
-						    t->va);
-			break;
-		}
-		case VMGPU_CMD_WRITE_VALUE: {
-			const struct vmgpu_cmd_write_value *w = c;
-
-			if (w->va % 4 || !vmgpu_va_ok(v, w->va, 4, true))
-				return vmgpu_reject(v, off, "write address %#llx",
-						    w->va);
-			break;
-		}
-		case VMGPU_CMD_WAIT_VALUE: {
-			const struct vmgpu_cmd_wait_value *w = c;
-
-			if (w->op >= VMGPU_WAIT_NUM_OPS)
-				return vmgpu_reject(v, off, "wait op %u", w->op);
-			if (w->va % 4 || !vmgpu_va_ok(v, w->va, 4, false))
-				return vmgpu_reject(v, off, "wait address %#llx",
-						    w->va);
-			break;
-		}
-		case VMGPU_CMD_COPY:
-			ret = vmgpu_check_copy(v, off, c);
-			if (ret)
-				return ret;
-			break;
-		case VMGPU_CMD_END:
-			if (off + len != words)
-				return vmgpu_reject(v, off, "END before the end");
-			ended = true;
-			break;
-		}
-		off += len;
-		if (op == VMGPU_CMD_END)
-			break;
 	}
-	if (!ended)
-		return vmgpu_reject(v, words, "packet does not end with END");
-	if (any_sync && max_consumer >= v->dispatches)
-		return vmgpu_reject(v, words,
-				    "sync consumer %u names a missing dispatch",
-				    max_consumer);
-	return 0;
+	if (vmgpu_cmd_check_end(&ck, &why))
+		return vmgpu_reject(v, ck.word < words ? ck.word : words, "%s",
+				    why);
+	return ck.dispatches;
 }
 
 /**
@@ -520,13 +428,11 @@ static int vmgpu_submit(struct drm_device *drm, struct drm_vmgpu_submit *args,
 	}
 	v.drm = drm;
 	v.job = job;
-	v.dispatches = 0;
-	v.max_dispatches = vdev->max_dispatches;
 	ret = vmgpu_validate_cmds(&v, job->cmdbuf->vaddr,
-				  args->cmdbuf_bytes / 4);
-	if (ret)
+				  args->cmdbuf_bytes / 4, vdev->max_dispatches);
+	if (ret < 0)
 		goto err_job;
-	job->dispatches = v.dispatches;
+	job->dispatches = ret;
 
 	ret = drm_sched_job_init(&job->base, &ctx->entity[args->gpu], vf);
 	if (ret)

@@ -10,7 +10,6 @@
 
 #include "vmgpu.h"
 #include "vmgpu_drm.h"
-#include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
 #include "shim_internal.h"
 
@@ -31,6 +30,7 @@ int vmgpu_cmdbuf_create(struct vmgpu_device *dev, struct vmgpu_cmdbuf **out)
 		return shim_set_error(dev, -ENOMEM, "out of memory");
 	}
 	cb->dev = dev;
+	vmgpu_cmd_checker_init(&cb->check, dev->max_dispatches);
 	*out = cb;
 	return 0;
 }
@@ -40,7 +40,7 @@ void vmgpu_cmdbuf_reset(struct vmgpu_cmdbuf *cb)
 	if (!cb)
 		return;
 	cb->nwords = 0;
-	cb->dispatches = 0;
+	vmgpu_cmd_checker_init(&cb->check, cb->dev->max_dispatches);
 	cb->ended = false;
 	cb->nbos = 0;
 	/* Keep the first heap for reuse, free the others. */
@@ -65,7 +65,7 @@ void vmgpu_cmdbuf_destroy(struct vmgpu_cmdbuf *cb)
 
 uint32_t vmgpu_cmdbuf_dispatch_count(const struct vmgpu_cmdbuf *cb)
 {
-	return cb ? cb->dispatches : 0;
+	return cb ? cb->check.dispatches : 0;
 }
 
 uint32_t vmgpu_cmdbuf_bytes(const struct vmgpu_cmdbuf *cb)
@@ -94,13 +94,30 @@ static int grow(struct vmgpu_cmdbuf *cb, void **arr, uint32_t *cap,
 	return 0;
 }
 
+/*
+ * Append one command after the command format's rules (vmgpu_cmd.h, the
+ * ones the driver and the device apply too) accept it.
+ */
 static int emit(struct vmgpu_cmdbuf *cb, const void *cmd, uint32_t words)
 {
+	struct vmgpu_cmd_checker next = cb->check;
+	enum vmgpu_cmd_verdict verdict;
+	const char *why;
 	int ret;
 
 	if (cb->ended)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "command buffer already ended (raw END)");
+	verdict = vmgpu_cmd_check(&next, cmd, words, &why);
+	if (verdict)
+		return shim_set_error(cb->dev,
+				      verdict == VMGPU_CMD_TOO_MANY ? -E2BIG :
+								       -EINVAL,
+				      "%s refused: %s (%u dispatches so far, at most %u)",
+				      vmgpu_cmd_name(VMGPU_CMD_OP(
+					      *(const uint32_t *)cmd)),
+				      why, cb->check.dispatches,
+				      cb->check.max_dispatches);
 	if (4ull * (cb->nwords + words + VMGPU_CMD_LEN_END) >
 	    cb->dev->cmdbuf_max_bytes)
 		return shim_set_error(cb->dev, -E2BIG,
@@ -112,6 +129,7 @@ static int emit(struct vmgpu_cmdbuf *cb, const void *cmd, uint32_t words)
 		return ret;
 	memcpy(cb->words + cb->nwords, cmd, 4 * words);
 	cb->nwords += words;
+	cb->check = next;
 	return 0;
 }
 
@@ -188,7 +206,8 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 {
 	struct vmgpu_cmd_dispatch c;
 	struct vmgpu_exec_header h;
-	uint64_t threads = 1;
+	struct vmgpu_cmd_checker probe;
+	const char *why;
 	int i, ret;
 
 	if (!cb)
@@ -196,14 +215,9 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	if (!d || !d->kernel)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "dispatch: no descriptor or kernel");
-	if (cb->dispatches >= cb->dev->max_dispatches)
-		return shim_set_error(cb->dev, -E2BIG,
-				      "dispatch: packet already has %u dispatches (the device's limit)",
-				      cb->dispatches);
-	if (d->args_bytes > VMGPU_MAX_ARGS_BYTES || d->args_bytes % 4 ||
-	    (d->args_bytes && !d->args))
+	if (d->args_bytes && !d->args)
 		return shim_set_error(cb->dev, -EINVAL,
-				      "dispatch: argument block of %u bytes",
+				      "dispatch: %u argument bytes and no arguments",
 				      d->args_bytes);
 	if (d->kernel->map && d->kernel->size >= sizeof(h)) {
 		memcpy(&h, d->kernel->map, sizeof(h));
@@ -216,29 +230,21 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
 	c.code_va = d->kernel->gpu_va;
 	c.args_bytes = d->args_bytes;
+	/* Any aligned address stands in for the heap's until it passes. */
+	c.args_va = d->args_bytes ? ARGS_ALIGN : 0;
 	for (i = 0; i < 3; i++) {
 		c.grid[i] = d->grid[i] ? d->grid[i] : 1;
 		c.block[i] = d->block[i] ? d->block[i] : 1;
 		c.origin[i] = d->origin[i];
 		c.grid_total[i] = d->grid_total[i] ? d->grid_total[i] :
 				  c.origin[i] + c.grid[i];
-		threads *= c.block[i];
-		if ((uint64_t)c.origin[i] + c.grid[i] > c.grid_total[i])
-			return shim_set_error(cb->dev, -EINVAL,
-					      "dispatch: portion outside the index space in dimension %d",
-					      i);
 	}
-	if (threads > VMGPU_MAX_BLOCK_THREADS)
-		return shim_set_error(cb->dev, -EINVAL,
-				      "dispatch: %llu threads per block, at most %u",
-				      (unsigned long long)threads,
-				      VMGPU_MAX_BLOCK_THREADS);
-	if (d->shared_bytes > VMGPU_MAX_SHARED_BYTES)
-		return shim_set_error(cb->dev, -EINVAL,
-				      "dispatch: %u bytes of shared memory",
-				      d->shared_bytes);
 	c.shared_bytes = d->shared_bytes;
 	c.priority = d->priority;
+	/* The command's own rules first, before the heap is touched. */
+	probe = cb->check;
+	if (vmgpu_cmd_check(&probe, &c, VMGPU_CMD_LEN_DISPATCH, &why))
+		return emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
 	if (d->args_bytes) {
 		ret = heap_put(cb, d->args, d->args_bytes, &c.args_va);
 		if (ret)
@@ -250,7 +256,7 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
 	if (ret)
 		return ret;
-	return (int)cb->dispatches++;
+	return (int)cb->check.dispatches - 1;
 }
 
 int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
@@ -264,14 +270,6 @@ int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
 
 	if (!cb)
 		return -EINVAL;
-	if (producer >= cb->dispatches)
-		return shim_set_error(cb->dev, -EINVAL,
-				      "sync(%u, %u): producer is not an earlier dispatch (%u so far)",
-				      consumer, producer, cb->dispatches);
-	if (consumer < cb->dispatches)
-		return shim_set_error(cb->dev, -EINVAL,
-				      "sync(%u, %u): consumer must be a later dispatch (%u so far)",
-				      consumer, producer, cb->dispatches);
 	return emit(cb, &c, VMGPU_CMD_LEN_SYNC);
 }
 
@@ -346,8 +344,6 @@ int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
 
 	if (!cb)
 		return -EINVAL;
-	if (op >= VMGPU_WAIT_NUM_OPS)
-		return shim_set_error(cb->dev, -EINVAL, "wait_value: op %u", op);
 	ret = check_word(cb, "wait_value", bo, offset, 4);
 	if (!ret)
 		ret = vmgpu_cmdbuf_use(cb, bo, VMGPU_USE_READ);
@@ -373,10 +369,6 @@ int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 
 	if (!cb)
 		return -EINVAL;
-	if (key != VMGPU_STATE_INSTR_BUDGET &&
-	    key != VMGPU_STATE_DEFAULT_PRIORITY)
-		return shim_set_error(cb->dev, -EINVAL, "set_state: key %u",
-				      key);
 	return emit(cb, &c, VMGPU_CMD_LEN_SET_STATE);
 }
 

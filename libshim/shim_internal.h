@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmgpu_cmd.h"
+
 struct vmgpu_device {
 	int fd;
 	char node[64];
@@ -44,7 +46,9 @@ struct vmgpu_cmdbuf {
 	struct vmgpu_device *dev;
 	uint32_t *words;
 	uint32_t nwords, cap_words;
-	uint32_t dispatches;
+	/* The command-format rules, checked on each builder command; also
+	 * counts the dispatches. */
+	struct vmgpu_cmd_checker check;
 	bool ended;			/* raw END appended by the user */
 	struct shim_bo_use *bos;
 	uint32_t nbos, cap_bos;

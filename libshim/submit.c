@@ -107,7 +107,7 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		}
 		w += len;
 		last = w >= cb->nwords;
-		if ((op == VMGPU_CMD_DISPATCH && seen < cb->dispatches) ||
+		if ((op == VMGPU_CMD_DISPATCH && seen < cb->check.dispatches) ||
 		    (last && npkt)) {
 			pkt[npkt++] = VMGPU_CMD_HDR(VMGPU_CMD_END,
 						    VMGPU_CMD_LEN_END);
@@ -152,7 +152,7 @@ int vmgpu_submit(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		if (cb->ended)
 			return shim_set_error(dev, -EINVAL,
 					      "submit: baseline mode needs a built command buffer");
-		if (!cb->dispatches)
+		if (!cb->check.dispatches)
 			return shim_set_error(dev, -EINVAL,
 					      "submit: baseline mode without dispatches");
 		return submit_baseline(ctx, cb, info);

@@ -206,18 +206,33 @@ struct vmgpu_ring_entry {
 #define VMGPU_CMD_LEN(hdr)		((hdr) >> 16)
 #define VMGPU_CMD_RESERVED_MASK		0x0000ff00u
 
+/*
+ * X(NAME, opcode, struct): every command, the one table of them. A
+ * command is exactly as long as its struct; vmgpu_cmd.h derives lengths,
+ * names and the checks from this table.
+ */
+#define VMGPU_CMD_TABLE(X) \
+	X(NOP, 0x00, vmgpu_cmd_nop) \
+	X(SET_STATE, 0x01, vmgpu_cmd_set_state) \
+	X(DISPATCH, 0x02, vmgpu_cmd_dispatch) \
+	X(SYNC, 0x03, vmgpu_cmd_sync) \
+	X(BARRIER, 0x04, vmgpu_cmd_barrier) \
+	X(TIMESTAMP, 0x05, vmgpu_cmd_timestamp) \
+	X(WRITE_VALUE, 0x06, vmgpu_cmd_write_value) \
+	X(WAIT_VALUE, 0x07, vmgpu_cmd_wait_value) \
+	X(COPY, 0x08, vmgpu_cmd_copy) \
+	X(END, 0x0f, vmgpu_cmd_end)
+
 enum vmgpu_cmd_op {
-	VMGPU_CMD_NOP = 0x00,
-	VMGPU_CMD_SET_STATE = 0x01,
-	VMGPU_CMD_DISPATCH = 0x02,
-	VMGPU_CMD_SYNC = 0x03,
-	VMGPU_CMD_BARRIER = 0x04,
-	VMGPU_CMD_TIMESTAMP = 0x05,
-	VMGPU_CMD_WRITE_VALUE = 0x06,
-	VMGPU_CMD_WAIT_VALUE = 0x07,
-	VMGPU_CMD_COPY = 0x08,
-	VMGPU_CMD_END = 0x0f,
+#define VMGPU_CMD_X_ENUM(name, code, type) VMGPU_CMD_##name = (code),
+	VMGPU_CMD_TABLE(VMGPU_CMD_X_ENUM)
+#undef VMGPU_CMD_X_ENUM
 	VMGPU_CMD_NUM_OPS
+};
+
+/* NOP: header only. */
+struct vmgpu_cmd_nop {
+	vmgpu_u32 hdr;
 };
 
 /* SET_STATE: header, key, value. */
@@ -258,6 +273,7 @@ struct vmgpu_cmd_dispatch {
 #define VMGPU_MAX_BLOCK_THREADS		1024
 #define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
 #define VMGPU_MAX_ARGS_BYTES		4096
+#define VMGPU_MAX_GRID_BLOCKS		(1u << 24)	/* grid[0] * grid[1] * grid[2] */
 
 /*
  * SYNC: dispatch @consumer (index in this packet, counted from 0 in stream
@@ -326,16 +342,16 @@ struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
 };
 
-#define VMGPU_CMD_LEN_NOP		1
+#define VMGPU_CMD_LEN_NOP		(sizeof(struct vmgpu_cmd_nop) / 4)
 #define VMGPU_CMD_LEN_SET_STATE		(sizeof(struct vmgpu_cmd_set_state) / 4)
 #define VMGPU_CMD_LEN_DISPATCH		(sizeof(struct vmgpu_cmd_dispatch) / 4)
 #define VMGPU_CMD_LEN_SYNC		(sizeof(struct vmgpu_cmd_sync) / 4)
-#define VMGPU_CMD_LEN_BARRIER		1
+#define VMGPU_CMD_LEN_BARRIER		(sizeof(struct vmgpu_cmd_barrier) / 4)
 #define VMGPU_CMD_LEN_TIMESTAMP		(sizeof(struct vmgpu_cmd_timestamp) / 4)
 #define VMGPU_CMD_LEN_WRITE_VALUE	(sizeof(struct vmgpu_cmd_write_value) / 4)
 #define VMGPU_CMD_LEN_WAIT_VALUE	(sizeof(struct vmgpu_cmd_wait_value) / 4)
 #define VMGPU_CMD_LEN_COPY		(sizeof(struct vmgpu_cmd_copy) / 4)
-#define VMGPU_CMD_LEN_END		1
+#define VMGPU_CMD_LEN_END		(sizeof(struct vmgpu_cmd_end) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

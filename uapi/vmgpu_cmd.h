@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * vmgpu command packets: lengths and names from the command table of
+ * vmgpu_hw.h, and the one set of rules a command must follow that can be
+ * checked from its words alone.
+ *
+ * Used by the driver's validator (which adds what needs the submit's
+ * buffer list: every address inside a listed buffer), the device's
+ * decoder (which refuses the same packets), the library's builder (which
+ * refuses a bad command before the ioctl, with the rule's text) and the
+ * tests. Documentation/hardware-interface.rst lists the rules.
+ */
+#ifndef _VMGPU_CMD_H_
+#define _VMGPU_CMD_H_
+
+#include "vmgpu_hw.h"
+#include "vmgpu_isa.h"
+
+#if defined(__KERNEL__)
+#include <linux/stddef.h>
+#include <asm/unaligned.h>
+#define vmgpu_cmd_ld32(p)	get_unaligned_le32(p)
+#else
+#include <endian.h>
+#include <stddef.h>
+#include <string.h>
+static inline vmgpu_u32 vmgpu_cmd_ld32(const void *p)
+{
+	vmgpu_u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+#endif
+
+#define VMGPU_CMD_X_LEN(name, code, type) \
+	[code] = sizeof(struct type) / 4,
+#define VMGPU_CMD_X_NAME(name, code, type) \
+	[code] = #name,
+
+/* Length in words of opcode @op, 0 if there is no such command. */
+static inline vmgpu_u32 vmgpu_cmd_len(vmgpu_u32 op)
+{
+	static const vmgpu_u8 lens[VMGPU_CMD_NUM_OPS] = {
+		VMGPU_CMD_TABLE(VMGPU_CMD_X_LEN)
+	};
+
+	return op < VMGPU_CMD_NUM_OPS ? lens[op] : 0;
+}
+
+/* Mnemonic of opcode @op, NULL if there is no such command. */
+static inline const char *vmgpu_cmd_name(vmgpu_u32 op)
+{
+	static const char *const names[VMGPU_CMD_NUM_OPS] = {
+		VMGPU_CMD_TABLE(VMGPU_CMD_X_NAME)
+	};
+
+	return op < VMGPU_CMD_NUM_OPS ? names[op] : NULL;
+}
+
+#undef VMGPU_CMD_X_LEN
+#undef VMGPU_CMD_X_NAME
+
+/* Header word of a command of opcode @op with its table length. */
+#define VMGPU_CMD_HEADER(op)	VMGPU_CMD_HDR((op), vmgpu_cmd_len(op))
+
+/* Word @field of a command of struct @type at @cmd, in host order. */
+#define VMGPU_CMD_U32(cmd, type, field) \
+	vmgpu_cmd_ld32((const vmgpu_u8 *)(cmd) + offsetof(struct type, field))
+#define VMGPU_CMD_U64(cmd, type, field) \
+	(VMGPU_CMD_U32(cmd, type, field) | \
+	 (vmgpu_u64)vmgpu_cmd_ld32((const vmgpu_u8 *)(cmd) + \
+				  offsetof(struct type, field) + 4) << 32)
+
+/*
+ * A packet is checked command by command, in stream order; this is what
+ * the rules need to remember between commands.
+ */
+struct vmgpu_cmd_checker {
+	vmgpu_u32 max_dispatches;	/* in: DISPATCH commands allowed */
+	vmgpu_u32 dispatches;		/* DISPATCH commands so far */
+	vmgpu_u32 word;			/* offset of the next command */
+	vmgpu_u32 consumer;		/* highest SYNC consumer + 1, or 0 */
+	vmgpu_u32 consumer_word;	/* where that SYNC is */
+	vmgpu_u32 ended;		/* END seen */
+};
+
+enum vmgpu_cmd_verdict {
+	VMGPU_CMD_OK = 0,
+	VMGPU_CMD_ILLEGAL,		/* malformed command */
+	VMGPU_CMD_MISALIGNED,		/* an address of the wrong alignment */
+	VMGPU_CMD_TOO_MANY,		/* over max_dispatches */
+};
+
+static inline void vmgpu_cmd_checker_init(struct vmgpu_cmd_checker *ck,
+					  vmgpu_u32 max_dispatches)
+{
+	ck->max_dispatches = max_dispatches;
+	ck->dispatches = 0;
+	ck->word = 0;
+	ck->consumer = 0;
+	ck->consumer_word = 0;
+	ck->ended = 0;
+}
+
+/* Say why, and return the verdict. */
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_reject(const char **why, enum vmgpu_cmd_verdict v, const char *text)
+{
+	*why = text;
+	return v;
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_dispatch(struct vmgpu_cmd_checker *ck, const void *c,
+			 const char **why)
+{
+	vmgpu_u64 blocks = 1, threads = 1;
+	vmgpu_u32 args_bytes, i;
+	vmgpu_u64 args_va;
+
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, flags) & ~VMGPU_DISPATCH_F_ALL)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"unknown dispatch flags");
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, reserved))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"dispatch reserved field");
+	if (ck->dispatches >= ck->max_dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_TOO_MANY,
+						"more dispatches than the packet may hold");
+	for (i = 0; i < 3; i++) {
+		vmgpu_u32 grid = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, grid[i]);
+		vmgpu_u32 block = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch,
+						block[i]);
+		vmgpu_u64 origin = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch,
+						 origin[i]);
+		vmgpu_u32 total = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch,
+						grid_total[i]);
+
+		if (!grid || !block || !total)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"zero grid or block dimension");
+		if (origin + grid > total)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"portion outside the index space");
+		blocks *= grid;
+		threads *= block;
+		if (blocks > VMGPU_MAX_GRID_BLOCKS)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"grid over VMGPU_MAX_GRID_BLOCKS blocks");
+		if (threads > VMGPU_MAX_BLOCK_THREADS)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"block over VMGPU_MAX_BLOCK_THREADS threads");
+	}
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, shared_bytes) >
+	    VMGPU_MAX_SHARED_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"shared memory over VMGPU_MAX_SHARED_BYTES");
+	if (VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, code_va) % VMGPU_INSN_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+						"code address not instruction-aligned");
+	args_bytes = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, args_bytes);
+	args_va = VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, args_va);
+	if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"argument size over VMGPU_MAX_ARGS_BYTES or not a multiple of 4");
+	if (args_bytes && !args_va)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"arguments without an address");
+	if (!args_bytes && args_va)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"arguments without a size");
+	if (args_va % 4)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+						"argument address not 4-byte aligned");
+	ck->dispatches++;
+	return VMGPU_CMD_OK;
+}
+
+/*
+ * Check the command at @cmd, with @left words of the packet from it on
+ * (little-endian words, any alignment). On VMGPU_CMD_OK the checker has
+ * moved past it; otherwise *@why says which rule it broke.
+ */
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
+		const char **why)
+{
+	vmgpu_u32 hdr = vmgpu_cmd_ld32(cmd);
+	vmgpu_u32 op = VMGPU_CMD_OP(hdr), len = vmgpu_cmd_len(op);
+	enum vmgpu_cmd_verdict v = VMGPU_CMD_OK;
+	vmgpu_u32 consumer, producer;
+
+	if (ck->ended)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"command after END");
+	if (!len)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"unknown opcode");
+	if (hdr & VMGPU_CMD_RESERVED_MASK)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"reserved header bits");
+	if (VMGPU_CMD_LEN(hdr) != len)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"length is not the opcode's length");
+	if (len > left)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"command runs past the end");
+
+	switch (op) {
+	case VMGPU_CMD_SET_STATE:
+		switch (VMGPU_CMD_U32(cmd, vmgpu_cmd_set_state, key)) {
+		case VMGPU_STATE_INSTR_BUDGET:
+		case VMGPU_STATE_DEFAULT_PRIORITY:
+			break;
+		default:
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"unknown state key");
+		}
+		break;
+	case VMGPU_CMD_DISPATCH:
+		v = vmgpu_cmd_check_dispatch(ck, cmd, why);
+		break;
+	case VMGPU_CMD_SYNC:
+		consumer = VMGPU_CMD_U32(cmd, vmgpu_cmd_sync, consumer);
+		producer = VMGPU_CMD_U32(cmd, vmgpu_cmd_sync, producer);
+		if (producer >= ck->dispatches)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"sync producer is not an earlier dispatch");
+		if (consumer < ck->dispatches)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"sync consumer is not a later dispatch");
+		if (consumer >= ck->consumer) {
+			ck->consumer = consumer + 1;
+			ck->consumer_word = ck->word;
+		}
+		break;
+	case VMGPU_CMD_TIMESTAMP:
+		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, reserved))
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"timestamp reserved field");
+		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_timestamp, va) % 8)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+							"timestamp address not 8-byte aligned");
+		break;
+	case VMGPU_CMD_WRITE_VALUE:
+		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_write_value, va) % 4)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+							"write address not 4-byte aligned");
+		break;
+	case VMGPU_CMD_WAIT_VALUE:
+		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_wait_value, op) >=
+		    VMGPU_WAIT_NUM_OPS)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"unknown wait op");
+		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_wait_value, va) % 4)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+							"wait address not 4-byte aligned");
+		break;
+	case VMGPU_CMD_COPY: {
+		vmgpu_u32 width = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy,
+						width_bytes);
+		vmgpu_u32 height = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, height);
+
+		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, reserved))
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"copy reserved field");
+		if (!width || !height)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"empty copy");
+		/* Rows of one side must not overlap each other. */
+		if (height > 1 &&
+		    (VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, src_pitch) < width ||
+		     VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, dst_pitch) < width))
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"copy pitch below the row width");
+		break;
+	}
+	case VMGPU_CMD_END:
+		if (len != left)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"END before the end");
+		ck->ended = 1;
+		break;
+	default:
+		break;
+	}
+	if (v == VMGPU_CMD_OK)
+		ck->word += len;
+	return v;
+}
+
+/* After the last command: the packet as a whole. */
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_end(const struct vmgpu_cmd_checker *ck, const char **why)
+{
+	if (!ck->ended)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"packet does not end with END");
+	if (ck->consumer > ck->dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"sync consumer names a missing dispatch");
+	return VMGPU_CMD_OK;
+}
+
+#endif /* _VMGPU_CMD_H_ */
