@@ -3,7 +3,9 @@
  * vmgpu: debugfs files under /sys/kernel/debug/dri/<minor>/ (registers,
  * per-GPU and per-file counters) and the DRM fdinfo usage keys.
  */
+#include <linux/pci.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
 
@@ -155,26 +157,65 @@ static const struct drm_info_list vmgpu_debugfs_list[] = {
 	{ "client_counters", vmgpu_debugfs_clients, 0 },
 };
 
+/* fdinfo's name of memory region @placement (DRM_VMGPU_PLACEMENT_*). */
+static void vmgpu_region_name(char *buf, size_t len, u32 placement)
+{
+	if (placement == DRM_VMGPU_PLACEMENT_SYSTEM)
+		strscpy(buf, "system", len);
+	else
+		snprintf(buf, len, "gpu%u", placement - 1);
+}
+
 /**
  * vmgpu_show_fdinfo() - the DRM fdinfo usage keys of one open file
  * @m: the fdinfo seq_file
  * @f: the DRM file
  *
- * drm-driver, drm-client-id and drm-engine-gpu<k> (busy time in ns on
- * GPU k), as described in the kernel's Documentation/gpu/drm-usage-stats.rst.
+ * drm-driver, drm-pdev, drm-client-id, drm-engine-gpu<k> (busy time in ns
+ * on GPU k) and, per memory region (system, gpu<k>: the buffers'
+ * placements), the size of the buffers the file has handles to as
+ * drm-total-<region> and drm-memory-<region> (the older name of the same
+ * figure) and the part of it with pages as drm-resident-<region>, as in the
+ * kernel's Documentation/gpu/drm-usage-stats.rst. A buffer the file holds
+ * two handles to counts twice.
  */
 void vmgpu_show_fdinfo(struct seq_file *m, struct file *f)
 {
 	struct drm_file *file = f->private_data;
 	struct vmgpu_device *vdev = to_vmgpu(file->minor->dev);
 	struct vmgpu_file *vf = file->driver_priv;
+	u64 total[1 + VMGPU_MAX_GPUS] = {}, resident[1 + VMGPU_MAX_GPUS] = {};
+	struct drm_gem_object *obj;
+	char region[16];
 	unsigned int i;
+	int id;
 
 	seq_printf(m, "drm-driver:\t%s\n", DRIVER_NAME);
+	seq_printf(m, "drm-pdev:\t%s\n", pci_name(vdev->pdev));
 	seq_printf(m, "drm-client-id:\t%llu\n", vf->client_id);
 	for (i = 0; i < vdev->num_gpus; i++)
 		seq_printf(m, "drm-engine-gpu%u:\t%lld ns\n", i,
 			   atomic64_read(&vf->busy_ns[i]));
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		struct vmgpu_bo *bo = to_vmgpu_bo(obj);
+		u32 p = min_t(u32, bo->placement, vdev->num_gpus);
+
+		total[p] += obj->size;
+		if (READ_ONCE(bo->base.pages) || READ_ONCE(bo->base.sgt))
+			resident[p] += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+	for (i = 0; i <= vdev->num_gpus; i++) {
+		vmgpu_region_name(region, sizeof(region), i);
+		seq_printf(m, "drm-total-%s:\t%llu KiB\n", region,
+			   total[i] >> 10);
+		seq_printf(m, "drm-memory-%s:\t%llu KiB\n", region,
+			   total[i] >> 10);
+		seq_printf(m, "drm-resident-%s:\t%llu KiB\n", region,
+			   resident[i] >> 10);
+	}
 }
 
 void vmgpu_debugfs_init(struct drm_minor *minor)

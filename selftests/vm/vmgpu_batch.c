@@ -647,6 +647,20 @@ TEST_F(batch, fdinfo_reports_usage)
 	EXPECT_NE(NULL, strstr(buf, "drm-client-id:\t"));
 	EXPECT_NE(NULL, strstr(buf, "drm-engine-gpu0:\t"));
 	EXPECT_EQ(NULL, strstr(buf, "drm-engine-gpu0:\t0 ns")) TH_LOG("%s", buf);
+	/* The PCI device, and the fixture's kernels as system memory. */
+	{
+		const char *t = strstr(buf, "drm-total-system:\t");
+		const char *r = strstr(buf, "drm-resident-system:\t");
+
+		ASSERT_NE(NULL, t) TH_LOG("%s", buf);
+		ASSERT_NE(NULL, r) TH_LOG("%s", buf);
+		EXPECT_LE(8, strtoull(t + strlen("drm-total-system:\t"), NULL,
+				      10));
+		EXPECT_LE(8, strtoull(r + strlen("drm-resident-system:\t"),
+				      NULL, 10));
+		EXPECT_NE(NULL, strstr(buf, "drm-total-gpu0:\t"));
+		EXPECT_NE(NULL, strstr(buf, "drm-pdev:\t0000:"));
+	}
 
 	/* The same client in debugfs, with its packets counted. */
 	{
