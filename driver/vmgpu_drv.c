@@ -121,10 +121,19 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 	return 0;
 }
 
+/*
+ * The file's state stays on the device's list until its last reference
+ * goes, not just until the DRM file closes: an unbind in between must
+ * still find its page tables to release them.
+ */
 static void vmgpu_file_release(struct kref *kref)
 {
 	struct vmgpu_file *vf = container_of(kref, struct vmgpu_file, refcount);
+	struct vmgpu_device *vdev = vf->vdev;
 
+	mutex_lock(&vdev->files_lock);
+	list_del(&vf->link);
+	mutex_unlock(&vdev->files_lock);
 	vmgpu_vm_fini(vf);
 	kfree(vf);
 }
@@ -168,14 +177,10 @@ static int vmgpu_open(struct drm_device *drm, struct drm_file *file)
 
 static void vmgpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	struct vmgpu_device *vdev = to_vmgpu(drm);
 	struct vmgpu_file *vf = file->driver_priv;
 
 	vmgpu_ctx_destroy_all(vf);
 	vmgpu_cmdbuf_pool_drain(vf);
-	mutex_lock(&vdev->files_lock);
-	list_del(&vf->link);
-	mutex_unlock(&vdev->files_lock);
 	/* Running packets and mappings keep the address space alive. */
 	vmgpu_file_put(vf);
 }
@@ -322,6 +327,8 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			  (u64)totalram_pages() << PAGE_SHIFT >> 1;
 	mutex_init(&vdev->files_lock);
 	INIT_LIST_HEAD(&vdev->files);
+	mutex_init(&vdev->bos_lock);
+	INIT_LIST_HEAD(&vdev->bos);
 	for (i = 0; i < vdev->num_gpus; i++) {
 		struct vmgpu_gpu *gpu = &vdev->gpu[i];
 
@@ -381,6 +388,7 @@ err_devtrace:
 static void vmgpu_remove(struct pci_dev *pdev)
 {
 	struct vmgpu_device *vdev = pci_get_drvdata(pdev);
+	struct vmgpu_file *vf;
 	unsigned int i;
 
 	drm_dev_unplug(&vdev->drm);
@@ -392,6 +400,12 @@ static void vmgpu_remove(struct pci_dev *pdev)
 	}
 	vmgpu_rings_fini(vdev);
 	vmgpu_devtrace_fini(vdev);
+	/* DMA memory and mappings of files still open go now too. */
+	mutex_lock(&vdev->files_lock);
+	list_for_each_entry(vf, &vdev->files, link)
+		vmgpu_vm_release_dma(vf);
+	mutex_unlock(&vdev->files_lock);
+	vmgpu_bos_release_dma(vdev);
 }
 
 /*

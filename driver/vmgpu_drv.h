@@ -212,10 +212,13 @@ struct vmgpu_devtrace {
  * @clock_khz: SM clock of the device's timing model
  * @local_mem_mb: modelled local memory per GPU
  * @files_lock: protects @files
- * @files: open files (struct vmgpu_file.link), for debugfs
+ * @files: file states (struct vmgpu_file.link), from open until their
+ *	last reference goes; for debugfs and for the unbind
  * @next_client_id: fdinfo client ids
  * @jobs_alive: jobs allocated and not yet freed (leak check in debugfs)
- * @mem_used: bytes of buffer memory charged by vmgpu_bo_charge()
+ * @bos_lock: protects @bos
+ * @bos: every buffer object of the device (vmgpu_bo.dev_link)
+ * @mem_used: bytes of buffer memory charged by vmgpu_bo_create()
  * @mem_limit: most bytes @mem_used may reach (module parameter mem_limit_mb)
  * @reset_wq: ordered workqueue of every recovery action (the schedulers'
  *	timeout handlers, both halves of a PCI reset): one at a time
@@ -241,6 +244,8 @@ struct vmgpu_device {
 	struct list_head files;
 	atomic64_t next_client_id;
 	atomic_t jobs_alive;
+	struct mutex bos_lock;		/* bos */
+	struct list_head bos;
 	atomic64_t mem_used;
 	u64 mem_limit;
 	struct workqueue_struct *reset_wq;
@@ -306,6 +311,7 @@ struct vmgpu_file {
  * @flags: DRM_VMGPU_BO_*
  * @placement: DRM_VMGPU_PLACEMENT_*, the page-table location
  * @charged: bytes charged to the device's memory limit, returned at free
+ * @dev_link: in vmgpu_device.bos
  * @mappings_lock: protects @mappings
  * @mappings: struct vmgpu_mapping.bo_link, one per file using the buffer
  */
@@ -314,6 +320,7 @@ struct vmgpu_bo {
 	u32 flags;
 	u32 placement;
 	u64 charged;
+	struct list_head dev_link;
 	struct mutex mappings_lock;	/* mappings */
 	struct list_head mappings;
 };
@@ -507,6 +514,7 @@ void vmgpu_show_fdinfo(struct seq_file *m, struct file *f);
 int vmgpu_vm_init(struct vmgpu_file *vf);
 void vmgpu_vm_fini(struct vmgpu_file *vf);
 int vmgpu_vm_map(struct vmgpu_mapping *map);
+void vmgpu_vm_release_dma(struct vmgpu_file *vf);
 void vmgpu_vm_unmap(struct vmgpu_mapping *map);
 int vmgpu_as_get(struct vmgpu_gpu *gpu, struct vmgpu_file *vf);
 void vmgpu_as_put(struct vmgpu_gpu *gpu, int slot);
@@ -523,6 +531,7 @@ void vmgpu_mapping_put(struct vmgpu_mapping *map);
 struct vmgpu_cmdbuf *vmgpu_cmdbuf_get(struct vmgpu_file *vf, u32 bytes);
 void vmgpu_cmdbuf_put(struct vmgpu_file *vf, struct vmgpu_cmdbuf *cb);
 void vmgpu_cmdbuf_pool_drain(struct vmgpu_file *vf);
+void vmgpu_bos_release_dma(struct vmgpu_device *vdev);
 int vmgpu_ioctl_bo_create(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 int vmgpu_ioctl_bo_mmap_offset(struct drm_device *drm, void *data,

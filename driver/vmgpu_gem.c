@@ -12,6 +12,7 @@
  * that file naming the buffer, once per job using it, and once by a
  * pooled command buffer.
  */
+#include <linux/dma-mapping.h>
 #include <linux/iosys-map.h>
 #include <linux/slab.h>
 #include <drm/drm_file.h>
@@ -41,6 +42,9 @@ static void vmgpu_gem_free(struct drm_gem_object *obj)
 
 	WARN_ON(!list_empty(&bo->mappings));
 	atomic64_sub(bo->charged, &vdev->mem_used);
+	mutex_lock(&vdev->bos_lock);
+	list_del(&bo->dev_link);
+	mutex_unlock(&vdev->bos_lock);
 	mutex_destroy(&bo->mappings_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -196,10 +200,14 @@ static const struct drm_gem_object_funcs vmgpu_gem_funcs = {
 struct drm_gem_object *vmgpu_gem_create_object(struct drm_device *drm,
 					       size_t size)
 {
+	struct vmgpu_device *vdev = to_vmgpu(drm);
 	struct vmgpu_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
+	mutex_lock(&vdev->bos_lock);
+	list_add(&bo->dev_link, &vdev->bos);
+	mutex_unlock(&vdev->bos_lock);
 	mutex_init(&bo->mappings_lock);
 	INIT_LIST_HEAD(&bo->mappings);
 	bo->placement = DRM_VMGPU_PLACEMENT_SYSTEM;
@@ -336,6 +344,39 @@ int vmgpu_dumb_create(struct drm_file *file, struct drm_device *drm,
 	args->size = size;
 	return vmgpu_bo_create_handle(file, size, 0, DRM_VMGPU_PLACEMENT_SYSTEM,
 				      &args->handle, &gpu_va);
+}
+
+/**
+ * vmgpu_bos_release_dma() - unmap every buffer from the device at unbind
+ * @vdev: the device, unplugged
+ *
+ * Buffers outlive an unbind while files or dma-bufs hold them; their
+ * pages stay (and stay mapped for the CPU), only the DMA mapping the
+ * shmem helper made for the device goes, as DMA mappings must not outlive
+ * the device's binding. Nothing maps a buffer for the device after the
+ * unplug (vmgpu_vm_map() is inside drm_dev_enter()).
+ */
+void vmgpu_bos_release_dma(struct vmgpu_device *vdev)
+{
+	struct vmgpu_bo *bo;
+
+	mutex_lock(&vdev->bos_lock);
+	list_for_each_entry(bo, &vdev->bos, dev_link) {
+		struct drm_gem_shmem_object *shmem = &bo->base;
+
+		if (shmem->base.import_attach)
+			continue;
+		mutex_lock(&shmem->pages_lock);
+		if (shmem->sgt) {
+			dma_unmap_sgtable(vdev->drm.dev, shmem->sgt,
+					  DMA_BIDIRECTIONAL, 0);
+			sg_free_table(shmem->sgt);
+			kfree(shmem->sgt);
+			shmem->sgt = NULL;
+		}
+		mutex_unlock(&shmem->pages_lock);
+	}
+	mutex_unlock(&vdev->bos_lock);
 }
 
 /**

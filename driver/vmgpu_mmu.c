@@ -132,11 +132,17 @@ static void vmgpu_vm_flush(struct vmgpu_file *vf)
 	drm_dev_exit(idx);
 }
 
-/* The leaf entry for @va, allocating tables on the way when @alloc. */
+/*
+ * The leaf entry for @va, allocating tables on the way when @alloc; NULL
+ * also once an unbind has released the tables.
+ */
 static u64 *vmgpu_pte(struct vmgpu_file *vf, u64 va, bool alloc)
 {
 	struct vmgpu_pt *pt = &vf->root;
 	int level;
+
+	if (!pt->cpu)
+		return NULL;
 
 	for (level = VMGPU_PT_LEVELS - 1; level > 0; level--) {
 		unsigned int idx = VMGPU_PT_INDEX(va, level);
@@ -188,11 +194,16 @@ int vmgpu_vm_map(struct vmgpu_mapping *map)
 	struct sg_dma_page_iter iter;
 	struct sg_table *sgt;
 	u64 flags, va;
-	int ret;
+	int ret, idx;
 
+	/* After an unbind there is no device to map for. */
+	if (!drm_dev_enter(&vf->vdev->drm, &idx))
+		return -ENODEV;
 	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
-	if (IS_ERR(sgt))
+	if (IS_ERR(sgt)) {
+		drm_dev_exit(idx);
 		return PTR_ERR(sgt);
+	}
 
 	flags = VMGPU_PTE_VALID | VMGPU_PTE_READ |
 		VMGPU_PTE_LOC(bo->placement);
@@ -224,7 +235,22 @@ out:
 	mutex_unlock(&vf->vm_lock);
 	/* The device walks the tables through DMA: publish them. */
 	wmb();
+	drm_dev_exit(idx);
 	return ret;
+}
+
+/**
+ * vmgpu_vm_release_dma() - give a file's page tables back at unbind
+ * @vf: a file still open when its device is unbound
+ *
+ * DMA memory must not outlive the device's binding. The file's mappings
+ * may still be unmapped later; with no tables left that is a no-op.
+ */
+void vmgpu_vm_release_dma(struct vmgpu_file *vf)
+{
+	mutex_lock(&vf->vm_lock);
+	vmgpu_pt_free(vf->vdev, &vf->root);
+	mutex_unlock(&vf->vm_lock);
 }
 
 /**
