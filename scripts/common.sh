@@ -28,3 +28,29 @@ vmgpu_kernel_release() {
 vmgpu_kdir() {
 	echo "/usr/src/linux-headers-$(vmgpu_kernel_release)"
 }
+
+# The debug guest kernel (scripts/build-debug-kernel): its cache directory,
+# keyed by everything that shapes it: the kernel source package's version,
+# the config fragment, the build script and the compiler.
+vmgpu_debug_kernel_dir() {
+	local ver key
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || return 1
+	[ -n "$ver" ] || return 1
+	key=$( {
+		echo "linux-source-6.1 $ver"
+		cat "$VMGPU_TOP/scripts/debug-kernel.config"
+		cat "$VMGPU_TOP/scripts/build-debug-kernel"
+		gcc --version | head -n1
+	} | sha256sum | cut -c1-16)
+	echo "$VMGPU_CACHE/debug-kernel-$key"
+}
+
+# Fail unless the debug kernel of this tree is built; print its directory:
+# bzImage, kernelrelease, build/ (a KDIR) and mod/lib/modules/<release>/.
+vmgpu_debug_kernel_ready() {
+	local dir
+	dir=$(vmgpu_debug_kernel_dir) || die "linux-source-6.1 is not installed: run scripts/deps"
+	[ -f "$dir/.complete" ] ||
+		die "no debug kernel for this tree in $dir: run scripts/build-debug-kernel"
+	echo "$dir"
+}
