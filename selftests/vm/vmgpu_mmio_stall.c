@@ -7,9 +7,12 @@
  * GPU 0's STATUS register through the device's BAR0, mapped from
  * /sys/bus/pci/devices/<bdf>/resource0 (the VM boots with iomem=relaxed
  * so that a bound driver's BAR can be mapped). The reads must see the
- * GPU busy while the packet runs and each must return quickly: before
- * the device had a lock per GPU's register file, a read waited for the
- * running block, i.e. for the whole kernel.
+ * GPU busy while the packet runs, and many of them must return while
+ * the kernel still has a good part of its run ahead: before the device
+ * had a lock per GPU's register file, a read waited for the running
+ * block, i.e. for the whole kernel. (Single reads may still take tens of
+ * milliseconds when the host is loaded, so the longest one is printed,
+ * not asserted.)
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -146,13 +149,15 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 	volatile uint32_t *bar;
 	struct run r = { 0 };
 	pthread_t thread;
-	uint64_t reads = 0, busy = 0;
+	uint64_t reads = 0, busy = 0, early = 0, i, cap = 1 << 20;
 	int64_t t, lat, max_lat = 0, start, dur, first_busy = 0, last_busy = 0;
+	int64_t *busy_at = calloc(cap, sizeof(*busy_at));
 	uint32_t spin = 1u << 18, *mem, st;
 	int64_t took = 0;
 	char bdf[32] = "";
 	void *map;
 
+	ASSERT_NE(NULL, busy_at);
 	bar = map_bar0(bdf, sizeof(bdf), VMGPU_BAR0_SIZE);
 	ASSERT_NE(NULL, bar);
 	ASSERT_EQ(VMGPU_HW_MAGIC, bar[VMGPU_REG_MAGIC / 4]);
@@ -196,6 +201,8 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 			if (!first_busy)
 				first_busy = t - start;
 			last_busy = t + lat - start;
+			if (busy <= cap)
+				busy_at[busy - 1] = last_busy;
 		}
 		ASSERT_LT(now_ns() - start, 60 * SEC_NS);
 	}
@@ -210,8 +217,16 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 	/* Busy seen, and seen again and again while the kernel ran... */
 	EXPECT_LT(10, busy);
 	EXPECT_LT(dur / 2, last_busy - first_busy);
-	/* ...because no read waited for the kernel. */
-	EXPECT_GT(dur / 4, max_lat);
+	/*
+	 * ...because reads did not wait for the kernel: many returned with a
+	 * quarter of its run still ahead.
+	 */
+	for (i = 0; i < busy && i < cap; i++)
+		early += busy_at[i] < dur - dur / 4;
+	TH_LOG("%llu busy reads returned with a quarter of the kernel to go",
+	       (unsigned long long)early);
+	EXPECT_LT(10, early);
+	free(busy_at);
 	/* Idle again once done. */
 	EXPECT_EQ(VMGPU_STATUS_IDLE,
 		  gpu_reg(bar, 0, VMGPU_GPU_STATUS) & VMGPU_STATUS_IDLE);
