@@ -1,9 +1,9 @@
 /*
  * vmgpu: a virtual multi-GPU compute device.
  *
- * This file is only the QEMU glue: PCI config, BAR0 MMIO, MSI-X, DMA and the
- * device thread. The model itself (command processors, SMs, MMU, virtual
- * clock) lives in core/, which knows nothing about QEMU.
+ * This file is only the QEMU glue: PCI config, BAR0 MMIO, MSI-X, DMA and one
+ * runner thread per GPU. The model itself (command processors, SMs, MMU,
+ * virtual clocks) lives in core/, which knows nothing about QEMU.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,19 +26,27 @@
 #define TYPE_VMGPU "vmgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(VmgpuState, VMGPU)
 
+/*
+ * One thread per GPU runs that GPU (vg_device_run_gpu); vCPUs and other
+ * GPUs only kick it, so no GPU waits for another and no vCPU for any.
+ */
+typedef struct VmgpuRunner {
+    VmgpuState *s;
+    unsigned int gpu;
+    QemuThread thread;
+    QemuMutex lock;
+    QemuCond cond;
+    bool kicked;
+    bool stopping;
+} VmgpuRunner;
+
 struct VmgpuState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
     struct vg_config cfg;
     struct vg_device *core;
-
-    /* The device thread runs the model; the vCPUs only kick it. */
-    QemuThread thread;
-    QemuMutex thread_lock;
-    QemuCond thread_cond;
-    bool kicked;
-    bool stopping;
+    VmgpuRunner runner[VMGPU_MAX_GPUS];
 };
 
 static int vmgpu_dma_read(void *opaque, uint64_t addr, void *buf,
@@ -94,7 +102,11 @@ static void vmgpu_raise_irq(void *opaque, unsigned int gpu)
     if (!locked) {
         qemu_mutex_lock_iothread();
     }
-    if (msix_enabled(pdev)) {
+    /*
+     * A RESET (an MMIO write, under this same lock) may have cleared the
+     * cause since the model decided to signal it: send nothing stale.
+     */
+    if (msix_enabled(pdev) && vg_device_irq_asserted(s->core, gpu)) {
         msix_notify(pdev, VMGPU_MSIX_VECTOR(gpu));
     }
     if (!locked) {
@@ -103,34 +115,52 @@ static void vmgpu_raise_irq(void *opaque, unsigned int gpu)
     trace_vmgpu_irq(gpu);
 }
 
-static void vmgpu_kick(void *opaque)
+static void vmgpu_kick(void *opaque, unsigned int gpu)
 {
     VmgpuState *s = opaque;
+    VmgpuRunner *r = &s->runner[gpu];
 
-    qemu_mutex_lock(&s->thread_lock);
-    s->kicked = true;
-    qemu_cond_signal(&s->thread_cond);
-    qemu_mutex_unlock(&s->thread_lock);
+    qemu_mutex_lock(&r->lock);
+    r->kicked = true;
+    qemu_cond_signal(&r->cond);
+    qemu_mutex_unlock(&r->lock);
 }
 
-static void *vmgpu_thread(void *opaque)
+static void *vmgpu_runner_thread(void *opaque)
 {
-    VmgpuState *s = opaque;
+    VmgpuRunner *r = opaque;
 
     for (;;) {
-        qemu_mutex_lock(&s->thread_lock);
-        while (!s->kicked && !s->stopping) {
-            qemu_cond_wait(&s->thread_cond, &s->thread_lock);
+        qemu_mutex_lock(&r->lock);
+        while (!r->kicked && !r->stopping) {
+            qemu_cond_wait(&r->cond, &r->lock);
         }
-        if (s->stopping) {
-            qemu_mutex_unlock(&s->thread_lock);
+        if (r->stopping) {
+            qemu_mutex_unlock(&r->lock);
             break;
         }
-        s->kicked = false;
-        qemu_mutex_unlock(&s->thread_lock);
-        vg_device_run(s->core);
+        r->kicked = false;
+        qemu_mutex_unlock(&r->lock);
+        vg_device_run_gpu(r->s->core, r->gpu);
     }
     return NULL;
+}
+
+static void vmgpu_runners_stop(VmgpuState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->cfg.gpus; i++) {
+        VmgpuRunner *r = &s->runner[i];
+
+        qemu_mutex_lock(&r->lock);
+        r->stopping = true;
+        qemu_cond_signal(&r->cond);
+        qemu_mutex_unlock(&r->lock);
+        qemu_thread_join(&r->thread);
+        qemu_cond_destroy(&r->cond);
+        qemu_mutex_destroy(&r->lock);
+    }
 }
 
 static uint64_t vmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
@@ -176,6 +206,7 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
         .raise_irq = vmgpu_raise_irq,
         .kick = vmgpu_kick,
     };
+    char name[16];
     char err[160];
     unsigned int i;
 
@@ -204,26 +235,28 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    qemu_mutex_init(&s->thread_lock);
-    qemu_cond_init(&s->thread_cond);
-    s->kicked = false;
-    s->stopping = false;
-    qemu_thread_create(&s->thread, "vmgpu", vmgpu_thread, s,
-                       QEMU_THREAD_JOINABLE);
+    for (i = 0; i < s->cfg.gpus; i++) {
+        VmgpuRunner *r = &s->runner[i];
+
+        r->s = s;
+        r->gpu = i;
+        r->kicked = false;
+        r->stopping = false;
+        qemu_mutex_init(&r->lock);
+        qemu_cond_init(&r->cond);
+        snprintf(name, sizeof(name), "vmgpu-gpu%u", i);
+        qemu_thread_create(&r->thread, name, vmgpu_runner_thread, r,
+                           QEMU_THREAD_JOINABLE);
+    }
 }
 
 static void vmgpu_exit(PCIDevice *pdev)
 {
     VmgpuState *s = VMGPU(pdev);
 
-    qemu_mutex_lock(&s->thread_lock);
-    s->stopping = true;
-    qemu_cond_signal(&s->thread_cond);
-    qemu_mutex_unlock(&s->thread_lock);
-    qemu_thread_join(&s->thread);
-    qemu_cond_destroy(&s->thread_cond);
-    qemu_mutex_destroy(&s->thread_lock);
-
+    /* Stop running blocks within a slice rather than at their budget. */
+    vg_device_reset(s->core);
+    vmgpu_runners_stop(s);
     vg_device_free(s->core);
     s->core = NULL;
     msix_uninit_exclusive_bar(pdev);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Virtual time: the event queue shared by all GPUs and the cost helpers.
+ * Virtual time: a GPU's event queue and the cost helpers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,20 @@ void vg_evq_clear(struct vg_evq *q)
     q->len = 0;
     q->next_seq = 0;
     q->now = 0;
+}
+
+void vg_evq_drop(struct vg_evq *q)
+{
+    q->len = 0;
+}
+
+bool vg_evq_peek(const struct vg_evq *q, vg_time_t *time)
+{
+    if (!q->len) {
+        return false;
+    }
+    *time = q->heap[0].time;
+    return true;
 }
 
 static bool ev_before(const struct vg_event *a, const struct vg_event *b)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The device's virtual time: one discrete-event queue for all GPUs of a
- * device, and the cost model that prices work in that time.
+ * The device's virtual time: one discrete-event queue (and so one clock)
+ * per GPU, and the cost model that prices work in that time.
  *
  * Time is kept in picoseconds (vg_time_t) so that one SM cycle at a GHz
  * clock is not rounded; everything the guest sees (TIMESTAMP, trace
@@ -53,6 +53,10 @@ int vg_evq_init(struct vg_evq *q);
 void vg_evq_destroy(struct vg_evq *q);
 /* Forget every event and go back to time 0. */
 void vg_evq_clear(struct vg_evq *q);
+/* Forget every event; time stays where it is. */
+void vg_evq_drop(struct vg_evq *q);
+/* Time of the earliest event; false if the queue is empty. */
+bool vg_evq_peek(const struct vg_evq *q, vg_time_t *time);
 /*
  * Queue an event at @time (never earlier than now). Returns 0, or -1 when
  * the queue could not grow (the caller reports a device error).

@@ -109,9 +109,10 @@ static void cp_schedule(struct vg_device *dev, struct vg_gpu *g, vg_time_t t)
     cp_schedule_state(dev, g, VG_CP_RUN, t);
 }
 
-static vg_time_t now_of(struct vg_device *dev)
+/* The GPU's own clock: the time of the event being run. */
+static vg_time_t now_of(const struct vg_gpu *g)
 {
-    return dev->evq.now;
+    return g->evq.now;
 }
 
 static void cp_trace_cmd(struct vg_device *dev, struct vg_gpu *g, uint32_t op,
@@ -127,26 +128,26 @@ static void cp_next(struct vg_device *dev, struct vg_gpu *g, uint32_t op,
                     uint32_t len, uint32_t dispatch, uint64_t value)
 {
     struct vg_cp *cp = &g->cp;
-    vg_time_t end = now_of(dev) + dev->cost.cp_cmd;
+    vg_time_t end = now_of(g) + dev->cost.cp_cmd;
 
-    cp_trace_cmd(dev, g, op, cp->in_wait ? cp->cmd_start : now_of(dev), end,
+    cp_trace_cmd(dev, g, op, cp->in_wait ? cp->cmd_start : now_of(g), end,
                  dispatch, value);
     cp->in_wait = false;
     cp->pc += len;
     cp_schedule(dev, g, end);
 }
 
-void vg_cp_memory_changed(struct vg_device *dev)
+void vg_cp_memory_poll(struct vg_device *dev, struct vg_gpu *g, vg_time_t t)
 {
-    uint32_t i;
-
-    for (i = 0; i < dev->cfg.gpus; i++) {
-        struct vg_gpu *g = &dev->gpu[i];
-
-        if (g->cp.state == VG_CP_WAIT_VALUE) {
-            cp_schedule(dev, g, now_of(dev) + dev->cost.cp_cmd);
-        }
+    if (g->cp.state == VG_CP_WAIT_VALUE) {
+        cp_schedule(dev, g, (t > now_of(g) ? t : now_of(g)) + dev->cost.cp_cmd);
     }
+}
+
+void vg_cp_memory_changed(struct vg_device *dev, struct vg_gpu *g)
+{
+    vg_cp_memory_poll(dev, g, now_of(g));
+    vg_dev_memory_changed(dev, g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -169,6 +170,7 @@ static uint32_t fault_int(uint32_t code)
     }
 }
 
+/* Between vg_gpu_regs_begin() and _end(). */
 static void cp_report(struct vg_device *dev, struct vg_gpu *g,
                       const struct vg_cp_error *e)
 {
@@ -176,15 +178,15 @@ static void cp_report(struct vg_device *dev, struct vg_gpu *g,
 
     r->err = *e;
     r->err_seqno = g->cp.have_packet ? g->cp.entry.seqno : 0;
-    r->counters[VMGPU_CNT_ERRORS]++;
-    vg_dev_trace(dev, g, VMGPU_TRACE_ERROR, VMGPU_TRACE_SM_NONE, now_of(dev),
-                 now_of(dev), e->dispatch, NONE, e->code, e->addr, e->pc);
+    g->cnt[VMGPU_CNT_ERRORS]++;
+    vg_dev_trace(dev, g, VMGPU_TRACE_ERROR, VMGPU_TRACE_SM_NONE, now_of(g),
+                 now_of(g), e->dispatch, NONE, e->code, e->addr, e->pc);
     vg_dev_raise(dev, g, fault_int(e->code));
 }
 
 static void cp_go_fence(struct vg_device *dev, struct vg_gpu *g)
 {
-    cp_schedule_state(dev, g, VG_CP_FENCE, now_of(dev) + dev->cost.fence);
+    cp_schedule_state(dev, g, VG_CP_FENCE, now_of(g) + dev->cost.fence);
 }
 
 /* The error is reported: finish the packet once its blocks drained. */
@@ -228,12 +230,17 @@ static void cp_fail(struct vg_device *dev, struct vg_gpu *g, uint32_t code,
         }
     }
     cp->in_wait = false;
+    if (!vg_gpu_regs_begin(g)) {
+        return; /* reset: all of this is about to be dropped */
+    }
     if (g->regs.int_status & VMGPU_INT_ERROR_MASK) {
+        vg_gpu_regs_end(g);
         cp->pending_err = e;
         cp->state = VG_CP_WAIT_ACK;
         return;
     }
     cp_report(dev, g, &e);
+    vg_gpu_regs_end(g);
     cp_after_error(dev, g);
 }
 
@@ -462,7 +469,7 @@ static vg_time_t price_bytes(struct vg_device *dev, struct vg_gpu *g,
         }
         end = e > end ? e : end;
         lat = dev->cost.lat[c] > lat ? dev->cost.lat[c] : lat;
-        g->regs.counters[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
+        g->cnt[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
     }
     return end + lat;
 }
@@ -484,22 +491,32 @@ static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
     vg_time_t t;
     int code;
 
+    /* The ring registers, the entry (32 bytes) and the head move as one. */
+    if (!vg_gpu_regs_begin(g)) {
+        cp->state = VG_CP_IDLE;
+        return;
+    }
     if (!(r->control & VMGPU_CTRL_ENABLE) || r->ring_head == r->ring_tail) {
+        vg_gpu_regs_end(g);
         cp->state = VG_CP_IDLE;
         return;
     }
     if (!is_pow2(r->ring_entries) || r->ring_entries > VMGPU_RING_MAX_ENTRIES ||
         (r->ring_base & (VMGPU_PAGE_SIZE - 1)) ||
         r->ring_head >= r->ring_entries || r->ring_tail >= r->ring_entries) {
-        cp_fail(dev, g, VMGPU_FAULT_RING, r->ring_base, 0, NONE);
+        entry_addr = r->ring_base;
+        vg_gpu_regs_end(g);
+        cp_fail(dev, g, VMGPU_FAULT_RING, entry_addr, 0, NONE);
         return;
     }
     entry_addr = r->ring_base + (uint64_t)r->ring_head * VMGPU_RING_ENTRY_SIZE;
     if (vg_bus_read(&dev->host, entry_addr, raw, sizeof(raw))) {
+        vg_gpu_regs_end(g);
         cp_fail(dev, g, VMGPU_FAULT_RING, entry_addr, 0, NONE);
         return;
     }
     r->ring_head = (r->ring_head + 1) & (r->ring_entries - 1);
+    vg_gpu_regs_end(g);
 
     cp_free_packet(cp);
     cp->have_packet = true;
@@ -510,7 +527,7 @@ static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
     cp->entry.seqno = vg_ld_le64(raw + 16);
     cp->entry.as_slot = vg_ld_le32(raw + 24);
     cp->entry.reserved = vg_ld_le32(raw + 28);
-    cp->packet_start = now_of(dev);
+    cp->packet_start = now_of(g);
     cp->pc = 0;
     cp->instr_budget = 0;
     cp->default_priority = 0;
@@ -537,7 +554,7 @@ static void cp_fetch(struct vg_device *dev, struct vg_gpu *g)
         return;
     }
     /* The CP reads the packet over the bus its pages live behind. */
-    t = price_bytes(dev, g, now_of(dev), bytes_by_loc, false);
+    t = price_bytes(dev, g, now_of(g), bytes_by_loc, false);
     cp_schedule(dev, g, t + dev->cost.cp_cmd);
 }
 
@@ -549,7 +566,7 @@ static void dispatch_launch(struct vg_device *dev, struct vg_gpu *g,
                             struct vg_dispatch *d)
 {
     d->state = VG_DISP_LAUNCHING;
-    vg_dev_event(dev, g, now_of(dev) + dev->cost.launch, VG_EV_DISPATCH_READY,
+    vg_dev_event(dev, g, now_of(g) + dev->cost.launch, VG_EV_DISPATCH_READY,
                  d->index, g->cp.serial);
 }
 
@@ -689,7 +706,7 @@ static void run_block(struct vg_device *dev, struct vg_gpu *g,
     pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
     memset(&stats, 0, sizeof(stats));
     memset(&slot->fault, 0, sizeof(slot->fault));
-    r = vg_interp_run_block(dev->interp, &d->launch, pos, sm, slot->log,
+    r = vg_interp_run_block(g->interp, &d->launch, pos, sm, slot->log,
                             &d->budget, &stats, &slot->fault);
 
     /*
@@ -698,7 +715,7 @@ static void run_block(struct vg_device *dev, struct vg_gpu *g,
      * its global bytes on the GPU's memory channels by location, then
      * one exposed latency of the slowest memory it touched.
      */
-    t0 = now_of(dev) + dev->cost.block_launch;
+    t0 = now_of(g) + dev->cost.block_launch;
     end = vg_server_book(&s->pipe, t0,
                          vg_cost_issue(&dev->cost, stats.warp_instrs));
     t0 = price_bytes(dev, g, t0, stats.bytes, true);
@@ -706,14 +723,14 @@ static void run_block(struct vg_device *dev, struct vg_gpu *g,
     for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
         bytes += stats.bytes[loc];
     }
-    g->regs.counters[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
-    g->regs.counters[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
+    g->cnt[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
+    g->cnt[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
 
     slot->used = true;
     slot->d = d;
     slot->serial = g->cp.serial;
     slot->block = block;
-    slot->start = now_of(dev);
+    slot->start = now_of(g);
     slot->end = end;
     slot->faulted = r != 0;
     slot->warp_instrs = stats.warp_instrs;
@@ -721,19 +738,23 @@ static void run_block(struct vg_device *dev, struct vg_gpu *g,
     g->cp.blocks_in_flight++;
     if (!d->started) {
         d->started = true;
-        d->start = now_of(dev);
+        d->start = now_of(g);
     }
     vg_dev_event(dev, g, end, VG_EV_BLOCK_DONE, sm,
                  (uint32_t)(slot - s->slots));
 }
 
-/* Issue every block that fits now. */
+/*
+ * Issue every block that fits now; none once a reset waits for the
+ * runner (each would run a slice before it looked at the abort word).
+ */
 static void issue_blocks(struct vg_device *dev, struct vg_gpu *g)
 {
     struct vg_wd_task *t;
     uint32_t sm, block;
 
-    while (vg_wdist_next(&g->wd, &t, &sm, &block)) {
+    while (!__atomic_load_n(&g->abort, __ATOMIC_RELAXED) &&
+           vg_wdist_next(&g->wd, &t, &sm, &block)) {
         run_block(dev, g, (struct vg_dispatch *)t, sm, block);
     }
 }
@@ -761,9 +782,9 @@ static void dispatch_done(struct vg_device *dev, struct vg_gpu *g,
     uint32_t i;
 
     d->state = VG_DISP_DONE;
-    d->end = now_of(dev);
+    d->end = now_of(g);
     cp->outstanding--;
-    g->regs.counters[VMGPU_CNT_DISPATCHES]++;
+    g->cnt[VMGPU_CNT_DISPATCHES]++;
     vg_dev_trace(dev, g, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE, d->start,
                  d->end, d->index, NONE, 0, d->task.blocks_total, 0);
     for (i = 0; i < cp->num_syncs; i++) {
@@ -784,7 +805,7 @@ static void dispatch_done(struct vg_device *dev, struct vg_gpu *g,
         cp_next(dev, g, VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER, NONE, 0);
     } else if (cp->state == VG_CP_WAIT_END) {
         cp_trace_cmd(dev, g, VMGPU_CMD_END, cp->cmd_start,
-                     now_of(dev) + dev->cost.fence, NONE, 0);
+                     now_of(g) + dev->cost.fence, NONE, 0);
         cp->in_wait = false;
         cp_go_fence(dev, g);
     }
@@ -809,17 +830,17 @@ void vg_cp_block_done(struct vg_device *dev, struct vg_gpu *g, uint32_t sm,
     slot->used = false;
     vg_wdist_block_done(&g->wd, &d->task, sm);
     cp->blocks_in_flight--;
-    g->regs.counters[VMGPU_CNT_BLOCKS]++;
+    g->cnt[VMGPU_CNT_BLOCKS]++;
     vg_dev_trace(dev, g, VMGPU_TRACE_BLOCK, (uint16_t)sm, slot->start,
                  slot->end, d->index, slot->block,
                  slot->faulted ? slot->fault.code : 0, slot->warp_instrs,
                  slot->bytes);
     current = cp->have_packet && slot->serial == cp->serial;
-    if (!current || cp->aborted || slot->faulted) {
+    if (!current || cp->aborted || slot->faulted || vg_gpu_stale(g)) {
         vg_storelog_discard(slot->log);
     } else {
         vg_storelog_apply(slot->log);
-        vg_cp_memory_changed(dev);
+        vg_cp_memory_changed(dev, g);
     }
     if (current && slot->faulted && !cp->aborted) {
         cp_fail(dev, g, slot->fault.code, slot->fault.addr, slot->fault.pc,
@@ -927,9 +948,9 @@ static void cp_copy(struct vg_device *dev, struct vg_gpu *g, const uint8_t *p)
         return;
     }
     end =
-        price_bytes(dev, g, now_of(dev) + dev->cost.cp_cmd, bytes_by_loc, true);
+        price_bytes(dev, g, now_of(g) + dev->cost.cp_cmd, bytes_by_loc, true);
     g->cp.copy_bytes = (uint64_t)c.width * c.height;
-    g->cp.cmd_start = now_of(dev);
+    g->cp.cmd_start = now_of(g);
     g->cp.in_wait = true;
     g->cp.state = VG_CP_WAIT_COPY;
     vg_dev_event(dev, g, end, VG_EV_COPY_DONE, 0, g->cp.serial);
@@ -947,18 +968,21 @@ void vg_cp_copy_done(struct vg_device *dev, struct vg_gpu *g, uint32_t serial)
         return;
     }
     copy_args_of(cp->buf + 4 * cp->pc, &c);
+    if (vg_gpu_stale(g)) {
+        return; /* a reset drops the copy */
+    }
     code = copy_walk(g, &c, true, NULL, &fault_va);
-    vg_cp_memory_changed(dev);
+    vg_cp_memory_changed(dev, g);
     if (code) {
         /* Page tables changed since the check: a partial copy. */
         cp_fail(dev, g, code, fault_va, cp->pc, NONE);
         return;
     }
-    cp_trace_cmd(dev, g, VMGPU_CMD_COPY, cp->cmd_start, now_of(dev), NONE,
+    cp_trace_cmd(dev, g, VMGPU_CMD_COPY, cp->cmd_start, now_of(g), NONE,
                  cp->copy_bytes);
     cp->in_wait = false;
     cp->pc += VMGPU_CMD_LEN_COPY;
-    cp_schedule(dev, g, now_of(dev));
+    cp_schedule(dev, g, now_of(g));
 }
 
 /* ------------------------------------------------------------------ */
@@ -991,24 +1015,31 @@ static void cp_fence(struct vg_device *dev, struct vg_gpu *g)
     struct vg_gpu_regs *r = &g->regs;
     uint64_t seq = htole64(cp->entry.seqno);
 
-    /* Address 0 means "no fence in memory", the register still moves. */
-    if (r->fence_addr) {
-        vg_bus_write(&dev->host, r->fence_addr, &seq, sizeof(seq));
-    }
-    r->fence = cp->entry.seqno;
-    r->counters[VMGPU_CNT_PACKETS]++;
-    r->counters[VMGPU_CNT_BUSY_NS] +=
-        (now_of(dev) - cp->packet_start) / VG_PS_PER_NS;
-    vg_dev_trace(dev, g, VMGPU_TRACE_PACKET, VMGPU_TRACE_SM_NONE,
-                 cp->packet_start, now_of(dev), NONE, NONE, cp->aborted ? 1 : 0,
-                 cp->words, 0);
-    /* One completion interrupt per flagged packet, never for errors. */
-    if (!cp->aborted && (cp->entry.flags & VMGPU_RING_F_IRQ)) {
-        r->counters[VMGPU_CNT_INTERRUPTS]++;
-        vg_dev_raise(dev, g, VMGPU_INT_COMPLETE);
+    g->cnt[VMGPU_CNT_PACKETS]++;
+    g->cnt[VMGPU_CNT_BUSY_NS] += (now_of(g) - cp->packet_start) / VG_PS_PER_NS;
+    /*
+     * The fence (memory and register) and the interrupt under the
+     * register lock: a reset either comes after all of them or drops
+     * them all, never a fence of the old work after the reset.
+     */
+    if (vg_gpu_regs_begin(g)) {
+        /* Address 0 means "no fence in memory", the register still moves. */
+        if (r->fence_addr) {
+            vg_bus_write(&dev->host, r->fence_addr, &seq, sizeof(seq));
+        }
+        r->fence = cp->entry.seqno;
+        vg_dev_trace(dev, g, VMGPU_TRACE_PACKET, VMGPU_TRACE_SM_NONE,
+                     cp->packet_start, now_of(g), NONE, NONE,
+                     cp->aborted ? 1 : 0, cp->words, 0);
+        /* One completion interrupt per flagged packet, never for errors. */
+        if (!cp->aborted && (cp->entry.flags & VMGPU_RING_F_IRQ)) {
+            g->cnt[VMGPU_CNT_INTERRUPTS]++;
+            vg_dev_raise(dev, g, VMGPU_INT_COMPLETE);
+        }
+        vg_gpu_regs_end(g);
     }
     cp_free_packet(cp);
-    vg_cp_memory_changed(dev);
+    vg_cp_memory_changed(dev, g);
     cp->state = VG_CP_RUN;
     cp_fetch(dev, g);
 }
@@ -1028,7 +1059,7 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         return;
     }
     if (!cp->in_wait) {
-        cp->cmd_start = now_of(dev);
+        cp->cmd_start = now_of(g);
     }
     switch (op) {
     case VMGPU_CMD_SET_STATE:
@@ -1060,16 +1091,22 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
         }
         break;
     case VMGPU_CMD_TIMESTAMP:
-        ts = htole64(now_of(dev) / VG_PS_PER_NS);
+        if (vg_gpu_stale(g)) {
+            return; /* a reset drops the packet: no more writes */
+        }
+        ts = htole64(now_of(g) / VG_PS_PER_NS);
         code = vg_mmu_write(&g->mmu, slot, vg_ld_le64(p + 8), &ts, 8, &fault_va,
                             NULL);
         if (code) {
             cp_fail(dev, g, code, fault_va, cp->pc, NONE);
             return;
         }
-        vg_cp_memory_changed(dev);
+        vg_cp_memory_changed(dev, g);
         break;
     case VMGPU_CMD_WRITE_VALUE:
+        if (vg_gpu_stale(g)) {
+            return;
+        }
         v = htole32(vg_ld_le32(p + 4));
         code = vg_mmu_write(&g->mmu, slot, vg_ld_le64(p + 8), &v, 4, &fault_va,
                             NULL);
@@ -1077,9 +1114,14 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
             cp_fail(dev, g, code, fault_va, cp->pc, NONE);
             return;
         }
-        vg_cp_memory_changed(dev);
+        vg_cp_memory_changed(dev, g);
         break;
     case VMGPU_CMD_WAIT_VALUE:
+        /*
+         * Say we wait before reading: a writer on another GPU either
+         * sees that and asks us to poll again, or wrote before our read.
+         */
+        vg_gpu_publish_wait(g);
         va = vg_ld_le64(p + 8);
         code = vg_mmu_read(&g->mmu, slot, va, &v, 4, &fault_va, NULL);
         if (code) {
@@ -1103,7 +1145,7 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
             cp->state = VG_CP_WAIT_END;
             return;
         }
-        cp_trace_cmd(dev, g, op, cp->cmd_start, now_of(dev) + dev->cost.fence,
+        cp_trace_cmd(dev, g, op, cp->cmd_start, now_of(g) + dev->cost.fence,
                      NONE, 0);
         cp->in_wait = false;
         cp_go_fence(dev, g);
@@ -1142,13 +1184,18 @@ void vg_cp_wake(struct vg_device *dev, struct vg_gpu *g)
     switch (cp->state) {
     case VG_CP_IDLE:
     case VG_CP_HALTED:
-        cp_schedule(dev, g, now_of(dev));
+        cp_schedule(dev, g, now_of(g));
         break;
     case VG_CP_WAIT_ACK:
+        if (!vg_gpu_regs_begin(g)) {
+            break;
+        }
         if (g->regs.int_status & VMGPU_INT_ERROR_MASK) {
+            vg_gpu_regs_end(g);
             break;
         }
         cp_report(dev, g, &cp->pending_err);
+        vg_gpu_regs_end(g);
         cp_after_error(dev, g);
         break;
     default:

@@ -102,7 +102,10 @@ void vg_cp_destroy(struct vg_cp *cp);
 /* Abandon everything (GPU reset): frees kernels, back to idle. */
 void vg_cp_reset(struct vg_cp *cp);
 
-/* Event handlers, called by the device's event loop with its lock held. */
+/*
+ * Event handlers and requests, called by the GPU's runner (model.h): no
+ * lock held; register updates lock the GPU's register file themselves.
+ */
 void vg_cp_step(struct vg_device *dev, struct vg_gpu *g);
 void vg_cp_dispatch_ready(struct vg_device *dev, struct vg_gpu *g,
                           uint32_t index, uint32_t serial);
@@ -111,7 +114,9 @@ void vg_cp_block_done(struct vg_device *dev, struct vg_gpu *g, uint32_t sm,
 void vg_cp_copy_done(struct vg_device *dev, struct vg_gpu *g, uint32_t serial);
 /* A doorbell, an enable or an error acknowledgement: look at the ring. */
 void vg_cp_wake(struct vg_device *dev, struct vg_gpu *g);
-/* Memory may have changed: WAIT_VALUE waiters on every GPU poll again. */
-void vg_cp_memory_changed(struct vg_device *dev);
+/* @g changed memory: WAIT_VALUE waiters on every GPU poll again. */
+void vg_cp_memory_changed(struct vg_device *dev, struct vg_gpu *g);
+/* Memory may have changed at time @t: poll again if waiting on memory. */
+void vg_cp_memory_poll(struct vg_device *dev, struct vg_gpu *g, vg_time_t t);
 
 #endif

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vmgpu device model: the register file, the per-GPU register pages and
- * the event loop that drives the command processors and SMs of all GPUs
- * on one virtual timeline.
+ * the runners that drive each GPU's command processor and SMs on the
+ * GPU's own virtual clock.
  *
- * Locking (model.h): one mutex protects everything. An MMIO access holds
- * it for that access; the event loop holds it for one event at a time, so
- * register writes (doorbells, acknowledgements, resets) interleave with
- * the model between events. Interrupts found while holding the lock are
- * collected in irq_pending and raised after unlocking, because the QEMU
- * glue takes the big QEMU lock in raise_irq while vCPU threads hold it
- * around their MMIO calls.
+ * Locking (model.h, Documentation/device-model.rst "Threads and locks"):
+ * per GPU, a register lock held for one register access or update, never
+ * while work runs; the execution state belongs to the GPU's runner. A
+ * device-wide trace lock covers the global registers and the trace.
+ * Interrupts and kicks are sent with no lock held, because the QEMU glue
+ * takes the big QEMU lock in raise_irq while vCPU threads hold it around
+ * their MMIO calls.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -121,12 +121,39 @@ static void cost_from_config(struct vg_cost *c, const struct vg_config *cfg)
     c->fence = VG_NS(cfg->fence_ns);
 }
 
-/* Back to power-on state; the caller holds the lock. */
-static void gpu_reset_locked(struct vg_device *dev, struct vg_gpu *g)
+/* ------------------------------------------------------------------ */
+/* Reset                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Register side of a GPU reset, with its reg_lock held: the registers are
+ * back to power-on state at once, and the runner is told to stop (abort)
+ * and to drop its execution state (reset_gen) before it goes on. A device
+ * reset (@clock) also sets the GPU's clock back to 0.
+ */
+static void gpu_regs_reset(struct vg_gpu *g, bool clock)
+{
+    uint64_t now = clock ? 0 : g->regs.now;
+
+    memset(&g->regs, 0, sizeof(g->regs));
+    g->regs.status = VMGPU_STATUS_IDLE;
+    g->regs.now = now;
+    vg_mmu_regs_reset(&g->mmu_regs);
+    __atomic_store_n(&g->req, 0, __ATOMIC_RELAXED);
+    g->mem_time = 0;
+    g->clock_reset |= clock;
+    __atomic_store_n(&g->abort, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->reset_gen, g->reset_gen + 1, __ATOMIC_RELEASE);
+}
+
+static void device_reset(struct vg_device *dev);
+static void kick_gpus(struct vg_device *dev, uint32_t kicks);
+
+/* Runner side: drop everything the GPU was doing (after a reset). */
+static void gpu_drop(struct vg_device *dev, struct vg_gpu *g, bool clock)
 {
     uint32_t s, i;
 
-    g->gen++; /* its queued events are now stale */
     vg_cp_reset(&g->cp);
     vg_wdist_reset(&g->wd);
     for (s = 0; s < dev->cfg.sms; s++) {
@@ -137,9 +164,17 @@ static void gpu_reset_locked(struct vg_device *dev, struct vg_gpu *g)
         }
     }
     memset(g->chan, 0, sizeof(g->chan));
-    memset(&g->regs, 0, sizeof(g->regs));
-    vg_mmu_init(&g->mmu, &dev->host, g->index, dev->cfg.gpus);
-    __atomic_store_n(&g->abort, 0, __ATOMIC_RELAXED);
+    if (clock) {
+        vg_evq_clear(&g->evq);
+    } else {
+        vg_evq_drop(&g->evq); /* device time keeps running */
+    }
+    /* The roots come back from the (reset) registers at the next walk. */
+    vg_mmu_invalidate(&g->mmu, ~0u);
+    memset(g->cnt, 0, sizeof(g->cnt));
+    g->tlb_misses_seen = g->mmu.misses;
+    g->irq_out = false;
+    g->pub_wait_value = false;
 }
 
 void vg_device_free(struct vg_device *dev)
@@ -162,11 +197,12 @@ void vg_device_free(struct vg_device *dev)
             }
             free(g->sm[s].slots);
         }
+        vg_interp_free(g->interp);
+        vg_evq_destroy(&g->evq);
+        pthread_mutex_destroy(&g->reg_lock);
     }
-    vg_interp_free(dev->interp);
-    vg_evq_destroy(&dev->evq);
     vg_trace_destroy(&dev->trace);
-    pthread_mutex_destroy(&dev->lock);
+    pthread_mutex_destroy(&dev->trace_lock);
     free(dev);
 }
 
@@ -187,47 +223,47 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
     }
     dev->cfg = *cfg;
     dev->host = *host;
-    pthread_mutex_init(&dev->lock, NULL);
+    pthread_mutex_init(&dev->trace_lock, NULL);
     cost_from_config(&dev->cost, cfg);
     vg_trace_init(&dev->trace, &dev->host);
     lim.threads = cfg->sm_threads;
     lim.regs = cfg->sm_regs;
     lim.shared = cfg->sm_shared_kb * 1024;
     lim.blocks = cfg->sm_blocks;
-    dev->interp = vg_interp_new();
-    if (!dev->interp || vg_evq_init(&dev->evq)) {
-        goto fail;
-    }
     for (i = 0; i < cfg->gpus; i++) {
         struct vg_gpu *g = &dev->gpu[i];
 
         g->index = i;
-        if (vg_cp_init(&g->cp)) {
+        pthread_mutex_init(&g->reg_lock, NULL);
+        g->mmu_regs.lock = &g->reg_lock;
+        vg_mmu_init(&g->mmu, &dev->host, i, cfg->gpus);
+        vg_mmu_attach(&g->mmu, &g->mmu_regs);
+        g->interp = vg_interp_new();
+        if (!g->interp || vg_evq_init(&g->evq) || vg_cp_init(&g->cp)) {
+            dev->cfg.gpus = i + 1; /* free what this GPU has */
             goto fail;
         }
         vg_wdist_init(&g->wd, cfg->sms, &lim);
         for (s = 0; s < cfg->sms; s++) {
             g->sm[s].slots = calloc(cfg->sm_blocks, sizeof(*g->sm[s].slots));
             if (!g->sm[s].slots) {
+                dev->cfg.gpus = i + 1;
                 goto fail;
             }
         }
     }
-    vg_device_reset(dev);
+    device_reset(dev); /* no runner to kick yet */
     return dev;
 fail:
     vg_device_free(dev);
     return NULL;
 }
 
-void vg_device_reset(struct vg_device *dev)
+static void device_reset(struct vg_device *dev)
 {
     unsigned int i;
 
-    for (i = 0; i < dev->cfg.gpus; i++) {
-        __atomic_store_n(&dev->gpu[i].abort, 1, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_lock(&dev->lock);
+    pthread_mutex_lock(&dev->trace_lock);
     dev->scratch = 0;
     dev->trace_ctrl = 0;
     dev->trace_addr = 0;
@@ -236,25 +272,66 @@ void vg_device_reset(struct vg_device *dev)
     dev->trace.dma_written = 0;
     dev->trace.dma_dropped = 0;
     vg_trace_clear(&dev->trace);
+    __atomic_store_n(&dev->trace_on, dev->trace.keep, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&dev->trace_lock);
     for (i = 0; i < dev->cfg.gpus; i++) {
-        gpu_reset_locked(dev, &dev->gpu[i]);
+        pthread_mutex_lock(&dev->gpu[i].reg_lock);
+        gpu_regs_reset(&dev->gpu[i], true);
+        pthread_mutex_unlock(&dev->gpu[i].reg_lock);
     }
-    vg_evq_clear(&dev->evq);
-    dev->irq_pending = 0;
-    pthread_mutex_unlock(&dev->lock);
+}
+
+void vg_device_reset(struct vg_device *dev)
+{
+    device_reset(dev);
+    /* The runners drop their work now rather than at the next doorbell. */
+    kick_gpus(dev, (1u << dev->cfg.gpus) - 1);
 }
 
 /* ------------------------------------------------------------------ */
-/* Helpers for the model (lock held)                                    */
+/* Helpers for the runner                                               */
 /* ------------------------------------------------------------------ */
+
+bool vg_gpu_regs_begin(struct vg_gpu *g)
+{
+    pthread_mutex_lock(&g->reg_lock);
+    if (g->reset_gen != g->exec_gen) {
+        pthread_mutex_unlock(&g->reg_lock);
+        return false;
+    }
+    return true;
+}
+
+void vg_gpu_regs_end(struct vg_gpu *g)
+{
+    pthread_mutex_unlock(&g->reg_lock);
+}
+
+bool vg_gpu_stale(struct vg_gpu *g)
+{
+    return __atomic_load_n(&g->reset_gen, __ATOMIC_ACQUIRE) != g->exec_gen;
+}
+
+void vg_gpu_publish_wait(struct vg_gpu *g)
+{
+    if (!g->pub_wait_value) {
+        if (vg_gpu_regs_begin(g)) {
+            __atomic_store_n(&g->regs.wait_value, true, __ATOMIC_RELAXED);
+            vg_gpu_regs_end(g);
+        }
+        g->pub_wait_value = true;
+    }
+    /* Pairs with the fence in vg_dev_memory_changed() (Dekker). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 void vg_dev_raise(struct vg_device *dev, struct vg_gpu *g, uint32_t bits)
 {
     g->regs.int_status |= bits;
-    vg_dev_trace(dev, g, VMGPU_TRACE_IRQ, VMGPU_TRACE_SM_NONE, dev->evq.now,
-                 dev->evq.now, VMGPU_TRACE_NONE, VMGPU_TRACE_NONE, bits, 0, 0);
+    vg_dev_trace(dev, g, VMGPU_TRACE_IRQ, VMGPU_TRACE_SM_NONE, g->evq.now,
+                 g->evq.now, VMGPU_TRACE_NONE, VMGPU_TRACE_NONE, bits, 0, 0);
     if (bits & g->regs.int_mask) {
-        dev->irq_pending |= 1u << g->index;
+        g->irq_out = true;
     }
 }
 
@@ -265,7 +342,7 @@ void vg_dev_trace(struct vg_device *dev, struct vg_gpu *g, uint8_t kind,
 {
     struct vmgpu_trace_record r;
 
-    if (!dev->trace.keep && !dev->trace.dma_on) {
+    if (!__atomic_load_n(&dev->trace_on, __ATOMIC_RELAXED) || vg_gpu_stale(g)) {
         return;
     }
     memset(&r, 0, sizeof(r));
@@ -281,7 +358,9 @@ void vg_dev_trace(struct vg_device *dev, struct vg_gpu *g, uint8_t kind,
     r.as_slot = g->cp.have_packet ? g->cp.entry.as_slot : 0;
     r.value = value;
     r.value2 = value2;
+    pthread_mutex_lock(&dev->trace_lock);
     vg_trace_emit(&dev->trace, &r);
+    pthread_mutex_unlock(&dev->trace_lock);
 }
 
 void vg_dev_event(struct vg_device *dev, struct vg_gpu *g, vg_time_t time,
@@ -291,35 +370,78 @@ void vg_dev_event(struct vg_device *dev, struct vg_gpu *g, vg_time_t time,
      * Out of host memory the event is lost and that GPU stops making
      * progress; there is nothing better to do without an event to run.
      */
-    if (vg_evq_push(&dev->evq, time, kind, g->index, g->gen, a, b)) {
+    if (vg_evq_push(&g->evq, time, kind, g->index, g->exec_gen, a, b)) {
         fprintf(stderr, "vmgpu: event queue out of memory\n");
     }
 }
 
-/* Raise the interrupts collected under the lock; call unlocked. */
-static void flush_irqs(struct vg_device *dev, uint32_t pending)
+/*
+ * Memory changed (by GPU @from at its time @t, or by the CPU: @from NULL):
+ * ask every other GPU that waits for memory to poll again. Returns the
+ * GPUs to kick.
+ */
+static uint32_t memory_changed(struct vg_device *dev, struct vg_gpu *from,
+                               vg_time_t t)
 {
-    uint32_t i;
+    uint32_t i, kicks = 0;
 
+    /* Our stores before their wait_value: see vg_gpu_publish_wait(). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (i = 0; i < dev->cfg.gpus; i++) {
-        if (pending & (1u << i)) {
-            dev->host.raise_irq(dev->host.opaque, i);
+        struct vg_gpu *h = &dev->gpu[i];
+
+        if (h == from ||
+            !__atomic_load_n(&h->regs.wait_value, __ATOMIC_RELAXED)) {
+            continue;
+        }
+        pthread_mutex_lock(&h->reg_lock);
+        if (h->regs.wait_value) {
+            h->mem_time = t > h->mem_time ? t : h->mem_time;
+            __atomic_store_n(&h->req, h->req | VG_REQ_MEM, __ATOMIC_RELEASE);
+            kicks |= 1u << i;
+        }
+        pthread_mutex_unlock(&h->reg_lock);
+    }
+    return kicks;
+}
+
+void vg_dev_memory_changed(struct vg_device *dev, struct vg_gpu *g)
+{
+    if (dev->cfg.gpus > 1) {
+        g->kick_out |= memory_changed(dev, g, g->evq.now);
+    }
+}
+
+static void kick_gpus(struct vg_device *dev, uint32_t kicks)
+{
+    while (kicks) {
+        unsigned int i = __builtin_ctz(kicks);
+
+        kicks &= kicks - 1;
+        if (dev->host.kick) {
+            dev->host.kick(dev->host.opaque, i);
         }
     }
 }
 
-static uint32_t take_irqs(struct vg_device *dev)
+/* Signal @g's vector if a cause is pending and unmasked; call unlocked. */
+static void raise_if_asserted(struct vg_device *dev, struct vg_gpu *g)
 {
-    uint32_t pending = dev->irq_pending;
+    bool asserted;
 
-    dev->irq_pending = 0;
-    return pending;
+    pthread_mutex_lock(&g->reg_lock);
+    asserted = g->regs.int_status & g->regs.int_mask;
+    pthread_mutex_unlock(&g->reg_lock);
+    if (asserted) {
+        dev->host.raise_irq(dev->host.opaque, g->index);
+    }
 }
 
 /* ------------------------------------------------------------------ */
 /* Registers                                                            */
 /* ------------------------------------------------------------------ */
 
+/* trace_lock held */
 static uint32_t global_read(struct vg_device *dev, uint32_t off)
 {
     switch (off) {
@@ -379,6 +501,7 @@ static void set_hi(uint64_t *reg, uint32_t val)
     *reg = (*reg & 0xffffffffull) | ((uint64_t)val << 32);
 }
 
+/* trace_lock held */
 static void global_write(struct vg_device *dev, uint32_t off, uint32_t val)
 {
     switch (off) {
@@ -396,6 +519,8 @@ static void global_write(struct vg_device *dev, uint32_t off, uint32_t val)
         }
         dev->trace_ctrl = val & VMGPU_TRACE_ENABLE;
         dev->trace.dma_on = dev->trace_ctrl & VMGPU_TRACE_ENABLE;
+        __atomic_store_n(&dev->trace_on, dev->trace.keep || dev->trace.dma_on,
+                         __ATOMIC_RELAXED);
         break;
     case VMGPU_REG_TRACE_ADDR_LO:
         set_lo(&dev->trace_addr, val);
@@ -411,36 +536,25 @@ static void global_write(struct vg_device *dev, uint32_t off, uint32_t val)
     }
 }
 
-static uint32_t gpu_status(const struct vg_gpu *g)
-{
-    uint32_t st = 0;
-
-    if (g->cp.state == VG_CP_HALTED) {
-        st |= VMGPU_STATUS_HALTED;
-    } else if (g->cp.state == VG_CP_IDLE && !g->cp.have_packet) {
-        st |= VMGPU_STATUS_IDLE;
-    }
-    return st;
-}
-
-static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
+/* reg_lock held */
+static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
 {
     struct vg_gpu_regs *r = &g->regs;
-    uint64_t now_ns = dev->evq.now / VG_PS_PER_NS;
+    uint64_t now_ns = r->now / VG_PS_PER_NS;
     unsigned int n;
 
     if (off >= VMGPU_GPU_AS_ROOT_LO(0) &&
         off < VMGPU_GPU_AS_ROOT_LO(VMGPU_AS_SLOTS)) {
+        uint64_t root;
+
         n = (off - VMGPU_GPU_AS_ROOT_LO(0)) / 8;
-        return off & 4 ? r->as_root[n] >> 32 : (uint32_t)r->as_root[n];
+        root = g->mmu_regs.root[n];
+        return off & 4 ? root >> 32 : (uint32_t)root;
     }
     if (off >= VMGPU_GPU_CNT_BASE && off < VMGPU_GPU_CNT_LO(VMGPU_CNT_NUM)) {
         n = (off - VMGPU_GPU_CNT_BASE) / 8;
         if (off & 4) {
             return r->counter_hi_latch;
-        }
-        if (n == VMGPU_CNT_TLB_MISSES) {
-            r->counters[n] = g->mmu.misses;
         }
         r->counter_hi_latch = r->counters[n] >> 32;
         return (uint32_t)r->counters[n];
@@ -471,7 +585,8 @@ static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
     case VMGPU_GPU_CONTROL:
         return r->control;
     case VMGPU_GPU_STATUS:
-        return gpu_status(g);
+        /* A doorbell the runner has not taken yet: not idle any more. */
+        return g->req & VG_REQ_WAKE ? 0 : r->status;
     case VMGPU_GPU_TIMESTAMP_LO:
         return (uint32_t)now_ns;
     case VMGPU_GPU_TIMESTAMP_HI:
@@ -497,9 +612,20 @@ static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
     }
 }
 
-/* Returns true when the embedding should be kicked. */
-static bool gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
-                      uint32_t val)
+/* What an MMIO write asks for once the lock is released. */
+enum {
+    ACT_KICK = 1 << 0, /* the GPU's runner has a request */
+    ACT_IRQ = 1 << 1,  /* signal the GPU's vector */
+    ACT_MEM = 1 << 2,  /* the CPU may have written memory */
+};
+
+static void post_req(struct vg_gpu *g, uint32_t req)
+{
+    __atomic_store_n(&g->req, g->req | req, __ATOMIC_RELEASE);
+}
+
+/* reg_lock held; returns ACT_* */
+static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
 {
     struct vg_gpu_regs *r = &g->regs;
     uint32_t old;
@@ -507,14 +633,17 @@ static bool gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
 
     if (off >= VMGPU_GPU_AS_ROOT_LO(0) &&
         off < VMGPU_GPU_AS_ROOT_LO(VMGPU_AS_SLOTS)) {
+        uint64_t root;
+
         n = (off - VMGPU_GPU_AS_ROOT_LO(0)) / 8;
+        root = g->mmu_regs.root[n];
         if (off & 4) {
-            set_hi(&r->as_root[n], val);
+            set_hi(&root, val);
         } else {
-            set_lo(&r->as_root[n], val);
+            set_lo(&root, val);
         }
-        vg_mmu_set_root(&g->mmu, n, r->as_root[n]);
-        return false;
+        vg_mmu_regs_set_root(&g->mmu_regs, n, root);
+        return 0;
     }
     switch (off) {
     case VMGPU_GPU_RING_BASE_LO:
@@ -531,9 +660,8 @@ static bool gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
         break;
     case VMGPU_GPU_DOORBELL:
         /* The CPU may also have written memory a WAIT_VALUE reads. */
-        vg_cp_memory_changed(dev);
-        vg_cp_wake(dev, g);
-        return true;
+        post_req(g, VG_REQ_WAKE | (r->wait_value ? VG_REQ_MEM : 0));
+        return ACT_KICK | ACT_MEM;
     case VMGPU_GPU_FENCE_ADDR_LO:
         set_lo(&r->fence_addr, val);
         break;
@@ -544,40 +672,39 @@ static bool gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
         old = r->int_mask;
         r->int_mask = val;
         /* Unmasking a pending cause delivers it now. */
-        if (r->int_status & val & ~old) {
-            dev->irq_pending |= 1u << g->index;
-        }
-        break;
+        return r->int_status & val & ~old ? ACT_IRQ : 0;
     case VMGPU_GPU_INT_ACK:
         old = r->int_status;
         r->int_status &= ~val;
+        /* A report waiting for this acknowledgement can go out. */
         if ((old & VMGPU_INT_ERROR_MASK) &&
-            !(r->int_status & VMGPU_INT_ERROR_MASK) &&
-            g->cp.state == VG_CP_WAIT_ACK) {
-            vg_cp_wake(dev, g);
-            return true;
+            !(r->int_status & VMGPU_INT_ERROR_MASK)) {
+            post_req(g, VG_REQ_ACK);
+            return ACT_KICK;
         }
         break;
     case VMGPU_GPU_CONTROL:
         old = r->control;
         r->control = val & VMGPU_CTRL_ENABLE;
         if (r->control & ~old) {
-            vg_cp_wake(dev, g);
-            return true;
+            post_req(g, VG_REQ_WAKE);
+            return ACT_KICK;
         }
         break;
     case VMGPU_GPU_RESET:
         if (val & 1) {
-            gpu_reset_locked(dev, g);
+            /* At once; the runner drops its work when it next looks. */
+            gpu_regs_reset(g, false);
+            return ACT_KICK;
         }
         break;
     case VMGPU_GPU_MMU_INVALIDATE:
-        vg_mmu_invalidate(&g->mmu, val);
+        vg_mmu_regs_invalidate(&g->mmu_regs, val);
         break;
     default:
         break;
     }
-    return false;
+    return 0;
 }
 
 uint32_t vg_device_mmio_read(struct vg_device *dev, uint32_t offset)
@@ -586,13 +713,17 @@ uint32_t vg_device_mmio_read(struct vg_device *dev, uint32_t offset)
     uint32_t off = offset % VMGPU_REG_PAGE_SIZE;
     uint32_t val = 0;
 
-    pthread_mutex_lock(&dev->lock);
     if (page == 0) {
+        pthread_mutex_lock(&dev->trace_lock);
         val = global_read(dev, off);
+        pthread_mutex_unlock(&dev->trace_lock);
     } else if (page <= dev->cfg.gpus) {
-        val = gpu_read(dev, &dev->gpu[page - 1], off);
+        struct vg_gpu *g = &dev->gpu[page - 1];
+
+        pthread_mutex_lock(&g->reg_lock);
+        val = gpu_read(g, off);
+        pthread_mutex_unlock(&g->reg_lock);
     }
-    pthread_mutex_unlock(&dev->lock);
     return val;
 }
 
@@ -601,53 +732,145 @@ void vg_device_mmio_write(struct vg_device *dev, uint32_t offset,
 {
     uint32_t page = offset / VMGPU_REG_PAGE_SIZE;
     uint32_t off = offset % VMGPU_REG_PAGE_SIZE;
-    uint32_t irqs;
-    bool kick = false;
+    uint32_t act, kicks = 0;
+    struct vg_gpu *g;
 
-    /*
-     * A reset must not wait for a runaway block to spend its budget while
-     * the device thread holds the lock: tell the interpreter to stop first.
-     */
-    if (page >= 1 && page <= dev->cfg.gpus && off == VMGPU_GPU_RESET &&
-        (value & 1)) {
-        __atomic_store_n(&dev->gpu[page - 1].abort, 1, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_lock(&dev->lock);
     if (page == 0) {
+        pthread_mutex_lock(&dev->trace_lock);
         global_write(dev, off, value);
-    } else if (page <= dev->cfg.gpus) {
-        kick = gpu_write(dev, &dev->gpu[page - 1], off, value);
+        pthread_mutex_unlock(&dev->trace_lock);
+        return;
     }
-    irqs = take_irqs(dev);
-    pthread_mutex_unlock(&dev->lock);
-    flush_irqs(dev, irqs);
-    if (kick && dev->host.kick) {
-        dev->host.kick(dev->host.opaque);
+    if (page > dev->cfg.gpus) {
+        return;
     }
+    g = &dev->gpu[page - 1];
+    pthread_mutex_lock(&g->reg_lock);
+    act = gpu_write(g, off, value);
+    pthread_mutex_unlock(&g->reg_lock);
+    if (act & ACT_MEM) {
+        kicks |= memory_changed(dev, g, 0);
+    }
+    if (act & ACT_KICK) {
+        kicks |= 1u << g->index;
+    }
+    if (act & ACT_IRQ) {
+        dev->host.raise_irq(dev->host.opaque, g->index);
+    }
+    kick_gpus(dev, kicks);
+}
+
+bool vg_device_irq_asserted(struct vg_device *dev, unsigned int gpu)
+{
+    struct vg_gpu *g;
+    bool asserted;
+
+    if (gpu >= dev->cfg.gpus) {
+        return false;
+    }
+    g = &dev->gpu[gpu];
+    pthread_mutex_lock(&g->reg_lock);
+    asserted = g->regs.int_status & g->regs.int_mask;
+    pthread_mutex_unlock(&g->reg_lock);
+    return asserted;
 }
 
 /* ------------------------------------------------------------------ */
-/* Event loop                                                           */
+/* Runners                                                              */
 /* ------------------------------------------------------------------ */
 
-static void run_event(struct vg_device *dev, const struct vg_event *ev)
+static uint32_t cp_status(const struct vg_gpu *g)
 {
-    struct vg_gpu *g;
+    if (g->cp.state == VG_CP_HALTED) {
+        return VMGPU_STATUS_HALTED;
+    }
+    if (g->cp.state == VG_CP_IDLE && !g->cp.have_packet) {
+        return VMGPU_STATUS_IDLE;
+    }
+    return 0;
+}
 
-    if (ev->gpu >= dev->cfg.gpus) {
-        return;
+/*
+ * Look at the register side: adopt a reset (drop the execution state),
+ * then take the requests. Returns true if anything was taken.
+ */
+static bool gpu_sync(struct vg_device *dev, struct vg_gpu *g)
+{
+    bool adopt = false, clock = false;
+    vg_time_t mem_time;
+    uint32_t req;
+
+    if (!vg_gpu_stale(g) && !__atomic_load_n(&g->req, __ATOMIC_ACQUIRE)) {
+        return false;
     }
-    g = &dev->gpu[ev->gpu];
-    if (ev->gen != g->gen) {
+    pthread_mutex_lock(&g->reg_lock);
+    if (g->reset_gen != g->exec_gen) {
+        adopt = true;
+        clock = g->clock_reset;
+        g->clock_reset = false;
+        g->exec_gen = g->reset_gen;
+        __atomic_store_n(&g->abort, 0, __ATOMIC_RELAXED);
+    }
+    req = g->req;
+    __atomic_store_n(&g->req, 0, __ATOMIC_RELAXED);
+    mem_time = g->mem_time;
+    g->mem_time = 0;
+    if (req & VG_REQ_WAKE) {
+        g->regs.status = 0; /* busy until the runner says otherwise */
+    }
+    pthread_mutex_unlock(&g->reg_lock);
+
+    if (adopt) {
+        gpu_drop(dev, g, clock);
+    }
+    if (req & VG_REQ_MEM) {
+        vg_cp_memory_poll(dev, g, mem_time);
+    }
+    if (req & VG_REQ_WAKE) {
+        vg_cp_wake(dev, g);
+    }
+    if ((req & VG_REQ_ACK) && g->cp.state == VG_CP_WAIT_ACK) {
+        vg_cp_wake(dev, g);
+    }
+    return true;
+}
+
+/*
+ * After an event (or requests): publish counters, status and clock in
+ * one register update, then send the interrupt and kicks, unlocked.
+ */
+static void gpu_commit(struct vg_device *dev, struct vg_gpu *g)
+{
+    uint32_t n, kicks;
+
+    g->cnt[VMGPU_CNT_TLB_MISSES] += g->mmu.misses - g->tlb_misses_seen;
+    g->tlb_misses_seen = g->mmu.misses;
+    if (vg_gpu_regs_begin(g)) {
+        for (n = 0; n < VMGPU_CNT_NUM; n++) {
+            g->regs.counters[n] += g->cnt[n];
+        }
+        g->regs.status = cp_status(g);
+        g->pub_wait_value = g->cp.state == VG_CP_WAIT_VALUE;
+        __atomic_store_n(&g->regs.wait_value, g->pub_wait_value,
+                         __ATOMIC_RELAXED);
+        g->regs.now = g->evq.now;
+        vg_gpu_regs_end(g);
+    }
+    memset(g->cnt, 0, sizeof(g->cnt));
+    if (g->irq_out) {
+        g->irq_out = false;
+        raise_if_asserted(dev, g);
+    }
+    kicks = g->kick_out;
+    g->kick_out = 0;
+    kick_gpus(dev, kicks);
+}
+
+static void run_event(struct vg_device *dev, struct vg_gpu *g,
+                      const struct vg_event *ev)
+{
+    if (ev->gen != g->exec_gen) {
         return; /* queued before a reset of that GPU */
-    }
-    /*
-     * A reset of this GPU is waiting for the lock: whatever its events
-     * would do (such as report the block the abort just stopped as a
-     * fault and write the fence) the reset is about to undo.
-     */
-    if (__atomic_load_n(&g->abort, __ATOMIC_RELAXED)) {
-        return;
     }
     switch (ev->kind) {
     case VG_EV_CP_STEP:
@@ -667,22 +890,58 @@ static void run_event(struct vg_device *dev, const struct vg_event *ev)
     }
 }
 
-void vg_device_run(struct vg_device *dev)
+void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)
 {
+    struct vg_gpu *g;
     struct vg_event ev;
-    uint32_t irqs;
     bool more;
 
+    if (gpu >= dev->cfg.gpus) {
+        return;
+    }
+    g = &dev->gpu[gpu];
     do {
-        pthread_mutex_lock(&dev->lock);
-        more = vg_evq_pop(&dev->evq, &ev);
+        gpu_sync(dev, g);
+        more = vg_evq_pop(&g->evq, &ev);
         if (more) {
-            run_event(dev, &ev);
+            run_event(dev, g, &ev);
         }
-        irqs = take_irqs(dev);
-        pthread_mutex_unlock(&dev->lock);
-        flush_irqs(dev, irqs);
+        gpu_commit(dev, g);
     } while (more);
+}
+
+/*
+ * Every GPU from this thread: always the earliest event (by its GPU's
+ * clock; ties go to the lower GPU), requests taken between two events,
+ * so the same inputs give the same interleaving and the same trace.
+ */
+void vg_device_run(struct vg_device *dev)
+{
+    struct vg_gpu *next;
+    struct vg_event ev;
+    vg_time_t t, best = 0;
+    uint32_t i;
+
+    for (;;) {
+        next = NULL;
+        for (i = 0; i < dev->cfg.gpus; i++) {
+            struct vg_gpu *g = &dev->gpu[i];
+
+            if (gpu_sync(dev, g)) {
+                gpu_commit(dev, g);
+            }
+            if (vg_evq_peek(&g->evq, &t) && (!next || t < best)) {
+                next = g;
+                best = t;
+            }
+        }
+        if (!next) {
+            break;
+        }
+        vg_evq_pop(&next->evq, &ev);
+        run_event(dev, next, &ev);
+        gpu_commit(dev, next);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -691,9 +950,11 @@ void vg_device_run(struct vg_device *dev)
 
 void vg_device_trace_keep(struct vg_device *dev, bool keep)
 {
-    pthread_mutex_lock(&dev->lock);
+    pthread_mutex_lock(&dev->trace_lock);
     dev->trace.keep = keep;
-    pthread_mutex_unlock(&dev->lock);
+    __atomic_store_n(&dev->trace_on, keep || dev->trace.dma_on,
+                     __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&dev->trace_lock);
 }
 
 const struct vmgpu_trace_record *vg_device_trace_records(struct vg_device *dev,
@@ -707,27 +968,40 @@ char *vg_device_trace_json(struct vg_device *dev, size_t *len)
 {
     char *json;
 
-    pthread_mutex_lock(&dev->lock);
+    pthread_mutex_lock(&dev->trace_lock);
     json = vg_trace_json_string(dev->trace.recs, dev->trace.len, len);
-    pthread_mutex_unlock(&dev->lock);
+    pthread_mutex_unlock(&dev->trace_lock);
     return json;
+}
+
+uint64_t vg_device_gpu_now_ns(struct vg_device *dev, unsigned int gpu)
+{
+    uint64_t now;
+
+    if (gpu >= dev->cfg.gpus) {
+        return 0;
+    }
+    pthread_mutex_lock(&dev->gpu[gpu].reg_lock);
+    now = dev->gpu[gpu].regs.now / VG_PS_PER_NS;
+    pthread_mutex_unlock(&dev->gpu[gpu].reg_lock);
+    return now;
 }
 
 uint64_t vg_device_now_ns(struct vg_device *dev)
 {
-    uint64_t now;
+    uint64_t now = 0, t;
+    unsigned int i;
 
-    pthread_mutex_lock(&dev->lock);
-    now = dev->evq.now / VG_PS_PER_NS;
-    pthread_mutex_unlock(&dev->lock);
+    for (i = 0; i < dev->cfg.gpus; i++) {
+        t = vg_device_gpu_now_ns(dev, i);
+        now = t > now ? t : now;
+    }
     return now;
 }
 
 void vg_device_tlb_stats(struct vg_device *dev, unsigned int gpu,
                          uint64_t *hits, uint64_t *misses)
 {
-    pthread_mutex_lock(&dev->lock);
     *hits = gpu < dev->cfg.gpus ? dev->gpu[gpu].mmu.hits : 0;
     *misses = gpu < dev->cfg.gpus ? dev->gpu[gpu].mmu.misses : 0;
-    pthread_mutex_unlock(&dev->lock);
 }

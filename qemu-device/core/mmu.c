@@ -67,6 +67,53 @@ void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
     }
 }
 
+void vg_mmu_regs_set_root(struct vg_mmu_regs *r, uint32_t slot, uint64_t root)
+{
+    if (slot >= VMGPU_AS_SLOTS || r->root[slot] == root) {
+        return;
+    }
+    r->root[slot] = root;
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+void vg_mmu_regs_invalidate(struct vg_mmu_regs *r, uint32_t slots)
+{
+    r->flush |= slots & ((1u << VMGPU_AS_SLOTS) - 1);
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+void vg_mmu_regs_reset(struct vg_mmu_regs *r)
+{
+    memset(r->root, 0, sizeof(r->root));
+    vg_mmu_regs_invalidate(r, ~0u);
+}
+
+void vg_mmu_attach(struct vg_mmu *mmu, struct vg_mmu_regs *regs)
+{
+    mmu->regs = regs;
+    mmu->regs_seq = regs->seq - 1; /* take the roots at first use */
+}
+
+/* Take root changes and invalidations written since the last look. */
+static void mmu_sync(struct vg_mmu *mmu)
+{
+    struct vg_mmu_regs *r = mmu->regs;
+    uint32_t s, flush;
+
+    pthread_mutex_lock(r->lock);
+    mmu->regs_seq = r->seq;
+    flush = r->flush;
+    r->flush = 0;
+    for (s = 0; s < VMGPU_AS_SLOTS; s++) {
+        if (mmu->root[s] != r->root[s]) {
+            mmu->root[s] = r->root[s];
+            flush |= 1u << s;
+        }
+    }
+    pthread_mutex_unlock(r->lock);
+    vg_mmu_invalidate(mmu, flush);
+}
+
 void vg_mmu_set_root(struct vg_mmu *mmu, uint32_t slot, uint64_t root)
 {
     if (slot >= VMGPU_AS_SLOTS || mmu->root[slot] == root) {
@@ -127,6 +174,10 @@ int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
     uint32_t loc;
     int r;
 
+    if (mmu->regs && __atomic_load_n(&mmu->regs->seq, __ATOMIC_ACQUIRE) !=
+                         mmu->regs_seq) {
+        mmu_sync(mmu);
+    }
     if (slot >= VMGPU_AS_SLOTS || va >> VMGPU_VA_BITS) {
         return VMGPU_FAULT_UNMAPPED;
     }

@@ -9,12 +9,16 @@
  * root and slot s's TLB entries, so one address space cannot reach a page
  * another address space maps unless its own page tables map it too.
  *
- * Only the device thread uses an MMU; roots and invalidations arrive
- * through vg_mmu_set_root() / vg_mmu_invalidate().
+ * One thread uses an MMU: its GPU's runner (or a host test). Roots and
+ * invalidations arrive either directly (vg_mmu_set_root(),
+ * vg_mmu_invalidate(), from that thread) or, in the device, through the
+ * GPU's register file (struct vg_mmu_regs), written by MMIO from any
+ * thread and picked up at the MMU's next translation.
  */
 #ifndef VG_MMU_H
 #define VG_MMU_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +27,28 @@
 #include "memif.h"
 
 #define VG_TLB_ENTRIES 64 /* per slot, direct mapped */
+
+/*
+ * The MMU registers of a GPU (AS_ROOT, MMU_INVALIDATE) as its register
+ * file keeps them. MMIO changes them under @lock (the GPU's register lock)
+ * and bumps @seq; the MMU compares @seq with the value it last saw before
+ * every translation and, when it moved, takes the new roots and flushes
+ * under @lock. So a root change or an invalidation never waits for the
+ * GPU's runner, yet reaches even a block that is running: its next page
+ * walk or TLB lookup uses the new roots.
+ */
+struct vg_mmu_regs {
+    pthread_mutex_t *lock;
+    uint32_t seq; /* bumped by every change; read without @lock */
+    uint64_t root[VMGPU_AS_SLOTS];
+    uint32_t flush; /* slots to flush, taken by the MMU */
+};
+
+/* Register-side updates, called with @r->lock held. */
+void vg_mmu_regs_set_root(struct vg_mmu_regs *r, uint32_t slot, uint64_t root);
+void vg_mmu_regs_invalidate(struct vg_mmu_regs *r, uint32_t slots);
+/* Every root 0, every TLB to flush (GPU reset). */
+void vg_mmu_regs_reset(struct vg_mmu_regs *r);
 
 struct vg_tlb_entry {
     uint64_t page_va;
@@ -42,6 +68,8 @@ struct vg_mmu_as {
 
 struct vg_mmu {
     const struct vg_host *host;
+    struct vg_mmu_regs *regs; /* NULL: roots only by vg_mmu_set_root() */
+    uint32_t regs_seq;        /* regs->seq last taken */
     uint32_t gpu;      /* owner: prices locations */
     uint32_t num_gpus; /* locations of GPUs >= this fault */
     uint64_t root[VMGPU_AS_SLOTS];
@@ -55,9 +83,10 @@ struct vg_mmu {
 /*
  * DMA at bus addresses for the device's own structures (page tables, ring
  * entries, fences, trace records), refused unless every page is plain RAM.
- * The model holds its lock during DMA; a guest pointing one of these at
- * MMIO (even our own BAR) would otherwise make QEMU take the big lock
- * under ours, the reverse of a vCPU's MMIO access: a deadlock. Returns 0
+ * The model may hold a register lock during such DMA (the fence write);
+ * a guest pointing one of these at MMIO (even our own BAR) would
+ * otherwise make QEMU take the big lock under ours, the reverse of a
+ * vCPU's MMIO access: a deadlock. Returns 0
  * or -1 like vg_host.dma_read/dma_write.
  */
 int vg_bus_read(const struct vg_host *host, uint64_t addr, void *buf,
@@ -67,6 +96,8 @@ int vg_bus_write(const struct vg_host *host, uint64_t addr, const void *buf,
 
 void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
                  uint32_t num_gpus);
+/* Follow the register file @regs from now on. */
+void vg_mmu_attach(struct vg_mmu *mmu, struct vg_mmu_regs *regs);
 /* Set slot @slot's root (bus address); flushes the slot if it changed. */
 void vg_mmu_set_root(struct vg_mmu *mmu, uint32_t slot, uint64_t root);
 /* Flush the TLBs of the slots in bitmask @slots. */

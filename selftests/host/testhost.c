@@ -48,21 +48,29 @@ static uint8_t *th_map_page(void *opaque, uint64_t addr, bool write)
 	return th->mem + addr;
 }
 
+/* Both may be called from runner threads (test_threads): atomics. */
 static void th_raise_irq(void *opaque, unsigned int gpu)
 {
 	struct testhost *th = opaque;
+	unsigned int n;
 
 	if (gpu < VMGPU_MAX_GPUS)
-		th->irqs[gpu]++;
-	if (th->irq_log_len < TH_MAX_IRQ_LOG)
-		th->irq_log[th->irq_log_len++] = gpu;
+		__atomic_fetch_add(&th->irqs[gpu], 1, __ATOMIC_RELAXED);
+	n = __atomic_fetch_add(&th->irq_log_len, 1, __ATOMIC_RELAXED);
+	if (n < TH_MAX_IRQ_LOG)
+		th->irq_log[n] = gpu;
+	else
+		__atomic_store_n(&th->irq_log_len, TH_MAX_IRQ_LOG,
+				 __ATOMIC_RELAXED);
 }
 
-static void th_kick(void *opaque)
+static void th_kick(void *opaque, unsigned int gpu)
 {
 	struct testhost *th = opaque;
 
-	th->kicks++;
+	__atomic_fetch_add(&th->kicks, 1, __ATOMIC_RELAXED);
+	if (th->kick_hook)
+		th->kick_hook(th->hook_opaque, gpu);
 }
 
 struct testhost *th_new(uint64_t mem_bytes)

@@ -26,6 +26,9 @@ struct testhost {
 	unsigned int irq_log[TH_MAX_IRQ_LOG];	/* GPU of each call */
 	unsigned int irq_log_len;
 	unsigned int kicks;
+	/* Called on every kick when set (runner threads of a test). */
+	void (*kick_hook)(void *opaque, unsigned int gpu);
+	void *hook_opaque;
 	struct vg_device *dev;		/* set by th_device_new */
 	/* per GPU: the ring the helpers set up */
 	uint64_t ring_base[VMGPU_MAX_GPUS];
