@@ -15,6 +15,7 @@
 
 #include "le.h"
 #include "model.h"
+#include "vmgpu_cmd.h"
 
 #define NONE          VMGPU_TRACE_NONE
 #define CMD_WORDS_MAX (VMGPU_CMDBUF_MAX_BYTES / 4)
@@ -248,34 +249,6 @@ static void cp_fail(struct vg_device *dev, struct vg_gpu *g, uint32_t code,
 /* Packet fetch and validation                                          */
 /* ------------------------------------------------------------------ */
 
-static uint32_t cmd_len(uint32_t op)
-{
-    switch (op) {
-    case VMGPU_CMD_NOP:
-        return VMGPU_CMD_LEN_NOP;
-    case VMGPU_CMD_SET_STATE:
-        return VMGPU_CMD_LEN_SET_STATE;
-    case VMGPU_CMD_DISPATCH:
-        return VMGPU_CMD_LEN_DISPATCH;
-    case VMGPU_CMD_SYNC:
-        return VMGPU_CMD_LEN_SYNC;
-    case VMGPU_CMD_BARRIER:
-        return VMGPU_CMD_LEN_BARRIER;
-    case VMGPU_CMD_TIMESTAMP:
-        return VMGPU_CMD_LEN_TIMESTAMP;
-    case VMGPU_CMD_WRITE_VALUE:
-        return VMGPU_CMD_LEN_WRITE_VALUE;
-    case VMGPU_CMD_WAIT_VALUE:
-        return VMGPU_CMD_LEN_WAIT_VALUE;
-    case VMGPU_CMD_COPY:
-        return VMGPU_CMD_LEN_COPY;
-    case VMGPU_CMD_END:
-        return VMGPU_CMD_LEN_END;
-    default:
-        return 0;
-    }
-}
-
 /* Word offsets inside struct vmgpu_cmd_dispatch. */
 enum {
     DW_FLAGS = 1,
@@ -291,44 +264,6 @@ enum {
     DW_RESERVED = 21,
 };
 
-static bool dispatch_words_ok(const uint8_t *p)
-{
-    uint64_t threads = 1, blocks = 1;
-    uint32_t args_bytes = vg_ld_le32(p + 4 * DW_ARGS_BYTES);
-    int i;
-
-    if (vg_ld_le32(p + 4 * DW_FLAGS) & ~VMGPU_DISPATCH_F_ALL) {
-        return false;
-    }
-    if (vg_ld_le32(p + 4 * DW_RESERVED)) {
-        return false;
-    }
-    for (i = 0; i < 3; i++) {
-        uint32_t grid = vg_ld_le32(p + 4 * (DW_GRID + i));
-        uint32_t block = vg_ld_le32(p + 4 * (DW_BLOCK + i));
-        uint64_t origin = vg_ld_le32(p + 4 * (DW_ORIGIN + i));
-        uint64_t total = vg_ld_le32(p + 4 * (DW_GRID_TOTAL + i));
-
-        if (!grid || !block || origin + grid > total) {
-            return false;
-        }
-        threads *= block;
-        blocks *= grid;
-        if (threads > VMGPU_MAX_BLOCK_THREADS || blocks > UINT32_MAX) {
-            return false;
-        }
-    }
-    if (vg_ld_le32(p + 4 * DW_SHARED) > VMGPU_MAX_SHARED_BYTES) {
-        return false;
-    }
-    if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4) {
-        return false;
-    }
-    if (args_bytes && !vg_ld_le64(p + 4 * DW_ARGS)) {
-        return false;
-    }
-    return true;
-}
 
 /*
  * Validate every command of the packet before running any. Returns
@@ -336,109 +271,50 @@ static bool dispatch_words_ok(const uint8_t *p)
  */
 static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
 {
-    uint32_t w = 0, i;
-    bool seen_end = false;
+    struct vmgpu_cmd_checker ck;
+    enum vmgpu_cmd_verdict verdict = VMGPU_CMD_OK;
+    const char *why;
 
-    cp->num_dispatches = 0;
+    /* The rules of the command format: vmgpu_cmd.h, as the driver's. */
+    vmgpu_cmd_checker_init(&ck, VMGPU_MAX_DISPATCHES_PER_PACKET);
     cp->num_syncs = 0;
-    while (w < cp->words) {
-        const uint8_t *p = cp->buf + 4 * w;
-        uint32_t hdr = vg_ld_le32(p), op = VMGPU_CMD_OP(hdr);
-        uint32_t len = VMGPU_CMD_LEN(hdr);
-        uint64_t va;
+    while (ck.word < cp->words && !ck.ended) {
+        const uint8_t *p = cp->buf + 4 * ck.word;
 
-        *bad_word = w;
-        *bad_addr = cp->entry.cmdbuf_va + 4ull * w;
-        if (seen_end || (hdr & VMGPU_CMD_RESERVED_MASK) || !cmd_len(op) ||
-            len != cmd_len(op) || len > cp->words - w) {
+        *bad_word = ck.word;
+        *bad_addr = cp->entry.cmdbuf_va + 4ull * ck.word;
+        verdict = vmgpu_cmd_check(&ck, p, cp->words - ck.word, &why);
+        /*
+         * A misaligned TIMESTAMP, WRITE_VALUE or WAIT_VALUE address (at
+         * byte 8 of each) is reported as such; a DISPATCH's is a malformed
+         * dispatch.
+         */
+        if (verdict == VMGPU_CMD_MISALIGNED &&
+            VMGPU_CMD_OP(vg_ld_le32(p)) != VMGPU_CMD_DISPATCH) {
+            *bad_addr = vg_ld_le64(p + 8);
+            return VMGPU_FAULT_MISALIGNED;
+        }
+        if (verdict) {
             return VMGPU_FAULT_BAD_COMMAND;
         }
-        switch (op) {
-        case VMGPU_CMD_SET_STATE:
-            if (vg_ld_le32(p + 4) != VMGPU_STATE_INSTR_BUDGET &&
-                vg_ld_le32(p + 4) != VMGPU_STATE_DEFAULT_PRIORITY) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            break;
-        case VMGPU_CMD_DISPATCH:
-            if (cp->num_dispatches >= VMGPU_MAX_DISPATCHES_PER_PACKET ||
-                !dispatch_words_ok(p)) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            cp->num_dispatches++;
-            break;
-        case VMGPU_CMD_SYNC: {
-            uint32_t c = vg_ld_le32(p + 4), pr = vg_ld_le32(p + 8);
-
-            /* producer seen already, consumer still to come */
-            if (pr >= c || pr >= cp->num_dispatches || c < cp->num_dispatches) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            cp->syncs[cp->num_syncs].consumer = c;
-            cp->syncs[cp->num_syncs].producer = pr;
-            cp->syncs[cp->num_syncs].word = w;
+        if (VMGPU_CMD_OP(vg_ld_le32(p)) == VMGPU_CMD_SYNC) {
+            cp->syncs[cp->num_syncs].consumer =
+                VMGPU_CMD_U32(p, vmgpu_cmd_sync, consumer);
+            cp->syncs[cp->num_syncs].producer =
+                VMGPU_CMD_U32(p, vmgpu_cmd_sync, producer);
+            cp->syncs[cp->num_syncs].word = *bad_word;
             cp->num_syncs++;
-            break;
         }
-        case VMGPU_CMD_TIMESTAMP:
-            va = vg_ld_le64(p + 8);
-            if (vg_ld_le32(p + 4)) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            if (va % 8) {
-                *bad_addr = va;
-                return VMGPU_FAULT_MISALIGNED;
-            }
-            break;
-        case VMGPU_CMD_WRITE_VALUE:
-            va = vg_ld_le64(p + 8);
-            if (va % 4) {
-                *bad_addr = va;
-                return VMGPU_FAULT_MISALIGNED;
-            }
-            break;
-        case VMGPU_CMD_WAIT_VALUE:
-            va = vg_ld_le64(p + 8);
-            if (vg_ld_le32(p + 4) >= VMGPU_WAIT_NUM_OPS) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            if (va % 4) {
-                *bad_addr = va;
-                return VMGPU_FAULT_MISALIGNED;
-            }
-            break;
-        case VMGPU_CMD_COPY: {
-            uint32_t width = vg_ld_le32(p + 4), height = vg_ld_le32(p + 24);
-
-            if (vg_ld_le32(p + 36) || !width || !height) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            /* Rows of one side must not overlap each other. */
-            if (height > 1 &&
-                (vg_ld_le32(p + 28) < width || vg_ld_le32(p + 32) < width)) {
-                return VMGPU_FAULT_BAD_COMMAND;
-            }
-            break;
-        }
-        case VMGPU_CMD_END:
-            seen_end = true;
-            break;
-        default:
-            break;
-        }
-        w += len;
     }
-    *bad_word = cp->words;
-    *bad_addr = cp->entry.cmdbuf_va + 4ull * cp->words;
-    if (!seen_end) {
-        return VMGPU_FAULT_BAD_COMMAND;
-    }
-    for (i = 0; i < cp->num_syncs; i++) {
-        if (cp->syncs[i].consumer >= cp->num_dispatches) {
-            *bad_word = cp->syncs[i].word;
+    cp->num_dispatches = ck.dispatches;
+    *bad_word = ck.ended ? ck.word : cp->words;
+    *bad_addr = cp->entry.cmdbuf_va + 4ull * *bad_word;
+    if (vmgpu_cmd_check_end(&ck, &why)) {
+        if (ck.ended) { /* a SYNC names a dispatch that never came */
+            *bad_word = ck.consumer_word;
             *bad_addr = cp->entry.cmdbuf_va + 4ull * *bad_word;
-            return VMGPU_FAULT_BAD_COMMAND;
         }
+        return VMGPU_FAULT_BAD_COMMAND;
     }
     return VMGPU_FAULT_NONE;
 }
@@ -1048,7 +924,7 @@ static void cp_execute(struct vg_device *dev, struct vg_gpu *g)
 {
     struct vg_cp *cp = &g->cp;
     const uint8_t *p = cp->buf + 4 * cp->pc;
-    uint32_t op = VMGPU_CMD_OP(vg_ld_le32(p)), len = cmd_len(op);
+    uint32_t op = VMGPU_CMD_OP(vg_ld_le32(p)), len = vmgpu_cmd_len(op);
     uint32_t slot = cp->entry.as_slot, v;
     uint64_t va, fault_va = 0, ts;
     int code;
