@@ -318,6 +318,10 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(48));
 	if (ret)
 		return ret;
+	/* The GPU MMU maps page by page: a segment may be any length. */
+	ret = dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+	if (ret)
+		return ret;
 
 	ret = vmgpu_hw_identify(vdev);
 	if (ret)
