@@ -49,20 +49,27 @@ static struct dma_fence *vmgpu_job_run(struct drm_sched_job *sched_job)
 	return fence;
 }
 
-/* Take the GPU out of service, reset it, bring it back. */
-static void vmgpu_gpu_reset(struct vmgpu_gpu *gpu)
+/* Take a GPU's interrupt path out of service (the first half of a reset). */
+static void vmgpu_gpu_quiesce(struct vmgpu_gpu *gpu)
 {
 	disable_irq(gpu->irq);
 	cancel_work_sync(&gpu->irq_work);
 	atomic_set(&gpu->pending, 0);
+}
 
+/*
+ * Reset a quiesced GPU and bring it back: rings and address spaces
+ * reprogrammed, what completed before the reset retired, every other
+ * packet taken off the ring for the scheduler to resubmit.
+ */
+static void vmgpu_gpu_restart(struct vmgpu_gpu *gpu)
+{
 	vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
 	vmgpu_ring_hw_init(gpu);
 	/* Errors latched before the reset still name their packets. */
 	vmgpu_ring_handle_errors(gpu);
 	vmgpu_ring_retire(gpu, true);
 	vmgpu_stat_add(gpu->stats, VMGPU_STAT_RESETS, 1);
-
 	enable_irq(gpu->irq);
 }
 
@@ -133,7 +140,8 @@ static enum drm_gpu_sched_stat vmgpu_job_timedout(struct drm_sched_job *sched_jo
 	vmgpu_stat_add(gpu->stats, VMGPU_STAT_ERRORS, 1);
 	vmgpu_stat_add(job->vf->stats, VMGPU_STAT_ERRORS, 1);
 
-	vmgpu_gpu_reset(gpu);
+	vmgpu_gpu_quiesce(gpu);
+	vmgpu_gpu_restart(gpu);
 
 	drm_sched_resubmit_jobs(&gpu->sched);
 	drm_sched_start(&gpu->sched, true);
@@ -265,9 +273,7 @@ static void vmgpu_sched_stop_work(struct work_struct *work)
 		struct vmgpu_gpu *gpu = &vdev->gpu[i];
 
 		drm_sched_stop(&gpu->sched, NULL);
-		disable_irq(gpu->irq);
-		cancel_work_sync(&gpu->irq_work);
-		atomic_set(&gpu->pending, 0);
+		vmgpu_gpu_quiesce(gpu);
 	}
 }
 
@@ -280,13 +286,7 @@ static void vmgpu_sched_restart_work(struct work_struct *work)
 	for (i = 0; i < vdev->num_gpus; i++) {
 		struct vmgpu_gpu *gpu = &vdev->gpu[i];
 
-		vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
-		vmgpu_ring_hw_init(gpu);
-		/* What completed before the reset stays completed. */
-		vmgpu_ring_handle_errors(gpu);
-		vmgpu_ring_retire(gpu, true);
-		vmgpu_stat_add(gpu->stats, VMGPU_STAT_RESETS, 1);
-		enable_irq(gpu->irq);
+		vmgpu_gpu_restart(gpu);
 		drm_sched_resubmit_jobs(&gpu->sched);
 		drm_sched_start(&gpu->sched, true);
 	}

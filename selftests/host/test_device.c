@@ -157,9 +157,7 @@ static void rig_init(struct rig *r, unsigned int gpus,
 static void rig_submit(struct rig *r, unsigned int gpu,
 		       const struct th_cmdbuf *cb, uint64_t seqno)
 {
-	th_push(r->th, gpu, th_cb_upload(r->th, &r->as, cb), cb->n * 4, seqno,
-		VMGPU_RING_F_IRQ, 0, 0);
-	th_doorbell(r->th, gpu);
+	th_cb_submit(r->th, &r->as, gpu, cb, seqno);
 }
 
 TEST(saxpy_full_path)

@@ -197,9 +197,7 @@ static void rig_init(struct rig *r, const struct vg_config *cfg)
 static void rig_submit(struct rig *r, unsigned int gpu,
 		       const struct th_cmdbuf *cb, uint64_t seqno)
 {
-	th_push(r->th, gpu, th_cb_upload(r->th, &r->as, cb), cb->n * 4, seqno,
-		VMGPU_RING_F_IRQ, 0, 0);
-	th_doorbell(r->th, gpu);
+	th_cb_submit(r->th, &r->as, gpu, cb, seqno);
 }
 
 /* A saxpy of @n elements, ready to run: y = 1.5 * x + y. */

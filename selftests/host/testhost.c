@@ -449,6 +449,14 @@ uint64_t th_cb_upload(struct testhost *th, struct th_as *as,
 	return th_upload(th, as, cb->w, (uint64_t)cb->n * 4);
 }
 
+void th_cb_submit(struct testhost *th, struct th_as *as, unsigned int gpu,
+		  const struct th_cmdbuf *cb, uint64_t seqno)
+{
+	th_push(th, gpu, th_cb_upload(th, as, cb), cb->n * 4, seqno,
+		VMGPU_RING_F_IRQ, 0, 0);
+	th_doorbell(th, gpu);
+}
+
 uint64_t th_kernel(struct testhost *th, struct th_as *as, const char *src)
 {
 	char err[256];

@@ -113,6 +113,12 @@ void th_cb_end(struct th_cmdbuf *cb);
 /* Copy the buffer into fresh GPU memory of @as; returns its VA. */
 uint64_t th_cb_upload(struct testhost *th, struct th_as *as,
 		      const struct th_cmdbuf *cb);
+/*
+ * Upload @cb into @as, put it on GPU @gpu's ring with @seqno (interrupt on
+ * completion, address-space slot 0) and ring the doorbell.
+ */
+void th_cb_submit(struct testhost *th, struct th_as *as, unsigned int gpu,
+		  const struct th_cmdbuf *cb, uint64_t seqno);
 
 /* Assemble @src (or a built-in kernel's name) into GPU memory of @as. */
 uint64_t th_kernel(struct testhost *th, struct th_as *as, const char *src);
