@@ -20,7 +20,7 @@ extern "C" {
 #define DRM_VMGPU_DRIVER_NAME		"vmgpu"
 
 /* Bumped whenever an ioctl or parameter is added. */
-#define DRM_VMGPU_UAPI_VERSION		2
+#define DRM_VMGPU_UAPI_VERSION		3
 
 #define DRM_VMGPU_GET_PARAM		0x00
 #define DRM_VMGPU_BO_CREATE		0x01
@@ -60,6 +60,15 @@ extern "C" {
  * @DRM_VMGPU_PARAM_VA_START: lowest GPU virtual address the driver hands
  *	out.
  * @DRM_VMGPU_PARAM_VA_END: one past the highest GPU virtual address.
+ * @DRM_VMGPU_PARAM_MAX_USER_INSTR_BUDGET: largest per-dispatch instruction
+ *	budget (SET_STATE VMGPU_STATE_INSTR_BUDGET, in warp instructions) a
+ *	process without CAP_SYS_NICE may set; a larger one is -EACCES at
+ *	submit. Since uAPI version 3.
+ * @DRM_VMGPU_PARAM_MEM_LIMIT: bytes of buffer memory all files of the
+ *	device together may hold (module parameter mem_limit_mb); a
+ *	BO_CREATE or CREATE_DUMB past it is -ENOMEM. Since uAPI version 3.
+ * @DRM_VMGPU_PARAM_MEM_USED: bytes of buffer memory held now, command
+ *	buffers included. Since uAPI version 3.
  * @DRM_VMGPU_PARAM_COUNT: number of parameters; not itself a parameter.
  */
 enum drm_vmgpu_param {
@@ -83,6 +92,9 @@ enum drm_vmgpu_param {
 	DRM_VMGPU_PARAM_JOB_TIMEOUT_MS = 17,
 	DRM_VMGPU_PARAM_VA_START = 18,
 	DRM_VMGPU_PARAM_VA_END = 19,
+	DRM_VMGPU_PARAM_MAX_USER_INSTR_BUDGET = 20,
+	DRM_VMGPU_PARAM_MEM_LIMIT = 21,
+	DRM_VMGPU_PARAM_MEM_USED = 22,
 	DRM_VMGPU_PARAM_COUNT
 };
 
