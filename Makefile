@@ -9,6 +9,8 @@
 #   make check         every test, host and VM; ends with "N passed, N failed"
 #   make demo          the main job: a 4-GPU VM running the demo
 #   make bench         benchmarks (see Documentation/benchmarks.rst)
+#   make stress        the long concurrency and lifecycle stress run, 30 min
+#                      (Documentation/robustness.rst; scripts/stress)
 
 CC       ?= gcc
 O        := build
@@ -53,7 +55,7 @@ VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
 BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
-	checkpatch vm-tests tools
+	checkpatch vm-tests tools stress
 all: host vm-tests
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
 tools: $(TOOLS)
@@ -121,6 +123,9 @@ demo:
 
 bench:
 	scripts/bench/run
+
+stress:
+	scripts/stress --long
 
 checkpatch:
 	scripts/checkpatch
