@@ -2622,8 +2622,8 @@ static int checker_main(void)
 			sleep_ms(100);
 			continue;
 		}
-		violation("checker: %s (%s)", what[0] ? what : "?",
-			  ret > 0 ? "wrong result" : strerror(-ret));
+		violation("checker: %s%s", what[0] ? what : strerror(-ret),
+			  ret > 0 ? " (wrong result)" : "");
 		chk_close(&c);
 		sleep_ms(200);
 	}
