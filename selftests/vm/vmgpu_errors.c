@@ -427,34 +427,6 @@ TEST_F(err, infinite_loop_is_recovered_by_timeout_and_reset)
 }
 
 /* Unbind and bind the driver through sysfs; 0 when the node is back. */
-#define VMGPU_DRV_DIR "/sys/bus/pci/drivers/vmgpu"
-
-/* The PCI address vmgpu.ko is bound to, in @bdf. */
-static int bound_device(char *bdf, size_t len)
-{
-	struct dirent *de;
-	DIR *d;
-
-	bdf[0] = 0;
-	d = opendir(VMGPU_DRV_DIR);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "0000:", 5))
-			snprintf(bdf, len, "%s", de->d_name);
-	closedir(d);
-	return bdf[0] ? 0 : -1;
-}
-
-/* Write @bdf to the driver's "bind" or "unbind" file. */
-static int driver_op(const char *op, const char *bdf)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), VMGPU_DRV_DIR "/%s", op);
-	return write_file(path, bdf);
-}
-
 static int wait_bound(void)
 {
 	int i;

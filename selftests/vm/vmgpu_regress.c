@@ -34,7 +34,6 @@
 #define MIB		(1024ull * 1024)
 #define MS_NS		1000000ll
 #define NOBODY		65534
-#define VMGPU_DRV_DIR	"/sys/bus/pci/drivers/vmgpu"
 
 /* ------------------------------------------------------------------ */
 /* Raw uAPI helpers: 0 or -errno                                         */
@@ -268,31 +267,6 @@ static bool kmsg_find(int fd, const char *const *pats, char *out, size_t len)
 static const char *const oom_patterns[] = {
 	"Out of memory", "oom-kill", "invoked oom-killer", NULL,
 };
-
-/* The PCI address vmgpu.ko is bound to, in @bdf. */
-static int bound_device(char *bdf, size_t len)
-{
-	struct dirent *de;
-	DIR *d;
-
-	bdf[0] = 0;
-	d = opendir(VMGPU_DRV_DIR);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "0000:", 5))
-			snprintf(bdf, len, "%s", de->d_name);
-	closedir(d);
-	return bdf[0] ? 0 : -1;
-}
-
-static int driver_op(const char *op, const char *bdf)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), VMGPU_DRV_DIR "/%s", op);
-	return write_file(path, bdf);
-}
 
 /* The PCI vendor or device id (@what) of function @bdf, or -1. */
 static long pci_id(const char *bdf, const char *what)

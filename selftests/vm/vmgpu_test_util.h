@@ -7,6 +7,7 @@
 #ifndef VMGPU_TEST_UTIL_H
 #define VMGPU_TEST_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,34 @@ static inline int write_file(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+#define VMGPU_DRV_DIR "/sys/bus/pci/drivers/vmgpu"
+
+/* The PCI address vmgpu.ko is bound to, in @bdf. */
+static inline int bound_device(char *bdf, size_t len)
+{
+	struct dirent *de;
+	DIR *d;
+
+	bdf[0] = 0;
+	d = opendir(VMGPU_DRV_DIR);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "0000:", 5))
+			snprintf(bdf, len, "%s", de->d_name);
+	closedir(d);
+	return bdf[0] ? 0 : -1;
+}
+
+/* Write @bdf to the driver's "bind" or "unbind" file. */
+static inline int driver_op(const char *op, const char *bdf)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VMGPU_DRV_DIR "/%s", op);
+	return write_file(path, bdf);
 }
 
 /* Assemble @src into a kernel buffer; NULL (and a message) on failure. */
