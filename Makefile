@@ -72,7 +72,8 @@ $(O)/asan/%.o: %.c
 		-std=gnu11 $(WARN) $(EXTRA_WARN) -pthread $(SANFLAGS) -MMD -MP \
 		-c $< -o $@
 
-$(O)/asan/selftests/%.o: EXTRA_WARN := $(TEST_WARN)
+$(O)/asan/selftests/%.o: EXTRA_WARN := $(TEST_WARN) \
+	-DVMGPU_GOLDEN_DIR='"$(CURDIR)/selftests/host/golden"'
 
 $(LIBVMGPU_A): $(SHIM_OBJ)
 	@mkdir -p $(@D)

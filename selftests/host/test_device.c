@@ -345,17 +345,61 @@ static char *workload(size_t *len, struct vg_device **keep_dev,
 	return json;
 }
 
+/*
+ * The recorded timeline of the workload: a change that moves code around
+ * must not move a single event. A change to the timing model re-records
+ * it on purpose (VMGPU_UPDATE_GOLDEN=1) and says so in its commit.
+ */
+#define GOLDEN_TRACE VMGPU_GOLDEN_DIR "/determinism-trace.json"
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		buf = malloc(n + 1);
+		if (buf && fread(buf, 1, n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else if (buf) {
+			*len = n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
 TEST(same_workload_gives_identical_trace)
 {
-	size_t l1, l2;
+	size_t l1, l2, lg = 0;
 	char *j1 = workload(&l1, NULL, NULL);
 	char *j2 = workload(&l2, NULL, NULL);
+	char *golden;
 
 	ASSERT_NE(NULL, j1);
 	ASSERT_NE(NULL, j2);
 	EXPECT_LT(1000, l1);
 	ASSERT_EQ(l1, l2);
 	EXPECT_EQ(0, memcmp(j1, j2, l1));
+	if (getenv("VMGPU_UPDATE_GOLDEN")) {
+		FILE *f = fopen(GOLDEN_TRACE, "wb");
+
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(l1, fwrite(j1, 1, l1, f));
+		ASSERT_EQ(0, fclose(f));
+	}
+	golden = read_file(GOLDEN_TRACE, &lg);
+	ASSERT_NE(NULL, golden) TH_LOG("%s missing", GOLDEN_TRACE);
+	EXPECT_EQ(lg, l1) TH_LOG("timeline differs from %s", GOLDEN_TRACE);
+	if (lg == l1)
+		EXPECT_EQ(0, memcmp(golden, j1, l1))
+			TH_LOG("timeline differs from %s", GOLDEN_TRACE);
+	free(golden);
 	EXPECT_NE(NULL, strstr(j1, "\"traceEvents\""));
 	EXPECT_NE(NULL, strstr(j1, "\"name\":\"SM 0\""));
 	EXPECT_NE(NULL, strstr(j1, "\"name\":\"GPU 1\""));
