@@ -207,6 +207,7 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	struct vmgpu_cmd_dispatch c;
 	struct vmgpu_exec_header h;
 	struct vmgpu_cmd_checker probe;
+	uint32_t grid[3], block[3], total[3];
 	const char *why;
 	int i, ret;
 
@@ -226,21 +227,18 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 					      "dispatch: kernel takes %u argument bytes, got %u",
 					      h.args_bytes, d->args_bytes);
 	}
-	memset(&c, 0, sizeof(c));
-	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
-	c.code_va = d->kernel->gpu_va;
-	c.args_bytes = d->args_bytes;
-	/* Any aligned address stands in for the heap's until it passes. */
-	c.args_va = d->args_bytes ? ARGS_ALIGN : 0;
+	/* 0 in a dimension means 1, and a whole index space by default. */
 	for (i = 0; i < 3; i++) {
-		c.grid[i] = d->grid[i] ? d->grid[i] : 1;
-		c.block[i] = d->block[i] ? d->block[i] : 1;
-		c.origin[i] = d->origin[i];
-		c.grid_total[i] = d->grid_total[i] ? d->grid_total[i] :
-				  c.origin[i] + c.grid[i];
+		grid[i] = d->grid[i] ? d->grid[i] : 1;
+		block[i] = d->block[i] ? d->block[i] : 1;
+		total[i] = d->grid_total[i] ? d->grid_total[i] :
+			   d->origin[i] + grid[i];
 	}
-	c.shared_bytes = d->shared_bytes;
-	c.priority = d->priority;
+	/* Any aligned address stands in for the heap's until it passes. */
+	c = vmgpu_encode_dispatch(d->kernel->gpu_va,
+				  d->args_bytes ? ARGS_ALIGN : 0,
+				  d->args_bytes, grid, block, d->origin, total,
+				  d->shared_bytes, d->priority);
 	/* The command's own rules first, before the heap is touched. */
 	probe = cb->check;
 	if (vmgpu_cmd_check(&probe, &c, VMGPU_CMD_LEN_DISPATCH, &why))
@@ -262,11 +260,7 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
 		      uint32_t producer)
 {
-	struct vmgpu_cmd_sync c = {
-		.hdr = VMGPU_CMD_HDR(VMGPU_CMD_SYNC, VMGPU_CMD_LEN_SYNC),
-		.consumer = consumer,
-		.producer = producer,
-	};
+	struct vmgpu_cmd_sync c = vmgpu_encode_sync(consumer, producer);
 
 	if (!cb)
 		return -EINVAL;
@@ -275,11 +269,11 @@ int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
 
 int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb)
 {
-	uint32_t hdr = VMGPU_CMD_HDR(VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER);
+	struct vmgpu_cmd_barrier c = vmgpu_encode_barrier();
 
 	if (!cb)
 		return -EINVAL;
-	return emit(cb, &hdr, 1);
+	return emit(cb, &c, VMGPU_CMD_NWORDS(&c));
 }
 
 static int check_word(struct vmgpu_cmdbuf *cb, const char *what,
@@ -308,9 +302,7 @@ int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 		ret = vmgpu_cmdbuf_use(cb, bo, 0);
 	if (ret)
 		return ret;
-	memset(&c, 0, sizeof(c));
-	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP, VMGPU_CMD_LEN_TIMESTAMP);
-	c.va = bo->gpu_va + offset;
+	c = vmgpu_encode_timestamp(bo->gpu_va + offset);
 	return emit(cb, &c, VMGPU_CMD_LEN_TIMESTAMP);
 }
 
@@ -328,10 +320,7 @@ int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
 		ret = vmgpu_cmdbuf_use(cb, bo, 0);
 	if (ret)
 		return ret;
-	memset(&c, 0, sizeof(c));
-	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE, VMGPU_CMD_LEN_WRITE_VALUE);
-	c.value = value;
-	c.va = bo->gpu_va + offset;
+	c = vmgpu_encode_write_value(bo->gpu_va + offset, value);
 	return emit(cb, &c, VMGPU_CMD_LEN_WRITE_VALUE);
 }
 
@@ -349,23 +338,14 @@ int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
 		ret = vmgpu_cmdbuf_use(cb, bo, VMGPU_USE_READ);
 	if (ret)
 		return ret;
-	memset(&c, 0, sizeof(c));
-	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WAIT_VALUE, VMGPU_CMD_LEN_WAIT_VALUE);
-	c.op = op;
-	c.va = bo->gpu_va + offset;
-	c.value = value;
-	c.mask = mask;
+	c = vmgpu_encode_wait_value(bo->gpu_va + offset, op, value, mask);
 	return emit(cb, &c, VMGPU_CMD_LEN_WAIT_VALUE);
 }
 
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value)
 {
-	struct vmgpu_cmd_set_state c = {
-		.hdr = VMGPU_CMD_HDR(VMGPU_CMD_SET_STATE, VMGPU_CMD_LEN_SET_STATE),
-		.key = key,
-		.value = value,
-	};
+	struct vmgpu_cmd_set_state c = vmgpu_encode_set_state(key, value);
 
 	if (!cb)
 		return -EINVAL;
@@ -393,7 +373,6 @@ int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
 	 * is appended at submission as usual.
 	 */
 	cb->ended = count &&
-		    words[count - 1] == VMGPU_CMD_HDR(VMGPU_CMD_END,
-						      VMGPU_CMD_LEN_END);
+		    words[count - 1] == VMGPU_CMD_HEADER(VMGPU_CMD_END);
 	return 0;
 }

@@ -109,8 +109,7 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		last = w >= cb->nwords;
 		if ((op == VMGPU_CMD_DISPATCH && seen < cb->check.dispatches) ||
 		    (last && npkt)) {
-			pkt[npkt++] = VMGPU_CMD_HDR(VMGPU_CMD_END,
-						    VMGPU_CMD_LEN_END);
+			pkt[npkt++] = VMGPU_CMD_HEADER(VMGPU_CMD_END);
 			ret = submit_words(ctx, cb, pkt, npkt, info,
 					   packets == 0, last);
 			if (ret)
@@ -128,7 +127,7 @@ int vmgpu_submit(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		 const struct vmgpu_submit_info *info)
 {
 	struct vmgpu_device *dev;
-	uint32_t end = VMGPU_CMD_HDR(VMGPU_CMD_END, VMGPU_CMD_LEN_END);
+	uint32_t end = VMGPU_CMD_HEADER(VMGPU_CMD_END);
 	int ret;
 
 	if (!ctx)

@@ -58,7 +58,7 @@
 
 #include "vmgpu.h"
 #include "vmgpu_drm.h"
-#include "vmgpu_hw.h"
+#include "vmgpu_cmd.h"
 #include "vmgpu_isa.h"
 /* To submit library-built packets on context ids the library did not make. */
 #include "shim_internal.h"
@@ -1263,23 +1263,18 @@ static void op_submit_raw(struct thr *t)
 			nb++;
 		}
 		off = (R(t) % (e.size / 8)) * 8;
-		wv.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE,
-				       VMGPU_CMD_LEN_WRITE_VALUE);
-		wv.value = (uint32_t)R(t);
-		wv.va = e.va + off;
+		wv = vmgpu_encode_write_value(e.va + off, (uint32_t)R(t));
 		memcpy(w + nw, &wv, sizeof(wv));
 		nw += VMGPU_CMD_LEN_WRITE_VALUE;
 		if (chance(t, 50)) {
-			ts.hdr = VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP,
-					       VMGPU_CMD_LEN_TIMESTAMP);
-			ts.va = e.va + off;
+			ts = vmgpu_encode_timestamp(e.va + off);
 			memcpy(w + nw, &ts, sizeof(ts));
 			nw += VMGPU_CMD_LEN_TIMESTAMP;
 		}
 	}
 	if (!nb)
 		return;
-	w[nw++] = VMGPU_CMD_HDR(VMGPU_CMD_END, VMGPU_CMD_LEN_END);
+	w[nw++] = VMGPU_CMD_HEADER(VMGPU_CMD_END);
 	if (id_pick(p, p->ctxs, NCTX, R(t), fd, &ce, false)) {
 		s.ctx_id = ce.id;
 	} else {
@@ -1315,41 +1310,33 @@ static void op_submit_raw(struct thr *t)
 static uint32_t base_packet(struct thr *t, uint32_t *w,
 			    struct drm_vmgpu_submit_bo *bl)
 {
-	struct vmgpu_cmd_set_state ss = {
-		VMGPU_CMD_HDR(VMGPU_CMD_SET_STATE, VMGPU_CMD_LEN_SET_STATE),
-		VMGPU_STATE_INSTR_BUDGET, 100000,
-	};
-	struct vmgpu_cmd_dispatch d = { 0 };
-	struct vmgpu_cmd_write_value wv = { 0 };
-	struct vmgpu_cmd_timestamp ts = { 0 };
+	static const uint32_t one[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 };
+	struct vmgpu_cmd_set_state ss =
+		vmgpu_encode_set_state(VMGPU_STATE_INSTR_BUDGET, 100000);
+	struct vmgpu_cmd_write_value wv =
+		vmgpu_encode_write_value(vmgpu_bo_gpu_va(t->out) + 12288,
+					 0x600d);
+	struct vmgpu_cmd_timestamp ts =
+		vmgpu_encode_timestamp(vmgpu_bo_gpu_va(t->out) + 12296);
 	struct fill_args a = {
 		.out = vmgpu_bo_gpu_va(t->out), .n = 64, .mul = 3, .add = 1,
 	};
+	struct vmgpu_cmd_dispatch d =
+		vmgpu_encode_dispatch(vmgpu_bo_gpu_va(t->kfill),
+				      vmgpu_bo_gpu_va(t->args), sizeof(a), one,
+				      block, NULL, NULL, 0, 0);
 	uint32_t n = 0;
 
 	memcpy(t->argsmap, &a, sizeof(a));
 	memcpy(w + n, &ss, sizeof(ss));
 	n += VMGPU_CMD_LEN_SET_STATE;
-	d.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
-	d.code_va = vmgpu_bo_gpu_va(t->kfill);
-	d.args_va = vmgpu_bo_gpu_va(t->args);
-	d.args_bytes = sizeof(a);
-	d.grid[0] = d.grid[1] = d.grid[2] = 1;
-	d.block[0] = 64;
-	d.block[1] = d.block[2] = 1;
-	d.grid_total[0] = d.grid_total[1] = d.grid_total[2] = 1;
 	memcpy(w + n, &d, sizeof(d));
 	n += VMGPU_CMD_LEN_DISPATCH;
-	wv.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE, VMGPU_CMD_LEN_WRITE_VALUE);
-	wv.value = 0x600d;
-	wv.va = vmgpu_bo_gpu_va(t->out) + 12288;
 	memcpy(w + n, &wv, sizeof(wv));
 	n += VMGPU_CMD_LEN_WRITE_VALUE;
-	ts.hdr = VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP, VMGPU_CMD_LEN_TIMESTAMP);
-	ts.va = vmgpu_bo_gpu_va(t->out) + 12296;
 	memcpy(w + n, &ts, sizeof(ts));
 	n += VMGPU_CMD_LEN_TIMESTAMP;
-	w[n++] = VMGPU_CMD_HDR(VMGPU_CMD_END, VMGPU_CMD_LEN_END);
+	w[n++] = VMGPU_CMD_HEADER(VMGPU_CMD_END);
 	bl[0] = (struct drm_vmgpu_submit_bo){ vmgpu_bo_handle(t->kfill),
 					      DRM_VMGPU_SUBMIT_BO_READ };
 	bl[1] = (struct drm_vmgpu_submit_bo){ vmgpu_bo_handle(t->args),

@@ -303,4 +303,131 @@ vmgpu_cmd_check_end(const struct vmgpu_cmd_checker *ck, const char **why)
 	return VMGPU_CMD_OK;
 }
 
+#if !defined(__KERNEL__)
+/*
+ * Encoders: each command of the table from host values, header included.
+ * The one way commands are built, by the library's builder, the tools and
+ * the tests; a test that means to send a malformed command edits the
+ * result. The words are little-endian: the structures are laid out in
+ * host order, and every supported host is little-endian.
+ */
+static inline struct vmgpu_cmd_nop vmgpu_encode_nop(void)
+{
+	struct vmgpu_cmd_nop c = { VMGPU_CMD_HEADER(VMGPU_CMD_NOP) };
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_set_state
+vmgpu_encode_set_state(vmgpu_u32 key, vmgpu_u32 value)
+{
+	struct vmgpu_cmd_set_state c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_SET_STATE), key, value,
+	};
+
+	return c;
+}
+
+/*
+ * DISPATCH of the grid portion @grid at @origin (NULL: 0) of the index
+ * space @grid_total (NULL: origin + grid).
+ */
+static inline struct vmgpu_cmd_dispatch
+vmgpu_encode_dispatch(vmgpu_u64 code_va, vmgpu_u64 args_va,
+		      vmgpu_u32 args_bytes, const vmgpu_u32 grid[3],
+		      const vmgpu_u32 block[3], const vmgpu_u32 *origin,
+		      const vmgpu_u32 *grid_total, vmgpu_u32 shared_bytes,
+		      vmgpu_u32 priority)
+{
+	struct vmgpu_cmd_dispatch c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HEADER(VMGPU_CMD_DISPATCH);
+	c.code_va = code_va;
+	c.args_va = args_va;
+	c.args_bytes = args_bytes;
+	for (i = 0; i < 3; i++) {
+		c.grid[i] = grid[i];
+		c.block[i] = block[i];
+		c.origin[i] = origin ? origin[i] : 0;
+		c.grid_total[i] = grid_total ? grid_total[i] :
+				  c.origin[i] + grid[i];
+	}
+	c.shared_bytes = shared_bytes;
+	c.priority = priority;
+	return c;
+}
+
+static inline struct vmgpu_cmd_sync vmgpu_encode_sync(vmgpu_u32 consumer,
+						      vmgpu_u32 producer)
+{
+	struct vmgpu_cmd_sync c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_SYNC), consumer, producer,
+	};
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_barrier vmgpu_encode_barrier(void)
+{
+	struct vmgpu_cmd_barrier c = { VMGPU_CMD_HEADER(VMGPU_CMD_BARRIER) };
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_timestamp vmgpu_encode_timestamp(vmgpu_u64 va)
+{
+	struct vmgpu_cmd_timestamp c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_TIMESTAMP), 0, va,
+	};
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_write_value
+vmgpu_encode_write_value(vmgpu_u64 va, vmgpu_u32 value)
+{
+	struct vmgpu_cmd_write_value c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_WRITE_VALUE), value, va,
+	};
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_wait_value
+vmgpu_encode_wait_value(vmgpu_u64 va, vmgpu_u32 op, vmgpu_u32 value,
+			vmgpu_u32 mask)
+{
+	struct vmgpu_cmd_wait_value c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_WAIT_VALUE), op, va, value, mask,
+	};
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_copy
+vmgpu_encode_copy(vmgpu_u64 src_va, vmgpu_u64 dst_va, vmgpu_u32 width_bytes,
+		  vmgpu_u32 height, vmgpu_u32 src_pitch, vmgpu_u32 dst_pitch)
+{
+	struct vmgpu_cmd_copy c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_COPY), width_bytes, src_va, dst_va,
+		height, src_pitch, dst_pitch, 0,
+	};
+
+	return c;
+}
+
+static inline struct vmgpu_cmd_end vmgpu_encode_end(void)
+{
+	struct vmgpu_cmd_end c = { VMGPU_CMD_HEADER(VMGPU_CMD_END) };
+
+	return c;
+}
+
+/* Words of an encoded command, for appending: VMGPU_CMD_WORDS(&c). */
+#define VMGPU_CMD_WORDS(c)	((const vmgpu_u32 *)(c))
+#define VMGPU_CMD_NWORDS(c)	((vmgpu_u32)(sizeof(*(c)) / 4))
+#endif
+
 #endif /* _VMGPU_CMD_H_ */

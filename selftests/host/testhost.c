@@ -8,7 +8,7 @@
 
 #include "vmgpu.h"
 #include "testhost.h"
-#include "vmgpu_hw.h"
+#include "vmgpu_cmd.h"
 
 #define TH_PAGE		((uint64_t)VMGPU_PAGE_SIZE)
 
@@ -314,21 +314,21 @@ void th_cb_raw(struct th_cmdbuf *cb, const uint32_t *words, uint32_t n)
 	cb->n += n;
 }
 
+/* Append an encoded command (uapi/vmgpu_cmd.h's encoders). */
+#define TH_CB_PUT(cb, cmd)                                                 \
+	do {                                                               \
+		__typeof__(cmd) c_ = (cmd);                                \
+		th_cb_raw((cb), VMGPU_CMD_WORDS(&c_), VMGPU_CMD_NWORDS(&c_)); \
+	} while (0)
+
 void th_cb_nop(struct th_cmdbuf *cb)
 {
-	uint32_t w = VMGPU_CMD_HDR(VMGPU_CMD_NOP, VMGPU_CMD_LEN_NOP);
-
-	th_cb_raw(cb, &w, 1);
+	TH_CB_PUT(cb, vmgpu_encode_nop());
 }
 
 void th_cb_set_state(struct th_cmdbuf *cb, uint32_t key, uint32_t value)
 {
-	struct vmgpu_cmd_set_state c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_SET_STATE, VMGPU_CMD_LEN_SET_STATE),
-		key, value,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_SET_STATE);
+	TH_CB_PUT(cb, vmgpu_encode_set_state(key, value));
 }
 
 uint32_t th_cb_dispatch(struct th_cmdbuf *cb, uint64_t code_va,
@@ -336,91 +336,51 @@ uint32_t th_cb_dispatch(struct th_cmdbuf *cb, uint64_t code_va,
 			const uint32_t grid[3], const uint32_t block[3],
 			uint32_t shared, uint32_t priority)
 {
-	struct vmgpu_cmd_dispatch c;
 	uint32_t at = cb->n;
-	int i;
 
-	memset(&c, 0, sizeof(c));
-	c.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
-	c.code_va = code_va;
-	c.args_va = args_va;
-	c.args_bytes = args_bytes;
-	for (i = 0; i < 3; i++) {
-		c.grid[i] = grid[i];
-		c.block[i] = block[i];
-		c.grid_total[i] = grid[i];
-	}
-	c.shared_bytes = shared;
-	c.priority = priority;
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_DISPATCH);
+	TH_CB_PUT(cb, vmgpu_encode_dispatch(code_va, args_va, args_bytes, grid,
+					    block, NULL, NULL, shared,
+					    priority));
 	return at;
 }
 
 void th_cb_sync(struct th_cmdbuf *cb, uint32_t consumer, uint32_t producer)
 {
-	struct vmgpu_cmd_sync c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_SYNC, VMGPU_CMD_LEN_SYNC),
-		consumer, producer,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_SYNC);
+	TH_CB_PUT(cb, vmgpu_encode_sync(consumer, producer));
 }
 
 void th_cb_barrier(struct th_cmdbuf *cb)
 {
-	uint32_t w = VMGPU_CMD_HDR(VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER);
-
-	th_cb_raw(cb, &w, 1);
+	TH_CB_PUT(cb, vmgpu_encode_barrier());
 }
 
 void th_cb_timestamp(struct th_cmdbuf *cb, uint64_t va)
 {
-	struct vmgpu_cmd_timestamp c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP, VMGPU_CMD_LEN_TIMESTAMP),
-		0, va,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_TIMESTAMP);
+	TH_CB_PUT(cb, vmgpu_encode_timestamp(va));
 }
 
 void th_cb_write(struct th_cmdbuf *cb, uint64_t va, uint32_t value)
 {
-	struct vmgpu_cmd_write_value c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE, VMGPU_CMD_LEN_WRITE_VALUE),
-		value, va,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_WRITE_VALUE);
+	TH_CB_PUT(cb, vmgpu_encode_write_value(va, value));
 }
 
 void th_cb_wait(struct th_cmdbuf *cb, uint64_t va, uint32_t op,
 		uint32_t value, uint32_t mask)
 {
-	struct vmgpu_cmd_wait_value c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_WAIT_VALUE, VMGPU_CMD_LEN_WAIT_VALUE),
-		op, va, value, mask,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_WAIT_VALUE);
+	TH_CB_PUT(cb, vmgpu_encode_wait_value(va, op, value, mask));
 }
 
 void th_cb_copy(struct th_cmdbuf *cb, uint64_t src, uint64_t dst,
 		uint32_t width, uint32_t height, uint32_t src_pitch,
 		uint32_t dst_pitch)
 {
-	struct vmgpu_cmd_copy c = {
-		VMGPU_CMD_HDR(VMGPU_CMD_COPY, VMGPU_CMD_LEN_COPY),
-		width, src, dst, height, src_pitch, dst_pitch, 0,
-	};
-
-	th_cb_raw(cb, (const uint32_t *)&c, VMGPU_CMD_LEN_COPY);
+	TH_CB_PUT(cb, vmgpu_encode_copy(src, dst, width, height, src_pitch,
+					dst_pitch));
 }
 
 void th_cb_end(struct th_cmdbuf *cb)
 {
-	uint32_t w = VMGPU_CMD_HDR(VMGPU_CMD_END, VMGPU_CMD_LEN_END);
-
-	th_cb_raw(cb, &w, 1);
+	TH_CB_PUT(cb, vmgpu_encode_end());
 }
 
 uint64_t th_upload(struct testhost *th, struct th_as *as, const void *data,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "vmgpu_cmd.h"
 #include "vmgpu_test_util.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -56,57 +57,34 @@ static void reset_args(struct rig *r)
 static void build_base(struct rig *r)
 {
 	uint64_t data = vmgpu_bo_gpu_va(r->data);
-	struct vmgpu_cmd_set_state ss = {
-		VMGPU_CMD_HDR(VMGPU_CMD_SET_STATE, VMGPU_CMD_LEN_SET_STATE),
-		VMGPU_STATE_INSTR_BUDGET, 100000,
-	};
-	struct vmgpu_cmd_dispatch d;
-	struct vmgpu_cmd_sync sy = {
-		VMGPU_CMD_HDR(VMGPU_CMD_SYNC, VMGPU_CMD_LEN_SYNC), 1, 0,
-	};
-	struct vmgpu_cmd_timestamp ts;
-	struct vmgpu_cmd_write_value wv;
-	struct vmgpu_cmd_copy cp;
-	uint32_t w;
+	static const uint32_t one[3] = { 1, 1, 1 };
+	struct vmgpu_cmd_set_state ss =
+		vmgpu_encode_set_state(VMGPU_STATE_INSTR_BUDGET, 100000);
+	struct vmgpu_cmd_dispatch d =
+		vmgpu_encode_dispatch(vmgpu_bo_gpu_va(r->k), data, 24, one, one,
+				      NULL, NULL, 0, 0);
+	struct vmgpu_cmd_sync sy = vmgpu_encode_sync(1, 0);
+	struct vmgpu_cmd_timestamp ts = vmgpu_encode_timestamp(data + 2048);
+	struct vmgpu_cmd_write_value wv =
+		vmgpu_encode_write_value(data + 2056, 5);
+	struct vmgpu_cmd_copy cp =
+		vmgpu_encode_copy(data + 1024, data + 3072, 64, 2, 64, 64);
+	struct vmgpu_cmd_barrier b = vmgpu_encode_barrier();
+	struct vmgpu_cmd_nop nop = vmgpu_encode_nop();
+	struct vmgpu_cmd_end end = vmgpu_encode_end();
 
 	reset_args(r);
 	r->nbase = 0;
-	put(r, &ss, VMGPU_CMD_LEN_SET_STATE);
-	memset(&d, 0, sizeof(d));
-	d.hdr = VMGPU_CMD_HDR(VMGPU_CMD_DISPATCH, VMGPU_CMD_LEN_DISPATCH);
-	d.code_va = vmgpu_bo_gpu_va(r->k);
-	d.args_va = data;
-	d.args_bytes = 24;
-	d.grid[0] = d.grid[1] = d.grid[2] = 1;
-	d.block[0] = d.block[1] = d.block[2] = 1;
-	d.grid_total[0] = d.grid_total[1] = d.grid_total[2] = 1;
-	put(r, &d, VMGPU_CMD_LEN_DISPATCH);
-	put(r, &sy, VMGPU_CMD_LEN_SYNC);
-	put(r, &d, VMGPU_CMD_LEN_DISPATCH);
-	memset(&ts, 0, sizeof(ts));
-	ts.hdr = VMGPU_CMD_HDR(VMGPU_CMD_TIMESTAMP, VMGPU_CMD_LEN_TIMESTAMP);
-	ts.va = data + 2048;
-	put(r, &ts, VMGPU_CMD_LEN_TIMESTAMP);
-	memset(&wv, 0, sizeof(wv));
-	wv.hdr = VMGPU_CMD_HDR(VMGPU_CMD_WRITE_VALUE, VMGPU_CMD_LEN_WRITE_VALUE);
-	wv.value = 5;
-	wv.va = data + 2056;
-	put(r, &wv, VMGPU_CMD_LEN_WRITE_VALUE);
-	memset(&cp, 0, sizeof(cp));
-	cp.hdr = VMGPU_CMD_HDR(VMGPU_CMD_COPY, VMGPU_CMD_LEN_COPY);
-	cp.width_bytes = 64;
-	cp.src_va = data + 1024;
-	cp.dst_va = data + 3072;
-	cp.height = 2;
-	cp.src_pitch = 64;
-	cp.dst_pitch = 64;
-	put(r, &cp, VMGPU_CMD_LEN_COPY);
-	w = VMGPU_CMD_HDR(VMGPU_CMD_BARRIER, 1);
-	put(r, &w, 1);
-	w = VMGPU_CMD_HDR(VMGPU_CMD_NOP, 1);
-	put(r, &w, 1);
-	w = VMGPU_CMD_HDR(VMGPU_CMD_END, 1);
-	put(r, &w, 1);
+	put(r, &ss, VMGPU_CMD_NWORDS(&ss));
+	put(r, &d, VMGPU_CMD_NWORDS(&d));
+	put(r, &sy, VMGPU_CMD_NWORDS(&sy));
+	put(r, &d, VMGPU_CMD_NWORDS(&d));
+	put(r, &ts, VMGPU_CMD_NWORDS(&ts));
+	put(r, &wv, VMGPU_CMD_NWORDS(&wv));
+	put(r, &cp, VMGPU_CMD_NWORDS(&cp));
+	put(r, &b, VMGPU_CMD_NWORDS(&b));
+	put(r, &nop, VMGPU_CMD_NWORDS(&nop));
+	put(r, &end, VMGPU_CMD_NWORDS(&end));
 }
 
 static int submit(struct rig *r, const uint32_t *w, uint32_t n)
