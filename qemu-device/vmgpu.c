@@ -22,6 +22,7 @@
 #include "trace.h"
 
 #include "core/device.h"
+#include "vmgpu_cmd.h"
 
 #define TYPE_VMGPU "vmgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(VmgpuState, VMGPU)
@@ -115,6 +116,60 @@ static void vmgpu_raise_irq(void *opaque, unsigned int gpu)
     trace_vmgpu_irq(gpu);
 }
 
+/*
+ * The model's observers: each trace record becomes a trace-event of its
+ * kind (-trace 'vmgpu_*'). They run on a runner thread, maybe under a
+ * register lock of the model, and only log.
+ */
+static void vmgpu_trace_record(void *opaque,
+                               const struct vmgpu_trace_record *r)
+{
+    const char *name;
+
+    switch (r->kind) {
+    case VMGPU_TRACE_CMD:
+        name = vmgpu_cmd_name(r->aux);
+        trace_vmgpu_cp_cmd(r->gpu, r->seqno, name ? name : "?", r->dispatch,
+                           r->start_ns, r->end_ns, r->value);
+        break;
+    case VMGPU_TRACE_PACKET:
+        trace_vmgpu_cp_packet(r->gpu, r->seqno, r->as_slot, r->aux, r->value,
+                              r->start_ns, r->end_ns);
+        break;
+    case VMGPU_TRACE_DISPATCH:
+        trace_vmgpu_dispatch_done(r->gpu, r->seqno, r->dispatch, r->value,
+                                  r->start_ns, r->end_ns);
+        break;
+    case VMGPU_TRACE_BLOCK:
+        trace_vmgpu_block_done(r->gpu, r->sm, r->dispatch, r->block, r->aux,
+                               r->value, r->value2, r->start_ns, r->end_ns);
+        break;
+    case VMGPU_TRACE_ERROR:
+        trace_vmgpu_fault(r->gpu, r->seqno, r->aux, r->dispatch, r->value,
+                          r->value2, r->start_ns);
+        break;
+    case VMGPU_TRACE_IRQ:
+        trace_vmgpu_gpu_irq(r->gpu, r->aux, r->start_ns);
+        break;
+    default:
+        break;
+    }
+}
+
+static void vmgpu_trace_block_issue(void *opaque, unsigned int gpu,
+                                    unsigned int sm, uint32_t dispatch,
+                                    uint32_t block, uint64_t ns)
+{
+    trace_vmgpu_block_issue(gpu, sm, dispatch, block, ns);
+}
+
+static void vmgpu_trace_mmu_walk(void *opaque, unsigned int gpu,
+                                 unsigned int slot, uint64_t va, uint64_t pte,
+                                 int fault)
+{
+    trace_vmgpu_mmu_walk(gpu, slot, va, pte, fault);
+}
+
 static void vmgpu_kick(void *opaque, unsigned int gpu)
 {
     VmgpuState *s = opaque;
@@ -205,6 +260,9 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
         .map_page = vmgpu_map_page,
         .raise_irq = vmgpu_raise_irq,
         .kick = vmgpu_kick,
+        .trace_record = vmgpu_trace_record,
+        .trace_block_issue = vmgpu_trace_block_issue,
+        .trace_mmu_walk = vmgpu_trace_mmu_walk,
     };
     char name[16];
     char err[160];
@@ -270,47 +328,31 @@ static void vmgpu_reset(DeviceState *dev)
     vg_device_reset(s->core);
 }
 
-static Property vmgpu_properties[] = {
-    DEFINE_PROP_UINT32("gpus", VmgpuState, cfg.gpus, VG_DEFAULT_GPUS),
-    DEFINE_PROP_UINT32("sms", VmgpuState, cfg.sms, VG_DEFAULT_SMS),
-    DEFINE_PROP_UINT32("clock-khz", VmgpuState, cfg.clock_khz,
-                       VG_DEFAULT_CLOCK_KHZ),
-    DEFINE_PROP_UINT32("local-mem-mb", VmgpuState, cfg.local_mem_mb,
-                       VG_DEFAULT_LOCAL_MB),
-    DEFINE_PROP_UINT32("issue-width", VmgpuState, cfg.issue_width,
-                       VG_DEFAULT_ISSUE_WIDTH),
-    DEFINE_PROP_UINT32("sm-threads", VmgpuState, cfg.sm_threads,
-                       VG_DEFAULT_SM_THREADS),
-    DEFINE_PROP_UINT32("sm-regs", VmgpuState, cfg.sm_regs,
-                       VG_DEFAULT_SM_REGS),
-    DEFINE_PROP_UINT32("sm-shared-kb", VmgpuState, cfg.sm_shared_kb,
-                       VG_DEFAULT_SM_SHARED_KB),
-    DEFINE_PROP_UINT32("sm-blocks", VmgpuState, cfg.sm_blocks,
-                       VG_DEFAULT_SM_BLOCKS),
-    DEFINE_PROP_UINT32("local-bw-mbps", VmgpuState, cfg.local_bw_mbps,
-                       VG_DEFAULT_LOCAL_BW),
-    DEFINE_PROP_UINT32("local-lat-ns", VmgpuState, cfg.local_lat_ns,
-                       VG_DEFAULT_LOCAL_LAT),
-    DEFINE_PROP_UINT32("link-bw-mbps", VmgpuState, cfg.link_bw_mbps,
-                       VG_DEFAULT_LINK_BW),
-    DEFINE_PROP_UINT32("link-lat-ns", VmgpuState, cfg.link_lat_ns,
-                       VG_DEFAULT_LINK_LAT),
-    DEFINE_PROP_UINT32("host-bw-mbps", VmgpuState, cfg.host_bw_mbps,
-                       VG_DEFAULT_HOST_BW),
-    DEFINE_PROP_UINT32("host-lat-ns", VmgpuState, cfg.host_lat_ns,
-                       VG_DEFAULT_HOST_LAT),
-    DEFINE_PROP_UINT32("cp-cmd-ns", VmgpuState, cfg.cp_cmd_ns,
-                       VG_DEFAULT_CP_CMD_NS),
-    DEFINE_PROP_UINT32("launch-ns", VmgpuState, cfg.launch_ns,
-                       VG_DEFAULT_LAUNCH_NS),
-    DEFINE_PROP_UINT32("block-launch-ns", VmgpuState, cfg.block_launch_ns,
-                       VG_DEFAULT_BLOCK_LAUNCH_NS),
-    DEFINE_PROP_UINT32("fence-ns", VmgpuState, cfg.fence_ns,
-                       VG_DEFAULT_FENCE_NS),
-    DEFINE_PROP_UINT32("instr-budget", VmgpuState, cfg.instr_budget,
-                       VG_DEFAULT_INSTR_BUDGET),
-    DEFINE_PROP_END_OF_LIST(),
-};
+/*
+ * One uint32 property per setting of the model, made from its settings
+ * list (core/config.h) when the class is initialised; the last entry
+ * stays zero, the end of the list.
+ */
+static Property vmgpu_properties[sizeof(struct vg_config) / sizeof(uint32_t) +
+                                 1];
+
+static void vmgpu_properties_init(void)
+{
+    const struct vg_setting *set;
+    size_t i, n;
+
+    set = vg_settings(&n);
+    assert(n < ARRAY_SIZE(vmgpu_properties));
+    for (i = 0; i < n; i++) {
+        vmgpu_properties[i] = (Property) {
+            .name = set[i].name,
+            .info = &qdev_prop_uint32,
+            .offset = offsetof(VmgpuState, cfg) + set[i].offset,
+            .set_default = true,
+            .defval.u = set[i].def,
+        };
+    }
+}
 
 /* The model's state lives outside QEMU's reach; refuse to migrate. */
 static const VMStateDescription vmgpu_vmstate = {
@@ -322,6 +364,8 @@ static void vmgpu_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    const struct vg_setting *set;
+    size_t i, n;
 
     k->realize = vmgpu_realize;
     k->exit = vmgpu_exit;
@@ -332,7 +376,13 @@ static void vmgpu_class_init(ObjectClass *klass, void *data)
     dc->desc = "vmgpu virtual multi-GPU compute device";
     dc->reset = vmgpu_reset;
     dc->vmsd = &vmgpu_vmstate;
+    vmgpu_properties_init();
     device_class_set_props(dc, vmgpu_properties);
+    set = vg_settings(&n);
+    for (i = 0; i < n; i++) {
+        object_class_property_set_description(klass, set[i].name,
+                                              set[i].doc);
+    }
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 

@@ -22,88 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
+#include "host.h"
 #include "vmgpu_hw.h"
-
-struct vg_host {
-    void *opaque;
-    /* DMA at bus addresses; return 0, or -1 when the access failed. */
-    int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
-    int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
-                     uint64_t len);
-    /*
-     * Host address of the 4 KiB page of RAM at bus address @addr (page
-     * aligned), valid for the device's lifetime, or NULL when it is not
-     * plain RAM. Lets the SMs access memory without a call per access.
-     */
-    uint8_t *(*map_page)(void *opaque, uint64_t addr, bool write);
-    /*
-     * Signal GPU @gpu's interrupt vector. From a runner or from an MMIO
-     * write (unmasking a pending cause); never with a model lock held.
-     */
-    void (*raise_irq)(void *opaque, unsigned int gpu);
-    /*
-     * GPU @gpu has work (a doorbell, a reset, another GPU's write): ask
-     * its runner to call vg_device_run_gpu(dev, @gpu) soon (or, with one
-     * thread for all, vg_device_run()). Called from any thread.
-     */
-    void (*kick)(void *opaque, unsigned int gpu);
-};
-
-/*
- * Everything tunable about the model. QEMU exposes each field as a QOM
- * property of the same name; Documentation/device-model.rst gives the
- * defaults and where they come from.
- */
-struct vg_config {
-    uint32_t gpus;         /* 1..VMGPU_MAX_GPUS */
-    uint32_t sms;          /* SMs per GPU, 1..VMGPU_MAX_SMS */
-    uint32_t clock_khz;    /* SM clock */
-    uint32_t local_mem_mb; /* modelled local memory per GPU */
-    /* SM resources (work distributor capacity). */
-    uint32_t issue_width;  /* warp instructions per cycle per SM */
-    uint32_t sm_threads;   /* resident threads per SM */
-    uint32_t sm_regs;      /* 32-bit registers per SM */
-    uint32_t sm_shared_kb; /* shared memory per SM, KiB */
-    uint32_t sm_blocks;    /* resident blocks per SM */
-    /* Memory system, priced per access by page location. */
-    uint32_t local_bw_mbps; /* GPU's own memory, MB/s */
-    uint32_t local_lat_ns;
-    uint32_t link_bw_mbps; /* GPU<->GPU link, per GPU, MB/s */
-    uint32_t link_lat_ns;
-    uint32_t host_bw_mbps; /* host bus, per GPU, MB/s */
-    uint32_t host_lat_ns;
-    /* Fixed costs. */
-    uint32_t cp_cmd_ns;       /* command processor, per command */
-    uint32_t launch_ns;       /* dispatch hand-off to first block */
-    uint32_t block_launch_ns; /* per block, SM setup */
-    uint32_t fence_ns;        /* fence write + interrupt */
-    uint32_t instr_budget;    /* default warp instrs per dispatch */
-};
-
-#define VG_DEFAULT_GPUS            1
-#define VG_DEFAULT_SMS             4
-#define VG_DEFAULT_CLOCK_KHZ       1500000
-#define VG_DEFAULT_LOCAL_MB        1024
-#define VG_DEFAULT_ISSUE_WIDTH     4
-#define VG_DEFAULT_SM_THREADS      2048
-#define VG_DEFAULT_SM_REGS         65536
-#define VG_DEFAULT_SM_SHARED_KB    164
-#define VG_DEFAULT_SM_BLOCKS       32
-#define VG_DEFAULT_LOCAL_BW        1555000 /* 1555 GB/s */
-#define VG_DEFAULT_LOCAL_LAT       500
-#define VG_DEFAULT_LINK_BW         300000 /* 300 GB/s */
-#define VG_DEFAULT_LINK_LAT        1000
-#define VG_DEFAULT_HOST_BW         25000 /* 25 GB/s */
-#define VG_DEFAULT_HOST_LAT        1500
-#define VG_DEFAULT_CP_CMD_NS       100
-#define VG_DEFAULT_LAUNCH_NS       2000
-#define VG_DEFAULT_BLOCK_LAUNCH_NS 100
-#define VG_DEFAULT_FENCE_NS        1000
-#define VG_DEFAULT_INSTR_BUDGET    (1u << 28)
-
-void vg_config_defaults(struct vg_config *cfg);
-/* 0 if @cfg is usable, else -1 with a message in @err. */
-int vg_config_check(const struct vg_config *cfg, char *err, size_t errlen);
 
 struct vg_device;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The SM interpreter. A block runs warp by warp; a warp runs until it exits,
+ * The SM interpreter: execution. A block runs warp by warp; a warp runs until it exits,
  * reaches a barrier or faults, and every instruction is applied to all 32
  * lanes in a loop over a [register][lane] file, so the all-lanes-active case
  * vectorises.
@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "interp.h"
+#include "kernel.h"
+#include "storelog.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -36,424 +38,6 @@
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* Internal opcode of the sentinel after the last instruction. */
-#define OP_END 0xff
-
-/* ------------------------------------------------------------------ */
-/* Kernels                                                              */
-/* ------------------------------------------------------------------ */
-
-/* Pre-decoded instruction: the encoding's fields, op including the imm bit. */
-struct vg_insn {
-    uint8_t op, d, a, b;
-    uint32_t imm;
-};
-
-struct vg_kernel {
-    uint32_t num_regs, shared_bytes, args_bytes, code_insns;
-    struct vg_insn code[]; /* code_insns + 1 (the OP_END sentinel) */
-};
-
-size_t vg_exec_image_bytes(const struct vmgpu_exec_header *hdr)
-{
-    if (!hdr || !vmgpu_exec_header_valid(hdr)) {
-        return 0;
-    }
-    return (size_t)vmgpu_exec_image_bytes(hdr);
-}
-
-int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
-                   uint32_t *bad_pc)
-{
-    struct vmgpu_exec_header h;
-    const uint8_t *code;
-    struct vg_kernel *k;
-    uint32_t pc;
-
-    *out = NULL;
-    if (bad_pc) {
-        *bad_pc = 0;
-    }
-    if (!image || bytes < sizeof(h)) {
-        return VMGPU_FAULT_BAD_EXECUTABLE;
-    }
-    vmgpu_exec_header_read(&h, image);
-    if (!vmgpu_exec_header_valid(&h) || bytes < vmgpu_exec_image_bytes(&h)) {
-        return VMGPU_FAULT_BAD_EXECUTABLE;
-    }
-
-    code = (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES;
-    for (pc = 0; pc < h.code_insns; pc++) {
-        uint64_t w;
-
-        memcpy(&w, code + (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
-        if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes)) {
-            if (bad_pc) {
-                *bad_pc = pc;
-            }
-            return VMGPU_FAULT_ILLEGAL_INSTR;
-        }
-    }
-
-    k = calloc(1, sizeof(*k) +
-                      ((size_t)h.code_insns + 1) * sizeof(struct vg_insn));
-    if (!k) {
-        return VMGPU_FAULT_BAD_EXECUTABLE;
-    }
-    k->num_regs = h.num_regs;
-    k->shared_bytes = h.shared_bytes;
-    k->args_bytes = h.args_bytes;
-    k->code_insns = h.code_insns;
-    for (pc = 0; pc < h.code_insns; pc++) {
-        uint64_t w;
-
-        memcpy(&w, code + (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
-        w = le64toh(w);
-        k->code[pc].op = w & 0xff;
-        k->code[pc].d = VMGPU_INSN_D(w);
-        k->code[pc].a = VMGPU_INSN_A(w);
-        k->code[pc].b = VMGPU_INSN_B(w);
-        k->code[pc].imm = VMGPU_INSN_IMM(w);
-    }
-    k->code[h.code_insns].op = OP_END;
-    *out = k;
-    return VMGPU_FAULT_NONE;
-}
-
-void vg_kernel_free(struct vg_kernel *k)
-{
-    free(k);
-}
-
-uint32_t vg_kernel_args_bytes(const struct vg_kernel *k)
-{
-    return k->args_bytes;
-}
-
-uint32_t vg_kernel_shared_bytes(const struct vg_kernel *k)
-{
-    return k->shared_bytes;
-}
-
-uint32_t vg_kernel_regs(const struct vg_kernel *k)
-{
-    return k->num_regs;
-}
-
-uint32_t vg_kernel_code_insns(const struct vg_kernel *k)
-{
-    return k->code_insns;
-}
-
-/* ------------------------------------------------------------------ */
-/* Store log                                                            */
-/* ------------------------------------------------------------------ */
-
-/*
- * One shadow page per page the block stored to: the bytes stored and a
- * bitmap of which bytes are valid. Later stores overwrite earlier ones in
- * the shadow, so applying the shadow gives program order. Pages are kept in
- * a pool and reused, so a steady state does not allocate.
- */
-struct vg_logpage {
-    uint64_t page_va;
-    uint8_t *host;
-    uint64_t dirty[VMGPU_PAGE_SIZE / 64];
-    uint8_t data[VMGPU_PAGE_SIZE];
-};
-
-#define LOG_FILTER_BITS 4096
-
-struct vg_storelog {
-    struct vg_logpage **pages; /* in use */
-    uint32_t npages, cap_pages;
-    struct vg_logpage **pool; /* free */
-    uint32_t npool, cap_pool;
-    uint32_t *hash; /* page index + 1, 0 = empty */
-    uint32_t hash_mask;
-    struct vg_logpage *last; /* last page found, checked first */
-    /*
-     * One bit per (page number mod LOG_FILTER_BITS): loads from pages
-     * whose bit is clear skip the log.
-     */
-    uint64_t filter[LOG_FILTER_BITS / 64];
-};
-
-struct vg_storelog *vg_storelog_new(void)
-{
-    struct vg_storelog *log = calloc(1, sizeof(*log));
-
-    if (!log) {
-        return NULL;
-    }
-    log->hash_mask = 63;
-    log->hash = calloc(log->hash_mask + 1, sizeof(*log->hash));
-    if (!log->hash) {
-        free(log);
-        return NULL;
-    }
-    return log;
-}
-
-void vg_storelog_free(struct vg_storelog *log)
-{
-    uint32_t i;
-
-    if (!log) {
-        return;
-    }
-    for (i = 0; i < log->npages; i++) {
-        free(log->pages[i]);
-    }
-    for (i = 0; i < log->npool; i++) {
-        free(log->pool[i]);
-    }
-    free(log->pages);
-    free(log->pool);
-    free(log->hash);
-    free(log);
-}
-
-uint32_t vg_storelog_pages(const struct vg_storelog *log)
-{
-    return log->npages;
-}
-
-static uint32_t page_hash(uint64_t page_va)
-{
-    uint64_t x = (page_va >> VMGPU_PAGE_SHIFT) * 0x9e3779b97f4a7c15ull;
-
-    return (uint32_t)(x >> 32);
-}
-
-static bool filter_test(const struct vg_storelog *log, uint64_t page_va)
-{
-    uint32_t bit = (page_va >> VMGPU_PAGE_SHIFT) % LOG_FILTER_BITS;
-
-    return log->filter[bit / 64] >> (bit % 64) & 1;
-}
-
-static struct vg_logpage *log_find(struct vg_storelog *log, uint64_t page_va)
-{
-    uint32_t i;
-
-    if (log->last && log->last->page_va == page_va) {
-        return log->last;
-    }
-    if (!filter_test(log, page_va)) {
-        return NULL;
-    }
-    for (i = page_hash(page_va) & log->hash_mask; log->hash[i];
-         i = (i + 1) & log->hash_mask) {
-        struct vg_logpage *p = log->pages[log->hash[i] - 1];
-
-        if (p->page_va == page_va) {
-            log->last = p;
-            return p;
-        }
-    }
-    return NULL;
-}
-
-static void log_hash_insert(struct vg_storelog *log, uint32_t idx)
-{
-    uint32_t i = page_hash(log->pages[idx]->page_va) & log->hash_mask;
-
-    while (log->hash[i]) {
-        i = (i + 1) & log->hash_mask;
-    }
-    log->hash[i] = idx + 1;
-}
-
-/* Find or add the shadow of @page_va. NULL only when out of memory. */
-static struct vg_logpage *log_get(struct vg_storelog *log, uint64_t page_va,
-                                  uint8_t *host)
-{
-    struct vg_logpage *p = log_find(log, page_va);
-    uint32_t bit;
-
-    if (p) {
-        return p;
-    }
-    if (log->npages == log->cap_pages) {
-        uint32_t cap = log->cap_pages ? log->cap_pages * 2 : 16;
-        void *n = realloc(log->pages, cap * sizeof(*log->pages));
-
-        if (!n) {
-            return NULL;
-        }
-        log->pages = n;
-        log->cap_pages = cap;
-    }
-    /* Keep the hash at most half full. */
-    if ((log->npages + 1) * 2 > log->hash_mask + 1) {
-        uint32_t size = (log->hash_mask + 1) * 2, i;
-        uint32_t *n = calloc(size, sizeof(*n));
-
-        if (!n) {
-            return NULL;
-        }
-        free(log->hash);
-        log->hash = n;
-        log->hash_mask = size - 1;
-        for (i = 0; i < log->npages; i++) {
-            log_hash_insert(log, i);
-        }
-    }
-    if (log->npool) {
-        p = log->pool[--log->npool];
-    } else {
-        p = malloc(sizeof(*p));
-        if (!p) {
-            return NULL;
-        }
-    }
-    p->page_va = page_va;
-    p->host = host;
-    memset(p->dirty, 0, sizeof(p->dirty));
-    log->pages[log->npages] = p;
-    log_hash_insert(log, log->npages);
-    log->npages++;
-    bit = (page_va >> VMGPU_PAGE_SHIFT) % LOG_FILTER_BITS;
-    log->filter[bit / 64] |= 1ull << (bit % 64);
-    log->last = p;
-    return p;
-}
-
-static void log_apply_page(const struct vg_logpage *p)
-{
-    uint32_t w;
-
-    for (w = 0; w < VMGPU_PAGE_SIZE / 64; w++) {
-        uint64_t m = p->dirty[w];
-        uint32_t off = w * 64;
-
-        if (!m) {
-            continue;
-        }
-        if (m == UINT64_MAX) {
-            memcpy(p->host + off, p->data + off, 64);
-            continue;
-        }
-        while (m) {
-            uint32_t b = __builtin_ctzll(m);
-
-            p->host[off + b] = p->data[off + b];
-            m &= m - 1;
-        }
-    }
-}
-
-/* Empty the log, returning its pages to the pool. */
-static void log_reset(struct vg_storelog *log)
-{
-    uint32_t i;
-
-    for (i = 0; i < log->npages; i++) {
-        struct vg_logpage *p = log->pages[i];
-        uint32_t h = page_hash(p->page_va) & log->hash_mask;
-
-        while (log->hash[h]) {
-            log->hash[h] = 0;
-            h = (h + 1) & log->hash_mask;
-        }
-        if (log->npool == log->cap_pool) {
-            uint32_t cap = log->cap_pool ? log->cap_pool * 2 : 16;
-            void *n = realloc(log->pool, cap * sizeof(*log->pool));
-
-            if (!n) {
-                free(p);
-                continue;
-            }
-            log->pool = n;
-            log->cap_pool = cap;
-        }
-        log->pool[log->npool++] = p;
-    }
-    log->npages = 0;
-    log->last = NULL;
-    memset(log->filter, 0, sizeof(log->filter));
-}
-
-void vg_storelog_apply(struct vg_storelog *log)
-{
-    uint32_t i;
-
-    if (!log) {
-        return;
-    }
-    for (i = 0; i < log->npages; i++) {
-        log_apply_page(log->pages[i]);
-    }
-    log_reset(log);
-}
-
-void vg_storelog_discard(struct vg_storelog *log)
-{
-    if (log) {
-        log_reset(log);
-    }
-}
-
-static inline uint64_t byte_mask(uint32_t off, uint32_t size)
-{
-    uint64_t m = size == 8 ? 0xff : (1u << size) - 1;
-
-    return m << (off % 64);
-}
-
-/* Read @size bytes at page offset @off: memory overlaid with the shadow. */
-static inline uint64_t log_read(const struct vg_logpage *p, uint32_t off,
-                                uint32_t size)
-{
-    uint64_t m = byte_mask(off, size), dirty = p->dirty[off / 64] & m;
-    uint64_t v = 0;
-    uint32_t i;
-
-    if (!dirty) {
-        memcpy(&v, p->host + off, size);
-    } else if (dirty == m) {
-        memcpy(&v, p->data + off, size);
-    } else {
-        for (i = 0; i < size; i++) {
-            uint8_t byte = dirty >> ((off + i) % 64) & 1 ? p->data[off + i]
-                                                         : p->host[off + i];
-
-            v |= (uint64_t)byte << (8 * i);
-        }
-    }
-    return le64toh(v);
-}
-
-static inline void log_write(struct vg_logpage *p, uint32_t off, uint32_t size,
-                             uint64_t v)
-{
-    v = htole64(v);
-    memcpy(p->data + off, &v, size);
-    p->dirty[off / 64] |= byte_mask(off, size);
-}
-
-/* Make the block's own pending bytes of [off, off + size) visible. */
-static void log_flush_word(struct vg_storelog *log, uint64_t page_va,
-                           uint32_t off, uint32_t size)
-{
-    struct vg_logpage *p = log_find(log, page_va);
-    uint64_t m, dirty;
-    uint32_t i;
-
-    if (!p) {
-        return;
-    }
-    m = byte_mask(off, size);
-    dirty = p->dirty[off / 64] & m;
-    for (i = 0; i < size; i++) {
-        if (dirty >> ((off + i) % 64) & 1) {
-            p->host[off + i] = p->data[off + i];
-        }
-    }
-    p->dirty[off / 64] &= ~m;
-}
 
 /* ------------------------------------------------------------------ */
 /* Interpreter state                                                    */
@@ -943,7 +527,8 @@ static inline __attribute__((always_inline)) bool gload(
     }
     if (likely(g.one_page) &&
         (!log || !log->npages ||
-         !log_find(log, gaccess_va(&g, __builtin_ctz(active)) & ~PAGE_MASK))) {
+         !vg_storelog_find(log, gaccess_va(&g, __builtin_ctz(active)) &
+                                    ~PAGE_MASK))) {
         /* One page, not in the log: the fast path. */
         const uint8_t *page = g.page;
 
@@ -974,9 +559,9 @@ static inline __attribute__((always_inline)) bool gload(
 
             l = __builtin_ctz(m);
             if (log && log->npages) {
-                p = log_find(log, gaccess_va(&g, l) & ~PAGE_MASK);
+                p = vg_storelog_find(log, gaccess_va(&g, l) & ~PAGE_MASK);
             }
-            v = p ? log_read(p, g.va_lo[l] & PAGE_MASK, size)
+            v = p ? vg_storelog_read(p, g.va_lo[l] & PAGE_MASK, size)
                   : host_read(gaccess_host(&g, l), size);
             v = sext(v, size, sign);
             lo[l] = (uint32_t)v;
@@ -1017,15 +602,16 @@ static inline __attribute__((always_inline)) bool gstore(
         l = __builtin_ctz(m);
         va = gaccess_va(&g, l);
         if (!p || p->page_va != (va & ~PAGE_MASK)) {
-            p = log_get(log, va & ~PAGE_MASK,
-                        gaccess_host(&g, l) - (va & PAGE_MASK));
+            p = vg_storelog_get(log, va & ~PAGE_MASK,
+                                gaccess_host(&g, l) - (va & PAGE_MASK));
             if (!p) {
                 /* Out of host memory: fail the block. */
                 set_fault(it, VMGPU_FAULT_UNMAPPED, va, pc);
                 return false;
             }
         }
-        log_write(p, va & PAGE_MASK, size, (uint64_t)hi[l] << 32 | lo[l]);
+        vg_storelog_write(p, va & PAGE_MASK, size,
+                          (uint64_t)hi[l] << 32 | lo[l]);
     }
     return true;
 }
@@ -1052,8 +638,8 @@ static bool gatomic(struct vg_interp *it, uint32_t (*R)[W],
         l = __builtin_ctz(m);
         v = src[l];
         if (it->log && it->log->npages) {
-            log_flush_word(it->log, gaccess_va(&g, l) & ~PAGE_MASK,
-                           g.va_lo[l] & PAGE_MASK, 4);
+            vg_storelog_flush(it->log, gaccess_va(&g, l) & ~PAGE_MASK,
+                              g.va_lo[l] & PAGE_MASK, 4);
         }
         p = (uint32_t *)(void *)gaccess_host(&g, l);
         switch (op) {
@@ -1384,7 +970,7 @@ run_warp(struct vg_interp *it, uint32_t warp)
             SYNC_IN();
         }
         in = &code[pc];
-        if (unlikely(in->op == OP_END)) {
+        if (unlikely(in->op == VG_OP_END)) {
             set_fault(it, VMGPU_FAULT_PC_RANGE, 0, pc);
             goto out;
         }

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The SM's instruction interpreter: validates and pre-decodes executables
- * (uapi/vmgpu_isa.h) and runs one thread block at a time, warp by warp,
- * all lanes of a warp together.
- *
- * Memory model: a block's global stores go to a per-block store log that
- * the caller applies when the block completes in virtual time; the block's
- * loads see memory plus its own logged stores; atomics act on memory at
- * once. Documentation/isa.rst has the details.
+ * The SM's instruction interpreter: runs one thread block of a loaded
+ * kernel (kernel.h) at a time, warp by warp, all lanes of a warp
+ * together, its global stores into the block's store log (storelog.h);
+ * atomics act on memory at once. Documentation/isa.rst has the details.
  */
 #ifndef VG_INTERP_H
 #define VG_INTERP_H
@@ -15,29 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel.h"
 #include "memif.h"
+#include "storelog.h"
 #include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
 
-struct vg_kernel;   /* a validated, pre-decoded executable */
-struct vg_interp;   /* per-SM scratch, reused for every block */
-struct vg_storelog; /* a block's pending global stores */
-
-/*
- * Validate an executable image (header + code, as copied from GPU memory).
- * Returns VMGPU_FAULT_NONE and a kernel, or VMGPU_FAULT_BAD_EXECUTABLE /
- * VMGPU_FAULT_ILLEGAL_INSTR with *bad_pc set where it applies (@bad_pc may
- * be NULL).
- */
-int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
-                   uint32_t *bad_pc);
-void vg_kernel_free(struct vg_kernel *k);
-/* Total image size announced by a header (header + code), 0 if invalid. */
-size_t vg_exec_image_bytes(const struct vmgpu_exec_header *hdr);
-uint32_t vg_kernel_args_bytes(const struct vg_kernel *k);
-uint32_t vg_kernel_shared_bytes(const struct vg_kernel *k); /* static */
-uint32_t vg_kernel_regs(const struct vg_kernel *k);
-uint32_t vg_kernel_code_insns(const struct vg_kernel *k);
+struct vg_interp; /* per-SM scratch, reused for every block */
 
 struct vg_launch { /* per dispatch, shared by all its blocks */
     const struct vg_kernel *kernel;
@@ -79,15 +59,6 @@ struct vg_fault_info {
 
 struct vg_interp *vg_interp_new(void);
 void vg_interp_free(struct vg_interp *it);
-
-struct vg_storelog *vg_storelog_new(void);
-void vg_storelog_free(struct vg_storelog *log);
-/* Write the logged stores to memory in program order, then empty the log. */
-void vg_storelog_apply(struct vg_storelog *log);
-/* Drop the logged stores (a faulting block). */
-void vg_storelog_discard(struct vg_storelog *log);
-/* Number of distinct pages with logged stores (for tests, cost models). */
-uint32_t vg_storelog_pages(const struct vg_storelog *log);
 
 /*
  * Run block @pos (0-based within this dispatch's grid) to completion on SM

@@ -8,40 +8,6 @@
 
 #define PAGE_MASK ((uint64_t)VMGPU_PAGE_SIZE - 1)
 
-static bool bus_is_ram(const struct vg_host *host, uint64_t addr, uint64_t len,
-                       bool write)
-{
-    uint64_t page = addr & ~PAGE_MASK;
-
-    if (!len || addr + len < addr) {
-        return len == 0;
-    }
-    for (; page < addr + len; page += VMGPU_PAGE_SIZE) {
-        if (!host->map_page(host->opaque, page, write)) {
-            return false;
-        }
-    }
-    return true;
-}
-
-int vg_bus_read(const struct vg_host *host, uint64_t addr, void *buf,
-                uint64_t len)
-{
-    if (!bus_is_ram(host, addr, len, false)) {
-        return -1;
-    }
-    return host->dma_read(host->opaque, addr, buf, len);
-}
-
-int vg_bus_write(const struct vg_host *host, uint64_t addr, const void *buf,
-                 uint64_t len)
-{
-    if (!bus_is_ram(host, addr, len, true)) {
-        return -1;
-    }
-    return host->dma_write(host->opaque, addr, buf, len);
-}
-
 static int mmu_memif_translate(void *opaque, uint64_t va, bool write,
                                struct vg_xlat *out)
 {
@@ -174,8 +140,8 @@ int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
     uint32_t loc;
     int r;
 
-    if (mmu->regs && __atomic_load_n(&mmu->regs->seq, __ATOMIC_ACQUIRE) !=
-                         mmu->regs_seq) {
+    if (mmu->regs &&
+        __atomic_load_n(&mmu->regs->seq, __ATOMIC_ACQUIRE) != mmu->regs_seq) {
         mmu_sync(mmu);
     }
     if (slot >= VMGPU_AS_SLOTS || va >> VMGPU_VA_BITS) {
@@ -189,7 +155,12 @@ int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
         mmu->misses++;
         mmu->slot_misses[slot]++;
         e->host = NULL;
+        pte = 0;
         r = mmu_walk(mmu, slot, va, &pte);
+        if (mmu->host->trace_mmu_walk) {
+            mmu->host->trace_mmu_walk(mmu->host->opaque, mmu->gpu, slot, va,
+                                      pte, r);
+        }
         if (r) {
             return r;
         }

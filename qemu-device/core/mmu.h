@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device.h"
+#include "host.h"
 #include "memif.h"
 
 #define VG_TLB_ENTRIES 64 /* per slot, direct mapped */
@@ -70,8 +70,8 @@ struct vg_mmu {
     const struct vg_host *host;
     struct vg_mmu_regs *regs; /* NULL: roots only by vg_mmu_set_root() */
     uint32_t regs_seq;        /* regs->seq last taken */
-    uint32_t gpu;      /* owner: prices locations */
-    uint32_t num_gpus; /* locations of GPUs >= this fault */
+    uint32_t gpu;             /* owner: prices locations */
+    uint32_t num_gpus;        /* locations of GPUs >= this fault */
     uint64_t root[VMGPU_AS_SLOTS];
     struct vg_tlb_entry tlb[VMGPU_AS_SLOTS][VG_TLB_ENTRIES];
     struct vg_mmu_as as[VMGPU_AS_SLOTS];
@@ -79,20 +79,6 @@ struct vg_mmu {
     uint64_t hits, misses; /* whole GPU */
     uint64_t slot_hits[VMGPU_AS_SLOTS], slot_misses[VMGPU_AS_SLOTS];
 };
-
-/*
- * DMA at bus addresses for the device's own structures (page tables, ring
- * entries, fences, trace records), refused unless every page is plain RAM.
- * The model may hold a register lock during such DMA (the fence write);
- * a guest pointing one of these at MMIO (even our own BAR) would
- * otherwise make QEMU take the big lock under ours, the reverse of a
- * vCPU's MMIO access: a deadlock. Returns 0
- * or -1 like vg_host.dma_read/dma_write.
- */
-int vg_bus_read(const struct vg_host *host, uint64_t addr, void *buf,
-                uint64_t len);
-int vg_bus_write(const struct vg_host *host, uint64_t addr, const void *buf,
-                 uint64_t len);
 
 void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
                  uint32_t num_gpus);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "host.h"
 #include "le.h"
 #include "trace.h"
 

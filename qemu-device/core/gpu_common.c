@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The per-GPU helpers every unit reports through (gpu_common.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_common.h"
+
+int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
+                       const struct vg_config *cfg, const struct vg_cost *cost,
+                       const struct vg_host *host, struct vg_trace_sink *sink)
+{
+    memset(gc, 0, sizeof(*gc));
+    gc->index = index;
+    gc->cfg = cfg;
+    gc->cost = cost;
+    gc->host = host;
+    gc->sink = sink;
+    pthread_mutex_init(&gc->reg_lock, NULL);
+    gc->mmu_regs.lock = &gc->reg_lock;
+    if (vg_evq_init(&gc->evq)) {
+        pthread_mutex_destroy(&gc->reg_lock);
+        return -1;
+    }
+    return 0;
+}
+
+void vg_gpu_common_destroy(struct vg_gpu_common *gc)
+{
+    vg_evq_destroy(&gc->evq);
+    pthread_mutex_destroy(&gc->reg_lock);
+}
+
+void vg_gpu_common_drop(struct vg_gpu_common *gc, bool clock)
+{
+    memset(gc->chan, 0, sizeof(gc->chan));
+    if (clock) {
+        vg_evq_clear(&gc->evq);
+    } else {
+        vg_evq_drop(&gc->evq); /* device time keeps running */
+    }
+    gc->packet = NULL;
+    memset(gc->cnt, 0, sizeof(gc->cnt));
+    gc->irq_out = false;
+    gc->mem_out = false;
+    gc->pub_wait_value = false;
+}
+
+bool vg_gpu_regs_begin(struct vg_gpu_common *gc)
+{
+    pthread_mutex_lock(&gc->reg_lock);
+    if (gc->reset_gen != gc->exec_gen) {
+        pthread_mutex_unlock(&gc->reg_lock);
+        return false;
+    }
+    return true;
+}
+
+void vg_gpu_regs_end(struct vg_gpu_common *gc)
+{
+    pthread_mutex_unlock(&gc->reg_lock);
+}
+
+bool vg_gpu_stale(struct vg_gpu_common *gc)
+{
+    return __atomic_load_n(&gc->reset_gen, __ATOMIC_ACQUIRE) != gc->exec_gen;
+}
+
+void vg_gpu_publish_wait(struct vg_gpu_common *gc)
+{
+    if (!gc->pub_wait_value) {
+        if (vg_gpu_regs_begin(gc)) {
+            __atomic_store_n(&gc->regs.wait_value, true, __ATOMIC_RELAXED);
+            vg_gpu_regs_end(gc);
+        }
+        gc->pub_wait_value = true;
+    }
+    /* Pairs with the fence of the writer's memory-changed notice (Dekker). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void vg_gpu_raise(struct vg_gpu_common *gc, uint32_t bits)
+{
+    gc->regs.int_status |= bits;
+    vg_gpu_trace(gc, VMGPU_TRACE_IRQ, VMGPU_TRACE_SM_NONE, gc->evq.now,
+                 gc->evq.now, VMGPU_TRACE_NONE, VMGPU_TRACE_NONE, bits, 0, 0);
+    if (bits & gc->regs.int_mask) {
+        gc->irq_out = true;
+    }
+}
+
+void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
+                  vg_time_t start, vg_time_t end, uint32_t dispatch,
+                  uint32_t block, uint32_t aux, uint64_t value, uint64_t value2)
+{
+    struct vmgpu_trace_record r;
+    bool keep = __atomic_load_n(&gc->sink->on, __ATOMIC_RELAXED);
+
+    if ((!keep && !gc->host->trace_record) || vg_gpu_stale(gc)) {
+        return;
+    }
+    memset(&r, 0, sizeof(r));
+    r.start_ns = start / VG_PS_PER_NS;
+    r.end_ns = end / VG_PS_PER_NS;
+    r.seqno = gc->packet ? gc->packet->seqno : 0;
+    r.kind = kind;
+    r.gpu = (uint8_t)gc->index;
+    r.sm = sm;
+    r.dispatch = dispatch;
+    r.block = block;
+    r.aux = aux;
+    r.as_slot = gc->packet ? gc->packet->as_slot : 0;
+    r.value = value;
+    r.value2 = value2;
+    if (gc->host->trace_record) {
+        gc->host->trace_record(gc->host->opaque, &r);
+    }
+    if (keep) {
+        pthread_mutex_lock(&gc->sink->lock);
+        vg_trace_emit(&gc->sink->trace, &r);
+        pthread_mutex_unlock(&gc->sink->lock);
+    }
+}
+
+void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
+                 uint32_t a, uint32_t b)
+{
+    /*
+     * Out of host memory the event is lost and that GPU stops making
+     * progress; there is nothing better to do without an event to run.
+     */
+    if (vg_evq_push(&gc->evq, time, kind, gc->index, gc->exec_gen, a, b)) {
+        fprintf(stderr, "vmgpu: event queue out of memory\n");
+    }
+}
+
+vg_time_t vg_gpu_price_bytes(struct vg_gpu_common *gc, vg_time_t ready,
+                             const uint64_t *bytes_by_loc, bool book)
+{
+    uint64_t cls_bytes[VG_MEM_NUM_CLASSES] = { 0 };
+    const struct vg_cost *cost = gc->cost;
+    vg_time_t end = ready, lat = 0;
+    uint32_t loc, c;
+
+    for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
+        cls_bytes[vg_mem_class_of(loc, gc->index)] += bytes_by_loc[loc];
+    }
+    for (c = 0; c < VG_MEM_NUM_CLASSES; c++) {
+        vg_time_t dur, e;
+
+        if (!cls_bytes[c]) {
+            continue;
+        }
+        dur = vg_cost_transfer(cost, c, cls_bytes[c]);
+        if (book) {
+            e = vg_server_book(&gc->chan[c], ready, dur);
+        } else {
+            e = ready + dur;
+        }
+        end = e > end ? e : end;
+        lat = cost->lat[c] > lat ? cost->lat[c] : lat;
+        gc->cnt[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
+    }
+    return end + lat;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What every unit of one GPU shares, below all of them: the GPU's register
+ * file and reset generation, its clock and event queue, interrupts, trace
+ * records, counters, and the pricing of memory traffic on its channels.
+ * The units (command processor, SMs, copy engine) report through these
+ * helpers and never call up into device.c, which owns the event loop and
+ * routes each event to the unit it belongs to.
+ *
+ * Threads and locks (Documentation/device-model.rst, "Threads and locks"):
+ *
+ * - The register side (regs, mmu_regs, req, mem_time, reset_gen, abort)
+ *   is protected by reg_lock. An MMIO access holds it for one register
+ *   access; the runner holds it for one register update (a counter
+ *   flush, an error report, a ring-head advance, the fence write).
+ *   Nobody holds it while a block runs, a kernel loads, a copy moves or a
+ *   store log is applied, so an MMIO access waits for nothing longer
+ *   than a register update.
+ *
+ * - The execution side (everything else here, and every unit's state)
+ *   belongs to the GPU's runner: the one thread at a time that calls
+ *   vg_device_run_gpu() for it (or vg_device_run()). No lock protects it.
+ *
+ * A reset clears the register side at once under reg_lock, bumps
+ * reset_gen and sets abort. The runner stops a block within
+ * VG_INTERP_SLICE warp instructions of abort, and at its next event
+ * boundary sees reset_gen != exec_gen and drops its execution state.
+ * Until then every register update checks the generation under reg_lock
+ * (vg_gpu_regs_begin()) and is dropped if it is stale, so no fence,
+ * status, counter or interrupt of the old work appears after the reset.
+ *
+ * The trace sink is shared by all GPUs (its lock). Lock order: a GPU's
+ * reg_lock, then the trace sink's lock. The model never holds two
+ * reg_locks, and never calls vg_host.raise_irq or vg_host.kick with a
+ * lock held (QEMU's raise_irq takes the big QEMU lock, which a vCPU holds
+ * while it waits for a reg_lock).
+ */
+#ifndef VG_GPU_COMMON_H
+#define VG_GPU_COMMON_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "config.h"
+#include "host.h"
+#include "mmu.h"
+#include "trace.h"
+#include "vmgpu_hw.h"
+
+/* The ERR_* registers. */
+struct vg_error {
+    uint32_t code; /* VMGPU_FAULT_* */
+    uint32_t slot;
+    uint64_t addr;
+    uint32_t pc;
+    uint32_t dispatch; /* VMGPU_TRACE_NONE if none */
+};
+
+/* The register file of one GPU (under reg_lock). */
+struct vg_gpu_regs {
+    uint64_t ring_base;
+    uint32_t ring_entries;
+    uint32_t ring_head;
+    uint32_t ring_tail;
+    uint64_t fence_addr;
+    uint64_t fence;
+    uint32_t int_status;
+    uint32_t int_mask;
+    uint32_t control;
+    uint32_t status; /* VMGPU_STATUS_*, published by the runner */
+    bool wait_value; /* the CP waits for memory (WAIT_VALUE) */
+    uint64_t now;    /* the GPU's clock (ps), published by the runner */
+    uint64_t counters[VMGPU_CNT_NUM];
+    uint32_t counter_hi_latch;
+    struct vg_error err;
+    uint64_t err_seqno;
+};
+
+/* Requests from MMIO (or another GPU) to a GPU's runner. */
+enum {
+    VG_REQ_WAKE = 1 << 0, /* doorbell or enable: look at the ring */
+    VG_REQ_ACK = 1 << 1,  /* error causes acknowledged */
+    VG_REQ_MEM = 1 << 2,  /* memory changed: poll WAIT_VALUE again */
+};
+
+/* Where trace records go: one sink for the whole device. */
+struct vg_trace_sink {
+    pthread_mutex_t lock; /* also the device's global registers */
+    struct vg_trace trace;
+    bool on; /* keep or DMA: read without the lock as a hint */
+};
+
+struct vg_gpu_common {
+    uint32_t index;
+    const struct vg_config *cfg;
+    const struct vg_cost *cost;
+    const struct vg_host *host;
+    struct vg_trace_sink *sink;
+
+    /* ---- Register side: under reg_lock ---- */
+    pthread_mutex_t reg_lock;
+    struct vg_gpu_regs regs;
+    struct vg_mmu_regs mmu_regs;
+    uint32_t req;       /* VG_REQ_*; read without the lock as a hint */
+    vg_time_t mem_time; /* latest writer's time of a VG_REQ_MEM */
+    uint32_t reset_gen; /* bumped by a reset; read without the lock too */
+    bool clock_reset;   /* the reset was a device reset: time back to 0 */
+    uint32_t abort;     /* set with reset_gen, cleared by the runner */
+
+    /* ---- Execution side: owned by the GPU's runner ---- */
+    uint32_t exec_gen; /* reset_gen the execution state belongs to */
+    struct vg_evq evq; /* this GPU's clock */
+    struct vg_server chan[VG_MEM_NUM_CLASSES]; /* memory channels */
+    /* The packet being run, for trace records (NULL: none). */
+    const struct vmgpu_ring_entry *packet;
+    /* Register updates of the current event, flushed after it. */
+    uint64_t cnt[VMGPU_CNT_NUM]; /* counter increments */
+    bool irq_out;                /* an interrupt cause was raised */
+    bool mem_out;                /* this GPU changed memory */
+    bool pub_wait_value;         /* last regs.wait_value published */
+};
+
+int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
+                       const struct vg_config *cfg, const struct vg_cost *cost,
+                       const struct vg_host *host, struct vg_trace_sink *sink);
+void vg_gpu_common_destroy(struct vg_gpu_common *gc);
+/*
+ * Runner side of a reset: forget events, channel bookings and pending
+ * register updates; a device reset (@clock) also sets time back to 0.
+ */
+void vg_gpu_common_drop(struct vg_gpu_common *gc, bool clock);
+
+/* The GPU's own clock: the time of the event being run. */
+static inline vg_time_t vg_gpu_now(const struct vg_gpu_common *gc)
+{
+    return gc->evq.now;
+}
+
+/*
+ * Lock the register file for an update, unless a reset made the runner's
+ * state stale: then return false without the lock.
+ */
+bool vg_gpu_regs_begin(struct vg_gpu_common *gc);
+void vg_gpu_regs_end(struct vg_gpu_common *gc);
+/* A reset is waiting for the runner (a hint, without the lock). */
+bool vg_gpu_stale(struct vg_gpu_common *gc);
+/* Publish, before reading memory for WAIT_VALUE, that the GPU waits. */
+void vg_gpu_publish_wait(struct vg_gpu_common *gc);
+/* Raise interrupt causes; between vg_gpu_regs_begin() and _end(). */
+void vg_gpu_raise(struct vg_gpu_common *gc, uint32_t bits);
+/* One trace record of this GPU (dropped if the work is stale). */
+void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
+                  vg_time_t start, vg_time_t end, uint32_t dispatch,
+                  uint32_t block, uint32_t aux, uint64_t value,
+                  uint64_t value2);
+/* Queue an event of this GPU at @time (never before now). */
+void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
+                 uint32_t a, uint32_t b);
+/*
+ * This GPU changed memory: other GPUs waiting for memory are asked to
+ * poll again when the event ends (the event loop sends the requests).
+ */
+static inline void vg_gpu_memory_changed(struct vg_gpu_common *gc)
+{
+    gc->mem_out = true;
+}
+/*
+ * Price moving bytes_by_loc (per VMGPU_LOC_*, as the MMU counts them)
+ * from @ready: each memory class's bytes at its bandwidth, booked on the
+ * GPU's channel if @book, then the latency of the slowest class touched.
+ * Counts the bytes. Returns the end time.
+ */
+vg_time_t vg_gpu_price_bytes(struct vg_gpu_common *gc, vg_time_t ready,
+                             const uint64_t *bytes_by_loc, bool book);
+
+#endif

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The SMs of one GPU (sm.h): block issue, pricing and retirement.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm.h"
+
+int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
+                struct vg_wdist *wd)
+{
+    uint32_t s;
+
+    memset(sms, 0, sizeof(*sms));
+    sms->gc = gc;
+    sms->wd = wd;
+    sms->num_sms = gc->cfg->sms;
+    sms->slots_per_sm = gc->cfg->sm_blocks;
+    sms->interp = vg_interp_new();
+    if (!sms->interp) {
+        return -1;
+    }
+    for (s = 0; s < sms->num_sms; s++) {
+        sms->sm[s].slots =
+            calloc(sms->slots_per_sm, sizeof(struct vg_block_slot));
+        if (!sms->sm[s].slots) {
+            vg_sms_destroy(sms);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void vg_sms_destroy(struct vg_sms *sms)
+{
+    uint32_t s, b;
+
+    for (s = 0; s < sms->num_sms; s++) {
+        if (!sms->sm[s].slots) {
+            continue;
+        }
+        for (b = 0; b < sms->slots_per_sm; b++) {
+            vg_storelog_free(sms->sm[s].slots[b].log);
+        }
+        free(sms->sm[s].slots);
+        sms->sm[s].slots = NULL;
+    }
+    vg_interp_free(sms->interp);
+    sms->interp = NULL;
+}
+
+void vg_sms_reset(struct vg_sms *sms)
+{
+    uint32_t s, i;
+
+    for (s = 0; s < sms->num_sms; s++) {
+        sms->sm[s].pipe.free_at = 0;
+        for (i = 0; i < sms->slots_per_sm; i++) {
+            vg_storelog_discard(sms->sm[s].slots[i].log);
+            sms->sm[s].slots[i].used = false;
+        }
+    }
+    sms->resident = 0;
+}
+
+static void run_block(struct vg_sms *sms, struct vg_dispatch *d, uint32_t sm,
+                      uint32_t block)
+{
+    struct vg_gpu_common *gc = sms->gc;
+    const struct vg_cost *cost = gc->cost;
+    struct vg_sm *s = &sms->sm[sm];
+    struct vg_block_slot *slot = NULL;
+    struct vg_block_stats stats;
+    vg_time_t now = vg_gpu_now(gc), t0, end;
+    uint64_t bytes = 0;
+    uint32_t pos[3], i, loc;
+    int r;
+
+    for (i = 0; i < sms->slots_per_sm; i++) {
+        if (!s->slots[i].used) {
+            slot = &s->slots[i];
+            break;
+        }
+    }
+    if (!slot) { /* the distributor's block limit makes this impossible */
+        return;
+    }
+    if (!slot->log) {
+        slot->log = vg_storelog_new(); /* once per slot, then reused */
+    }
+    if (gc->host->trace_block_issue) {
+        gc->host->trace_block_issue(gc->host->opaque, gc->index, sm, d->index,
+                                    block, now / VG_PS_PER_NS);
+    }
+    pos[0] = block % d->launch.grid[0];
+    pos[1] = block / d->launch.grid[0] % d->launch.grid[1];
+    pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
+    memset(&stats, 0, sizeof(stats));
+    memset(&slot->fault, 0, sizeof(slot->fault));
+    r = vg_interp_run_block(sms->interp, &d->launch, pos, sm, slot->log,
+                            &d->budget, &stats, &slot->fault);
+
+    /*
+     * Price the block: its warp instructions on the SM's issue pipeline
+     * (shared first-come first-served with the other resident blocks),
+     * its global bytes on the GPU's memory channels by location, then
+     * one exposed latency of the slowest memory it touched.
+     */
+    t0 = now + cost->block_launch;
+    end = vg_server_book(&s->pipe, t0, vg_cost_issue(cost, stats.warp_instrs));
+    t0 = vg_gpu_price_bytes(gc, t0, stats.bytes, true);
+    end = t0 > end ? t0 : end;
+    for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
+        bytes += stats.bytes[loc];
+    }
+    gc->cnt[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
+    gc->cnt[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
+
+    slot->used = true;
+    slot->d = d;
+    slot->serial = d->serial;
+    slot->block = block;
+    slot->start = now;
+    slot->end = end;
+    slot->faulted = r != 0;
+    slot->warp_instrs = stats.warp_instrs;
+    slot->bytes = bytes;
+    sms->resident++;
+    if (!d->started) {
+        d->started = true;
+        d->start = now;
+    }
+    vg_gpu_post(gc, end, VG_EV_BLOCK_DONE, sm, (uint32_t)(slot - s->slots));
+}
+
+void vg_sms_issue(struct vg_sms *sms)
+{
+    struct vg_wd_task *t;
+    uint32_t sm, block;
+
+    while (!__atomic_load_n(&sms->gc->abort, __ATOMIC_RELAXED) &&
+           vg_wdist_next(sms->wd, &t, &sm, &block)) {
+        run_block(sms, (struct vg_dispatch *)t, sm, block);
+    }
+}
+
+bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
+                   struct vg_block_outcome *out)
+{
+    struct vg_gpu_common *gc = sms->gc;
+    struct vg_block_slot *slot;
+    struct vg_dispatch *d;
+
+    if (sm >= sms->num_sms || slot_index >= sms->slots_per_sm) {
+        return false;
+    }
+    slot = &sms->sm[sm].slots[slot_index];
+    if (!slot->used) {
+        return false;
+    }
+    d = slot->d;
+    slot->used = false;
+    vg_wdist_block_done(sms->wd, &d->task, sm);
+    sms->resident--;
+    gc->cnt[VMGPU_CNT_BLOCKS]++;
+    vg_gpu_trace(gc, VMGPU_TRACE_BLOCK, (uint16_t)sm, slot->start, slot->end,
+                 d->index, slot->block, slot->faulted ? slot->fault.code : 0,
+                 slot->warp_instrs, slot->bytes);
+
+    memset(out, 0, sizeof(*out));
+    out->d = d;
+    /* The dispatch's storage is reused by later packets: compare serials. */
+    out->current = d->serial && slot->serial == d->serial;
+    out->faulted = slot->faulted;
+    out->fault = slot->fault;
+    if (!out->current || d->cancelled || slot->faulted || vg_gpu_stale(gc)) {
+        vg_storelog_discard(slot->log);
+    } else {
+        vg_storelog_apply(slot->log);
+        vg_gpu_memory_changed(gc);
+        out->stored = true;
+    }
+    if (out->current && !d->cancelled && !slot->faulted) {
+        out->finished = ++d->blocks_done == d->task.blocks_total;
+    }
+    return true;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The SMs of one GPU: block issue (from the work distributor), residency
+ * (a slot per resident block), pricing in device time, and completion.
+ *
+ * A block runs in the interpreter when it is issued; its stores wait in
+ * its slot's store log, and its end time is priced from its instructions
+ * on the SM's issue pipeline and its bytes on the GPU's memory channels.
+ * At that time a VG_EV_BLOCK_DONE event retires it: the log is applied
+ * (or discarded), its resources go back to the distributor, and the
+ * outcome is handed back to the event loop, which passes it on to the
+ * command processor. The SMs never call the command processor.
+ */
+#ifndef VG_SM_H
+#define VG_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "gpu_common.h"
+#include "interp.h"
+#include "wdist.h"
+
+/*
+ * A dispatch as the SMs run it: owned by the command processor (which
+ * fills it from a DISPATCH command), read and counted by the SMs.
+ */
+struct vg_dispatch {
+    struct vg_wd_task task; /* first: the distributor's view */
+    uint32_t index;         /* in the packet, stream order */
+    uint32_t serial;        /* packet it belongs to, 0 when unused */
+    bool cancelled;         /* its packet was abandoned: drop its blocks */
+    uint32_t blocks_done;
+    struct vg_kernel *kernel;
+    struct vg_launch launch;
+    uint8_t *args;        /* VMGPU_MAX_ARGS_BYTES, preallocated */
+    uint64_t budget;      /* warp instructions left */
+    vg_time_t start, end; /* first block issued, last done */
+    bool started;
+};
+
+/* A block resident on an SM, between issue and completion. */
+struct vg_block_slot {
+    bool used;
+    struct vg_storelog *log; /* created once, reused */
+    struct vg_dispatch *d;
+    uint32_t serial; /* d->serial at issue */
+    uint32_t block;
+    vg_time_t start, end;
+    bool faulted;
+    struct vg_fault_info fault;
+    uint64_t warp_instrs, bytes;
+};
+
+struct vg_sm {
+    struct vg_server pipe;       /* instruction issue */
+    struct vg_block_slot *slots; /* cfg.sm_blocks */
+};
+
+struct vg_sms {
+    struct vg_gpu_common *gc;
+    struct vg_wdist *wd;
+    struct vg_interp *interp;
+    uint32_t num_sms, slots_per_sm;
+    uint32_t resident; /* blocks issued and not retired */
+    struct vg_sm sm[VMGPU_MAX_SMS];
+};
+
+/* What retiring a block means for its dispatch. */
+struct vg_block_outcome {
+    struct vg_dispatch *d;
+    bool current;  /* d still holds the dispatch the block belongs to */
+    bool stored;   /* its stores reached memory */
+    bool faulted;  /* it stopped on a fault: fault says where */
+    bool finished; /* it was the dispatch's last block */
+    struct vg_fault_info fault;
+};
+
+int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
+                struct vg_wdist *wd);
+void vg_sms_destroy(struct vg_sms *sms);
+/* Drop every resident block and its stores (GPU reset). */
+void vg_sms_reset(struct vg_sms *sms);
+/*
+ * Issue every block the distributor places now; none once a reset waits
+ * for the runner (each would run a slice before it looked at abort).
+ */
+void vg_sms_issue(struct vg_sms *sms);
+/*
+ * VG_EV_BLOCK_DONE for slot @slot of SM @sm: retire the block. Returns
+ * false if there was none (a stale event); else fills @out.
+ */
+bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot,
+                   struct vg_block_outcome *out);
+
+#endif
