@@ -79,8 +79,10 @@ $(LIBVMGPU_A): $(SHIM_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBVMGPU_SO): $(SHIM_OBJ)
-	$(CC) -shared -Wl,-soname,libvmgpu.so.0 -o $@ $^ $(DRM_LIBS) -pthread
+$(LIBVMGPU_SO): $(SHIM_OBJ) libshim/libvmgpu.map
+	$(CC) -shared -Wl,-soname,libvmgpu.so.0 \
+		-Wl,--version-script=libshim/libvmgpu.map -o $@ $(SHIM_OBJ) \
+		$(DRM_LIBS) -pthread
 
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^

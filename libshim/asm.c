@@ -59,6 +59,12 @@ struct assembler {
 	bool regs_set, args_set;
 	uint32_t regs_used;		/* highest register used + 1 */
 	uint32_t args_used;		/* highest argument byte read + 1 */
+
+	/* The signature (.kernel, .param), if any. */
+	char kernel[VMGPU_KERNEL_NAME_MAX];
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	uint32_t nparams;
+	uint32_t params_end;		/* first byte after every parameter */
 };
 
 static int asm_error(struct assembler *as, const char *fmt, ...)
@@ -74,7 +80,7 @@ static int asm_error(struct assembler *as, const char *fmt, ...)
 	as->failed = true;
 	if (!as->err || !as->errlen)
 		return -EINVAL;
-	n = snprintf(as->err, as->errlen, "line %u: ", as->line);
+	n = as->line ? snprintf(as->err, as->errlen, "line %u: ", as->line) : 0;
 	if (n >= 0 && (size_t)n < as->errlen) {
 		va_start(ap, fmt);
 		vsnprintf(as->err + n, as->errlen - n, fmt, ap);
@@ -590,6 +596,64 @@ static int directive_value(struct assembler *as, const char *name,
 }
 
 /*
+ * ".param NAME, TYPE[, OFFSET]": a typed slot of the argument block, at
+ * OFFSET or else at the next offset aligned to its size. NAME also
+ * becomes a constant with the offset, for ldarg.
+ */
+static int param_directive(struct assembler *as, char *arg)
+{
+	char *fields[3] = { arg, NULL, NULL };
+	struct vmgpu_exec_param *p;
+	uint32_t type, size, offset = 0;
+	int n = 1, r;
+
+	if (!as->kernel[0])
+		return asm_error(as, ".param needs a .kernel NAME first");
+	if (as->nparams == VMGPU_MAX_PARAMS)
+		return asm_error(as, "more than %u parameters", VMGPU_MAX_PARAMS);
+	while (n < 3 && (fields[n] = strchr(fields[n - 1], ','))) {
+		*fields[n]++ = '\0';
+		n++;
+	}
+	if (n < 2 || strchr(fields[n - 1], ','))
+		return asm_error(as, ".param takes NAME, TYPE[, OFFSET]");
+	for (r = 0; r < n; r++)
+		fields[r] = trim(fields[r]);
+	if (!is_ident(fields[0]) || strlen(fields[0]) >= VMGPU_PARAM_NAME_MAX)
+		return asm_error(as, "bad parameter name '%s' (at most %u characters)",
+				 fields[0], VMGPU_PARAM_NAME_MAX - 1);
+	for (type = 1; type < VMGPU_PARAM_NUM_TYPES; type++)
+		if (!strcmp(fields[1], vmgpu_param_type_name(type)))
+			break;
+	if (type == VMGPU_PARAM_NUM_TYPES)
+		return asm_error(as, "unknown parameter type '%s' (i32, i64, f32, buf_ro, buf_wo or buf_rw)",
+				 fields[1]);
+	size = vmgpu_param_size(type);
+	if (n == 3) {
+		r = directive_value(as, ".param offset", fields[2],
+				    VMGPU_MAX_ARGS_BYTES - size, &offset);
+		if (r)
+			return r;
+		if (offset % size)
+			return asm_error(as, "parameter '%s' at %u is not aligned to its %u bytes",
+					 fields[0], offset, size);
+	} else {
+		offset = (as->params_end + size - 1) & ~(size - 1);
+		if (offset + size > VMGPU_MAX_ARGS_BYTES)
+			return asm_error(as, "parameters over %u bytes",
+					 VMGPU_MAX_ARGS_BYTES);
+	}
+	p = &as->params[as->nparams++];
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->offset = offset;
+	strcpy(p->name, fields[0]);
+	if (offset + size > as->params_end)
+		as->params_end = offset + size;
+	return sym_add(as, fields[0], offset, false);
+}
+
+/*
  * Handle a directive. Pass 1 defines .equ names and the header values;
  * pass 2 emits .insn words.
  */
@@ -639,6 +703,17 @@ static int directive(struct assembler *as, char *line, int pass)
 		as->args_set = true;
 		return r;
 	}
+	if (!strcmp(name, ".kernel")) {
+		if (as->kernel[0])
+			return asm_error(as, ".kernel given twice");
+		if (!is_ident(arg) || strlen(arg) >= sizeof(as->kernel))
+			return asm_error(as, "bad kernel name '%s' (at most %zu characters)",
+					 arg, sizeof(as->kernel) - 1);
+		strcpy(as->kernel, arg);
+		return 0;
+	}
+	if (!strcmp(name, ".param"))
+		return param_directive(as, arg);
 	if (!strcmp(name, ".equ")) {
 		char *comma = strchr(arg, ',');
 		uint32_t v;
@@ -738,13 +813,49 @@ static int run_pass(struct assembler *as, const char *src, int pass)
 	return 0;
 }
 
+/*
+ * Write the signature after the code of @file and check it with the same
+ * reader the library uses, so a parameter outside .args is an assembly
+ * error, not a load error.
+ */
+static int put_signature(struct assembler *as, struct vmgpu_exec_header *h,
+			 uint8_t *file, size_t bytes)
+{
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	uint8_t *p = file + vmgpu_exec_image_bytes(h);
+	struct vmgpu_exec_sig sig;
+	struct vmgpu_exec_header host;
+	const char *why;
+	uint32_t i;
+
+	memset(&sig, 0, sizeof(sig));
+	sig.magic = htole32(VMGPU_SIG_MAGIC);
+	sig.num_params = htole32(as->nparams);
+	strcpy(sig.name, as->kernel);
+	memcpy(p, &sig, sizeof(sig));
+	for (i = 0; i < as->nparams; i++) {
+		struct vmgpu_exec_param a = as->params[i];
+
+		a.type = htole32(a.type);
+		a.offset = htole32(a.offset);
+		memcpy(p + sizeof(sig) + i * sizeof(a), &a, sizeof(a));
+	}
+	vmgpu_exec_header_read(&host, file);
+	as->line = 0;
+	if (vmgpu_exec_sig_read(&host, file, bytes, &sig, params, &why) < 0)
+		return asm_error(as, "signature of '%s': %s (.args %u)",
+				 as->kernel, why, host.args_bytes);
+	return 0;
+}
+
 int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
 		       char *err, size_t errlen)
 {
 	struct assembler as = { .err = err, .errlen = errlen };
 	struct vmgpu_exec_header h;
 	uint8_t *img = NULL;
-	uint32_t i;
+	uint32_t i, sig_bytes;
+	size_t size;
 	int r;
 
 	*image = NULL;
@@ -778,11 +889,23 @@ int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
 	h.isa_version = htole32(VMGPU_ISA_VERSION);
 	h.num_regs = htole32(as.regs_set ? as.regs : as.regs_used);
 	h.shared_bytes = htole32(as.shared);
-	h.args_bytes = htole32(as.args_set ? as.args :
-			       (as.args_used + 3) & ~3u);
+	if (!as.args_set) {
+		as.args = as.args_used > as.params_end ? as.args_used :
+							 as.params_end;
+		as.args = (as.args + 3) & ~3u;
+	}
+	if (as.args > VMGPU_MAX_ARGS_BYTES) {
+		as.line = 0;
+		r = asm_error(&as, "argument block of %u bytes over %u", as.args,
+			      VMGPU_MAX_ARGS_BYTES);
+		goto out;
+	}
+	h.args_bytes = htole32(as.args);
 	h.code_insns = htole32(as.ncode);
-	img = malloc(VMGPU_EXEC_HEADER_BYTES +
-		     (size_t)as.ncode * VMGPU_INSN_BYTES);
+	sig_bytes = as.kernel[0] ? VMGPU_EXEC_SIG_BYTES(as.nparams) : 0;
+	h.sig_bytes = htole32(sig_bytes);
+	size = VMGPU_EXEC_HEADER_BYTES + (size_t)as.ncode * VMGPU_INSN_BYTES;
+	img = calloc(1, size + sig_bytes);
 	if (!img) {
 		r = -ENOMEM;
 		goto out;
@@ -794,8 +917,15 @@ int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
 		memcpy(img + VMGPU_EXEC_HEADER_BYTES + i * VMGPU_INSN_BYTES,
 		       &w, sizeof(w));
 	}
+	if (sig_bytes) {
+		r = put_signature(&as, &h, img, size + sig_bytes);
+		if (r) {
+			free(img);
+			goto out;
+		}
+	}
 	*image = img;
-	*bytes = VMGPU_EXEC_HEADER_BYTES + (size_t)as.ncode * VMGPU_INSN_BYTES;
+	*bytes = size + sig_bytes;
 out:
 	if (r == -ENOMEM && err && errlen && !as.failed)
 		snprintf(err, errlen, "out of memory");

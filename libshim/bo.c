@@ -34,6 +34,12 @@ static int bo_new(struct vmgpu_device *dev, uint32_t handle,
 	bo->size = info.size;
 	bo->gpu_va = info.gpu_va;
 	pthread_mutex_init(&bo->map_lock, NULL);
+	pthread_mutex_lock(&dev->bos_lock);
+	bo->next = dev->bos;
+	if (dev->bos)
+		dev->bos->prev = bo;
+	dev->bos = bo;
+	pthread_mutex_unlock(&dev->bos_lock);
 	*out = bo;
 	return 0;
 }
@@ -65,26 +71,71 @@ int vmgpu_bo_create(struct vmgpu_device *dev, uint64_t size, uint32_t flags,
 				      "bo_create: unknown flags %#x", flags);
 	if (placement > VMGPU_PLACEMENT_GPU(dev->num_gpus - 1))
 		return shim_set_error(dev, -EINVAL,
-				      "bo_create: placement %u: no such GPU (%u GPUs)",
-				      placement, dev->num_gpus);
-	if (drmIoctl(dev->fd, DRM_IOCTL_VMGPU_BO_CREATE, &args))
-		return shim_set_error(dev, -errno,
-				      "BO_CREATE of %llu bytes: %s",
-				      (unsigned long long)size, strerror(errno));
+				      "bo_create: placement VMGPU_PLACEMENT_GPU(%u): no such GPU (GPUs 0..%u)",
+				      placement - 1, dev->num_gpus - 1);
+	if (size > dev->max_bo_size)
+		return shim_set_error(dev, -E2BIG,
+				      "bo_create: %llu bytes, the limit is %llu (DRM_VMGPU_PARAM_MAX_BO_SIZE)",
+				      (unsigned long long)size,
+				      (unsigned long long)dev->max_bo_size);
+	if (drmIoctl(dev->fd, DRM_IOCTL_VMGPU_BO_CREATE, &args)) {
+		int err = -errno;
+		uint64_t used = 0, limit = 0;
+
+		/* Over the device's memory budget: say how much is in use. */
+		if ((err == -ENOMEM || err == -ENOSPC) &&
+		    !vmgpu_get_param(dev, DRM_VMGPU_PARAM_MEM_USED, &used) &&
+		    !vmgpu_get_param(dev, DRM_VMGPU_PARAM_MEM_LIMIT, &limit))
+			return shim_set_error(dev, err,
+					      "BO_CREATE of %llu bytes: %s (device memory in use %llu of %llu bytes)",
+					      (unsigned long long)size,
+					      strerror(-err),
+					      (unsigned long long)used,
+					      (unsigned long long)limit);
+		return shim_set_error(dev, err, "BO_CREATE of %llu bytes: %s",
+				      (unsigned long long)size, strerror(-err));
+	}
 	ret = bo_new(dev, args.handle, out);
 	if (ret)
 		close_handle(dev, args.handle);
 	return ret;
 }
 
+bool shim_find_bo(struct vmgpu_device *dev, uint64_t va, uint32_t *handle,
+		  uint64_t *offset)
+{
+	const struct vmgpu_bo *bo;
+	bool found = false;
+
+	pthread_mutex_lock(&dev->bos_lock);
+	for (bo = dev->bos; bo && !found; bo = bo->next) {
+		if (va >= bo->gpu_va && va - bo->gpu_va < bo->size) {
+			*handle = bo->handle;
+			*offset = va - bo->gpu_va;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&dev->bos_lock);
+	return found;
+}
+
 void vmgpu_bo_destroy(struct vmgpu_bo *bo)
 {
 	if (!bo)
 		return;
+	pthread_mutex_lock(&bo->dev->bos_lock);
+	if (bo->prev)
+		bo->prev->next = bo->next;
+	else
+		bo->dev->bos = bo->next;
+	if (bo->next)
+		bo->next->prev = bo->prev;
+	pthread_mutex_unlock(&bo->dev->bos_lock);
 	if (bo->map)
 		munmap(bo->map, bo->size);
 	close_handle(bo->dev, bo->handle);
 	pthread_mutex_destroy(&bo->map_lock);
+	free(bo->sig);
 	free(bo);
 }
 
@@ -175,6 +226,9 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 			size_t bytes, struct vmgpu_bo **out)
 {
 	struct vmgpu_exec_header h;
+	struct shim_kernel_sig *ks = NULL;
+	struct vmgpu_exec_sig sig;
+	const char *why;
 	uint32_t pc;
 	void *p;
 	int ret;
@@ -186,24 +240,44 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 				      "kernel_create: no image or too short");
 	vmgpu_exec_header_read(&h, image);
 	if (!vmgpu_exec_header_valid(&h) ||
-	    vmgpu_exec_image_bytes(&h) != bytes)
+	    vmgpu_exec_file_bytes(&h) != bytes)
 		return shim_set_error(dev, -EINVAL,
 				      "kernel_create: invalid executable header");
+	if (h.sig_bytes) {
+		ks = calloc(1, sizeof(*ks));
+		if (!ks)
+			return shim_set_error(dev, -ENOMEM, "out of memory");
+		if (vmgpu_exec_sig_read(&h, image, bytes, &sig, ks->params,
+					&why) < 0) {
+			free(ks);
+			return shim_set_error(dev, -EINVAL,
+					      "kernel_create: bad signature: %s",
+					      why);
+		}
+		memcpy(ks->name, sig.name, sizeof(ks->name));
+		ks->num_params = sig.num_params;
+		ks->args_bytes = h.args_bytes;
+	}
 	/* The device would fault on a bad word; say which one here instead. */
 	for (pc = 0; pc < h.code_insns; pc++) {
 		uint64_t w;
 
 		memcpy(&w, (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES +
 		       (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
-		if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes))
+		if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes)) {
+			free(ks);
 			return shim_set_error(dev, -EINVAL,
 					      "kernel_create: invalid instruction %#018llx at %u",
 					      (unsigned long long)le64toh(w), pc);
+		}
 	}
 	ret = vmgpu_bo_create(dev, bytes, VMGPU_BO_GPU_READ_ONLY,
 			      VMGPU_PLACEMENT_SYSTEM, out);
-	if (ret)
+	if (ret) {
+		free(ks);
 		return ret;
+	}
+	(*out)->sig = ks;
 	ret = vmgpu_bo_map(*out, &p);
 	if (ret) {
 		vmgpu_bo_destroy(*out);

@@ -109,19 +109,26 @@ static int emit(struct vmgpu_cmdbuf *cb, const void *cmd, uint32_t words)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "command buffer already ended (raw END)");
 	verdict = vmgpu_cmd_check(&next, cmd, words, &why);
-	if (verdict)
+	if (verdict && next.limit)
 		return shim_set_error(cb->dev,
 				      verdict == VMGPU_CMD_TOO_MANY ? -E2BIG :
 								       -EINVAL,
-				      "%s refused: %s (%u dispatches so far, at most %u)",
+				      "%s refused: %s: %llu, the limit is %llu",
 				      vmgpu_cmd_name(VMGPU_CMD_OP(
 					      *(const uint32_t *)cmd)),
-				      why, cb->check.dispatches,
-				      cb->check.max_dispatches);
+				      why, (unsigned long long)next.value,
+				      (unsigned long long)next.limit);
+	if (verdict)
+		return shim_set_error(cb->dev, -EINVAL, "%s refused: %s",
+				      vmgpu_cmd_name(VMGPU_CMD_OP(
+					      *(const uint32_t *)cmd)),
+				      why);
 	if (4ull * (cb->nwords + words + VMGPU_CMD_LEN_END) >
 	    cb->dev->cmdbuf_max_bytes)
 		return shim_set_error(cb->dev, -E2BIG,
-				      "command buffer over %u bytes",
+				      "command buffer would be %llu bytes, the limit is %u",
+				      4ull * (cb->nwords + words +
+					      VMGPU_CMD_LEN_END),
 				      cb->dev->cmdbuf_max_bytes);
 	ret = grow(cb, (void **)&cb->words, &cb->cap_words,
 		   cb->nwords + words, sizeof(uint32_t));
@@ -208,6 +215,8 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	struct vmgpu_exec_header h;
 	struct vmgpu_cmd_checker probe;
 	uint32_t grid[3], block[3], total[3];
+	const void *args;
+	uint32_t args_bytes;
 	const char *why;
 	int i, ret;
 
@@ -216,16 +225,30 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	if (!d || !d->kernel)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "dispatch: no descriptor or kernel");
-	if (d->args_bytes && !d->args)
+	if (d->kernel->dev != cb->dev)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dispatch: kernel of another device handle");
+	args = d->args;
+	args_bytes = d->args_bytes;
+	if (d->typed_args) {
+		if (d->args || d->args_bytes)
+			return shim_set_error(cb->dev, -EINVAL,
+					      "dispatch: both typed arguments and a raw argument block");
+		ret = shim_args_block(cb, d->typed_args, d->kernel, &args,
+				      &args_bytes);
+		if (ret)
+			return ret;
+	}
+	if (args_bytes && !args)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "dispatch: %u argument bytes and no arguments",
-				      d->args_bytes);
+				      args_bytes);
 	if (d->kernel->map && d->kernel->size >= sizeof(h)) {
 		memcpy(&h, d->kernel->map, sizeof(h));
-		if (h.args_bytes != d->args_bytes)
+		if (h.args_bytes != args_bytes)
 			return shim_set_error(cb->dev, -EINVAL,
 					      "dispatch: kernel takes %u argument bytes, got %u",
-					      h.args_bytes, d->args_bytes);
+					      h.args_bytes, args_bytes);
 	}
 	/* 0 in a dimension means 1, and a whole index space by default. */
 	for (i = 0; i < 3; i++) {
@@ -236,19 +259,21 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	}
 	/* Any aligned address stands in for the heap's until it passes. */
 	c = vmgpu_encode_dispatch(d->kernel->gpu_va,
-				  d->args_bytes ? ARGS_ALIGN : 0,
-				  d->args_bytes, grid, block, d->origin, total,
-				  d->shared_bytes, d->priority);
+				  args_bytes ? ARGS_ALIGN : 0, args_bytes, grid,
+				  block, d->origin, total, d->shared_bytes,
+				  d->priority);
 	/* The command's own rules first, before the heap is touched. */
 	probe = cb->check;
 	if (vmgpu_cmd_check(&probe, &c, VMGPU_CMD_LEN_DISPATCH, &why))
 		return emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
-	if (d->args_bytes) {
-		ret = heap_put(cb, d->args, d->args_bytes, &c.args_va);
+	if (args_bytes) {
+		ret = heap_put(cb, args, args_bytes, &c.args_va);
 		if (ret)
 			return ret;
 	}
 	ret = vmgpu_cmdbuf_use(cb, d->kernel, VMGPU_USE_READ);
+	if (!ret && d->typed_args)
+		ret = shim_args_use(cb, d->typed_args);
 	if (ret)
 		return ret;
 	ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);

@@ -3,6 +3,7 @@
  * libvmgpu: submission contexts and syncobj helpers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -85,7 +86,46 @@ int vmgpu_context_query(struct vmgpu_context *ctx,
 	st->pc = q.pc;
 	st->addr = q.addr;
 	st->errors = q.errors;
+	st->bo_handle = 0;
+	st->bo_offset = 0;
+	if (st->fault && st->fault != VMGPU_FAULT_TIMEOUT)
+		shim_find_bo(ctx->dev, st->addr, &st->bo_handle,
+			     &st->bo_offset);
 	return 0;
+}
+
+int vmgpu_context_describe_fault(struct vmgpu_context *ctx,
+				 const struct vmgpu_context_status *st,
+				 char *buf, size_t len)
+{
+	int n;
+
+	if (!ctx || !st || !buf || !len)
+		return -EINVAL;
+	if (!st->fault) {
+		n = snprintf(buf, len, "no fault");
+	} else if (st->fault == VMGPU_FAULT_TIMEOUT) {
+		n = snprintf(buf, len,
+			     "GPU %u: %s (the packet ran over the driver's job timeout)",
+			     st->gpu, vmgpu_fault_name(st->fault));
+	} else {
+		char where[96];
+
+		if (st->bo_handle)
+			snprintf(where, sizeof(where),
+				 "offset %llu of buffer handle %u",
+				 (unsigned long long)st->bo_offset,
+				 st->bo_handle);
+		else
+			snprintf(where, sizeof(where),
+				 "in no buffer of this device handle");
+		n = snprintf(buf, len,
+			     "GPU %u dispatch %u pc %u: %s at GPU address %#llx, %s",
+			     st->gpu, st->dispatch, st->pc,
+			     vmgpu_fault_name(st->fault),
+			     (unsigned long long)st->addr, where);
+	}
+	return n < 0 ? -EINVAL : n;
 }
 
 int vmgpu_syncobj_create(struct vmgpu_device *dev, uint32_t *handle)
@@ -118,6 +158,9 @@ static int64_t abs_timeout(int64_t timeout_ns)
 	return now + timeout_ns;
 }
 
+static int fence_status(struct vmgpu_device *dev, uint32_t handle,
+			uint64_t point);
+
 int vmgpu_syncobj_wait(struct vmgpu_device *dev, uint32_t handle,
 		       uint64_t point, int64_t timeout_ns)
 {
@@ -142,7 +185,40 @@ int vmgpu_syncobj_wait(struct vmgpu_device *dev, uint32_t handle,
 		return shim_set_error(dev, ret, "syncobj %u wait: %s", handle,
 				      strerror(-ret));
 	}
+	/* Signalled; by a packet that failed? Then that is the answer. */
+	ret = fence_status(dev, handle, point);
+	if (ret < 0)
+		return shim_set_error(dev, ret,
+				      "syncobj %u point %llu: the packet failed: %s",
+				      handle, (unsigned long long)point,
+				      vmgpu_strerror(ret));
 	return 0;
+}
+
+/*
+ * The status of the fence at @point of @handle (0: binary): 1 signalled,
+ * 0 pending, or the fence's error. A timeline point is moved to a
+ * temporary binary syncobj first: only those export as sync files.
+ */
+static int fence_status(struct vmgpu_device *dev, uint32_t handle,
+			uint64_t point)
+{
+	uint32_t tmp;
+	int ret;
+
+	if (!point)
+		return vmgpu_syncobj_status(dev, handle);
+	if (drmSyncobjCreate(dev->fd, 0, &tmp))
+		return shim_set_error(dev, -errno, "SYNCOBJ_CREATE: %s",
+				      strerror(errno));
+	if (drmSyncobjTransfer(dev->fd, tmp, 0, handle, point, 0))
+		ret = shim_set_error(dev, -errno,
+				     "syncobj %u point %llu transfer: %s", handle,
+				     (unsigned long long)point, strerror(errno));
+	else
+		ret = vmgpu_syncobj_status(dev, tmp);
+	drmSyncobjDestroy(dev->fd, tmp);
+	return ret;
 }
 
 int vmgpu_syncobj_status(struct vmgpu_device *dev, uint32_t handle)

@@ -127,13 +127,62 @@ static int open_one(int fd, const char *node, void *ctx)
 	return 1;		/* keep this fd open */
 }
 
+/*
+ * A handle over the open vmgpu file @fd (which it then owns): the
+ * driver's uAPI checked, the limits the library enforces read.
+ */
+static int device_init(int fd, const char *node, struct vmgpu_device **out,
+		       char *errbuf, size_t errlen)
+{
+	struct vmgpu_device *dev;
+	uint64_t uapi, v = 0;
+	int ret;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		close(fd);
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	dev->fd = fd;
+	snprintf(dev->node, sizeof(dev->node), "%s", node);
+	pthread_mutex_init(&dev->err_lock, NULL);
+	pthread_mutex_init(&dev->bos_lock, NULL);
+
+	ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_UAPI_VERSION, &uapi);
+	if (!ret && uapi < DRM_VMGPU_UAPI_VERSION)
+		ret = shim_set_error(dev, -ENOTSUP,
+				     "driver uAPI %llu older than library's %u",
+				     (unsigned long long)uapi,
+				     DRM_VMGPU_UAPI_VERSION);
+	if (!ret)
+		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v);
+	dev->num_gpus = (uint32_t)v;
+	if (!ret)
+		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_MAX_DISPATCHES, &v);
+	dev->max_dispatches = (uint32_t)v;
+	if (!ret)
+		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES, &v);
+	dev->cmdbuf_max_bytes = (uint32_t)v;
+	if (!ret)
+		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_MAX_BO_SIZE, &v);
+	dev->max_bo_size = v;
+	if (ret) {
+		if (errbuf && errlen)
+			vmgpu_error_message(dev, errbuf, errlen);
+		vmgpu_device_close(dev);
+		return ret;
+	}
+	*out = dev;
+	return 0;
+}
+
 int vmgpu_device_open(unsigned int index, struct vmgpu_device **out,
 		      char *errbuf, size_t errlen)
 {
 	struct open_ctx oc = { .want = index, .fd = -1 };
-	struct vmgpu_device *dev;
-	uint64_t uapi;
-	int n, ret;
+	int n;
 
 	if (!out) {
 		if (errbuf && errlen)
@@ -151,47 +200,43 @@ int vmgpu_device_open(unsigned int index, struct vmgpu_device **out,
 				 "no vmgpu device %u (%d found)", index, n);
 		return n < 0 ? n : -ENODEV;
 	}
+	return device_init(oc.fd, oc.node, out, errbuf, errlen);
+}
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
-		close(oc.fd);
+int vmgpu_device_open_fd(int fd, struct vmgpu_device **out, char *errbuf,
+			 size_t errlen)
+{
+	char node[64] = "";
+	char *name;
+	int own;
+
+	if (!out) {
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "out of memory");
-		return -ENOMEM;
+			snprintf(errbuf, errlen,
+				 "vmgpu_device_open_fd: out is NULL");
+		return -EINVAL;
 	}
-	dev->fd = oc.fd;
-	snprintf(dev->node, sizeof(dev->node), "%s", oc.node);
-	pthread_mutex_init(&dev->err_lock, NULL);
-
-	ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_UAPI_VERSION, &uapi);
-	if (!ret && uapi < DRM_VMGPU_UAPI_VERSION)
-		ret = shim_set_error(dev, -ENOTSUP,
-				     "driver uAPI %llu older than library's %u",
-				     (unsigned long long)uapi,
-				     DRM_VMGPU_UAPI_VERSION);
-	if (!ret) {
-		uint64_t v = 0;
-
-		ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v);
-		dev->num_gpus = (uint32_t)v;
-		if (!ret)
-			ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_MAX_DISPATCHES,
-					      &v);
-		dev->max_dispatches = (uint32_t)v;
-		if (!ret)
-			ret = vmgpu_get_param(dev,
-					      DRM_VMGPU_PARAM_CMDBUF_MAX_BYTES,
-					      &v);
-		dev->cmdbuf_max_bytes = (uint32_t)v;
-	}
-	if (ret) {
+	*out = NULL;
+	if (fd < 0 || !is_vmgpu_fd(fd, NULL, 0)) {
 		if (errbuf && errlen)
-			vmgpu_error_message(dev, errbuf, errlen);
-		vmgpu_device_close(dev);
-		return ret;
+			snprintf(errbuf, errlen,
+				 "fd %d is not an open vmgpu DRM device", fd);
+		return fd < 0 ? -EBADF : -ENODEV;
 	}
-	*out = dev;
-	return 0;
+	/* The handle owns its own descriptor: the caller keeps @fd. */
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (own < 0) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "dup of fd %d: %s", fd,
+				 strerror(errno));
+		return -errno;
+	}
+	name = drmGetDeviceNameFromFd2(own);
+	if (name) {
+		snprintf(node, sizeof(node), "%s", name);
+		free(name);
+	}
+	return device_init(own, node, out, errbuf, errlen);
 }
 
 void vmgpu_device_close(struct vmgpu_device *dev)
@@ -200,6 +245,7 @@ void vmgpu_device_close(struct vmgpu_device *dev)
 		return;
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->err_lock);
+	pthread_mutex_destroy(&dev->bos_lock);
 	free(dev);
 }
 

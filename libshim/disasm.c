@@ -280,6 +280,26 @@ int vmgpu_disasm_image(const void *image, size_t bytes, char **text,
 	}
 	out(&o, ".regs %u\n.shared %u\n.args %u\n", h.num_regs,
 	    h.shared_bytes, h.args_bytes);
+	if (h.sig_bytes) {
+		struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+		struct vmgpu_exec_sig sig;
+		const char *why;
+		uint32_t i;
+
+		if (vmgpu_exec_sig_read(&h, image, bytes, &sig, params,
+					&why) < 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s", why);
+			free(is_target);
+			free(o.buf);
+			return -EINVAL;
+		}
+		out(&o, ".kernel %s\n", sig.name);
+		for (i = 0; i < sig.num_params; i++)
+			out(&o, ".param %s, %s, %u\n", params[i].name,
+			    vmgpu_param_type_name(params[i].type),
+			    params[i].offset);
+	}
 	for (pc = 0; pc < h.code_insns; pc++) {
 		uint64_t w;
 

@@ -17,8 +17,19 @@ struct vmgpu_device {
 	uint32_t num_gpus;
 	uint32_t max_dispatches;
 	uint32_t cmdbuf_max_bytes;
+	uint64_t max_bo_size;
+	pthread_mutex_t bos_lock;	/* guards bos */
+	struct vmgpu_bo *bos;		/* live buffers, for fault reports */
 	pthread_mutex_t err_lock;	/* guards err_msg */
 	char err_msg[256];
+};
+
+/* A kernel's signature, read and checked by vmgpu_kernel_create(). */
+struct shim_kernel_sig {
+	char name[VMGPU_KERNEL_NAME_MAX];
+	uint32_t num_params;
+	uint32_t args_bytes;
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
 };
 
 struct vmgpu_bo {
@@ -30,6 +41,8 @@ struct vmgpu_bo {
 	uint64_t gpu_va;
 	pthread_mutex_t map_lock;	/* guards map */
 	void *map;
+	struct shim_kernel_sig *sig;	/* a kernel with a signature */
+	struct vmgpu_bo *prev, *next;	/* on dev->bos */
 };
 
 struct vmgpu_context {
@@ -57,6 +70,27 @@ struct vmgpu_cmdbuf {
 	uint32_t nheaps, cap_heaps;
 	uint64_t heap_used;		/* bytes used in the last heap */
 };
+
+/* Typed arguments of one kernel (vmgpu_args_*). */
+struct vmgpu_args {
+	const struct vmgpu_bo *kernel;
+	uint32_t set;			/* bit i: parameter i has a value */
+	const struct vmgpu_bo *bufs[VMGPU_MAX_PARAMS];
+	uint8_t block[VMGPU_MAX_ARGS_BYTES];
+};
+
+/*
+ * The argument block of @a for a dispatch of @kernel, once every
+ * parameter is set; and the declaration of its buffers to @cb.
+ */
+int shim_args_block(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a,
+		    const struct vmgpu_bo *kernel, const void **block,
+		    uint32_t *bytes);
+int shim_args_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a);
+
+/* The buffer of @dev holding GPU address @va, if any. */
+bool shim_find_bo(struct vmgpu_device *dev, uint64_t va, uint32_t *handle,
+		  uint64_t *offset);
 
 /* Record a message for vmgpu_error_message() and return @err. */
 int shim_set_error(struct vmgpu_device *dev, int err, const char *fmt, ...)

@@ -17,6 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The device's codes the API uses: VMGPU_FAULT_*, VMGPU_WAIT_*,
+ * VMGPU_STATE_*, VMGPU_CAP_* (vmgpu_hw.h) and VMGPU_PARAM_* (vmgpu_isa.h). */
+#include "vmgpu_hw.h"
+#include "vmgpu_isa.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,7 +61,16 @@ int vmgpu_device_count(void);
 int vmgpu_device_open(unsigned int index, struct vmgpu_device **out,
 		      char *errbuf, size_t errlen);
 
-/* Close a device handle; NULL is accepted. */
+/*
+ * A handle over an already open vmgpu DRM file @fd (a render node), e.g.
+ * one a compositor or a test harness opened. The handle works on its own
+ * duplicate of @fd: the caller keeps @fd and closes it when it likes.
+ * -ENODEV if @fd is not a vmgpu device.
+ */
+int vmgpu_device_open_fd(int fd, struct vmgpu_device **out, char *errbuf,
+			 size_t errlen);
+
+/* Close a device handle (its buffers destroyed first); NULL is accepted. */
 void vmgpu_device_close(struct vmgpu_device *dev);
 
 /* The DRM file descriptor behind @dev, for use with libdrm directly. */
@@ -113,6 +127,46 @@ int vmgpu_bo_import(struct vmgpu_device *dev, int fd, struct vmgpu_bo **out);
 int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 			size_t bytes, struct vmgpu_bo **out);
 
+/*
+ * Typed arguments. A kernel assembled with ".kernel NAME" and
+ * ".param NAME, TYPE[, OFFSET]" (Documentation/isa.rst) carries its
+ * signature; its arguments are then set by index, each type checked, and
+ * a dispatch with them (vmgpu_dispatch_desc.typed_args) builds the
+ * argument block and declares every buffer argument to the command
+ * buffer: read-only for buf_ro, written for buf_wo and buf_rw.
+ */
+struct vmgpu_args;
+
+/* One parameter of a kernel's signature. */
+struct vmgpu_param_info {
+	const char *name;		/* valid while the kernel lives */
+	uint32_t type;			/* VMGPU_PARAM_* (vmgpu_isa.h) */
+	uint32_t offset;		/* in the argument block */
+	uint32_t size;			/* bytes: 4 or 8 */
+};
+
+/* The kernel's name, or NULL if it has no signature. */
+const char *vmgpu_kernel_name(const struct vmgpu_bo *kernel);
+/* Its number of parameters; -ENOENT if it has no signature. */
+int vmgpu_kernel_param_count(const struct vmgpu_bo *kernel);
+int vmgpu_kernel_param(const struct vmgpu_bo *kernel, uint32_t index,
+		       struct vmgpu_param_info *info);
+
+/*
+ * Arguments for @kernel (which must outlive them), none set yet. One
+ * thread at a time uses an argument set; it may be changed and used for
+ * more dispatches (each copies the block).
+ */
+int vmgpu_args_create(const struct vmgpu_bo *kernel, struct vmgpu_args **out);
+void vmgpu_args_destroy(struct vmgpu_args *args);
+/* Set argument @index; -EINVAL (with a message) if its type differs. */
+int vmgpu_args_set_i32(struct vmgpu_args *args, uint32_t index, int32_t v);
+int vmgpu_args_set_i64(struct vmgpu_args *args, uint32_t index, int64_t v);
+int vmgpu_args_set_f32(struct vmgpu_args *args, uint32_t index, float v);
+/* A buffer argument: the GPU address @offset bytes into @bo. */
+int vmgpu_args_set_buffer(struct vmgpu_args *args, uint32_t index,
+			  const struct vmgpu_bo *bo, uint64_t offset);
+
 /* ------------------------------------------------------------------ */
 /* Contexts                                                             */
 /* ------------------------------------------------------------------ */
@@ -131,17 +185,43 @@ void vmgpu_context_destroy(struct vmgpu_context *ctx);
 /* The driver's id of @ctx, for the ioctls used directly (0 for NULL). */
 uint32_t vmgpu_context_id(const struct vmgpu_context *ctx);
 
+/* vmgpu_context_status.fault of a packet the driver's timeout stopped. */
+#define VMGPU_FAULT_TIMEOUT		0x100u
+
 struct vmgpu_context_status {
 	int banned;			/* a packet failed: submits fail */
-	uint32_t fault;			/* VMGPU_FAULT_*, or 0x100: timeout */
+	uint32_t fault;			/* VMGPU_FAULT_*, VMGPU_FAULT_TIMEOUT */
 	uint32_t gpu;
 	uint32_t dispatch;
 	uint32_t pc;
-	uint64_t addr;
+	uint64_t addr;			/* GPU address of a memory fault */
 	uint32_t errors;
+	/* The buffer of this device handle @addr falls in (0: none). */
+	uint32_t bo_handle;
+	uint64_t bo_offset;
 };
+/* The first error of @ctx's packets, if any (a zeroed @st if none). */
 int vmgpu_context_query(struct vmgpu_context *ctx,
 			struct vmgpu_context_status *st);
+/*
+ * @st in words: the GPU, dispatch and pc, what went wrong, and for a
+ * memory fault the buffer and offset the address falls in (or that it is
+ * in none). Returns the length, like snprintf().
+ */
+int vmgpu_context_describe_fault(struct vmgpu_context *ctx,
+				 const struct vmgpu_context_status *st,
+				 char *buf, size_t len);
+
+/* Names for messages: a fault code, a SET_STATE key, a WAIT_VALUE op. */
+const char *vmgpu_fault_name(uint32_t fault);
+const char *vmgpu_state_name(uint32_t key);
+const char *vmgpu_wait_op_name(uint32_t op);
+/*
+ * What a negative return of this library means (Documentation/library.rst
+ * has the table): -EFAULT a packet's memory fault, -ETIMEDOUT its budget,
+ * -ECANCELED a hang or a banned context, -ENODEV the device is gone, ...
+ */
+const char *vmgpu_strerror(int err);
 
 /* ------------------------------------------------------------------ */
 /* Synchronisation objects (DRM syncobjs, binary or timeline)            */
@@ -151,7 +231,8 @@ int vmgpu_syncobj_create(struct vmgpu_device *dev, uint32_t *handle);
 void vmgpu_syncobj_destroy(struct vmgpu_device *dev, uint32_t handle);
 /*
  * Wait until @handle (at timeline @point, 0 for binary) is signalled,
- * at most @timeout_ns from now. -ETIME on timeout.
+ * at most @timeout_ns from now. -ETIME on timeout; once signalled, the
+ * error of a packet that failed (-EFAULT, -ETIMEDOUT, -ECANCELED, ...).
  */
 int vmgpu_syncobj_wait(struct vmgpu_device *dev, uint32_t handle,
 		       uint64_t point, int64_t timeout_ns);
@@ -167,7 +248,11 @@ int vmgpu_syncobj_status(struct vmgpu_device *dev, uint32_t handle);
 
 struct vmgpu_cmdbuf;
 
-/* One workload: a kernel, its own argument block and thread space. */
+/*
+ * One workload: a kernel, its arguments and thread space. Arguments are
+ * either @typed_args (a kernel with a signature: checked, and its buffers
+ * declared to the command buffer) or a raw block (@args, @args_bytes).
+ */
 struct vmgpu_dispatch_desc {
 	const struct vmgpu_bo *kernel;	/* from vmgpu_kernel_create() */
 	const void *args;		/* copied into the command buffer's heap */
@@ -178,6 +263,7 @@ struct vmgpu_dispatch_desc {
 	uint32_t grid_total[3];		/* 0: origin + grid */
 	uint32_t shared_bytes;
 	uint32_t priority;
+	const struct vmgpu_args *typed_args;	/* or NULL: args, args_bytes */
 };
 
 /*

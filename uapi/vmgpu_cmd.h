@@ -83,6 +83,9 @@ struct vmgpu_cmd_checker {
 	vmgpu_u32 consumer;		/* highest SYNC consumer + 1, or 0 */
 	vmgpu_u32 consumer_word;	/* where that SYNC is */
 	vmgpu_u32 ended;		/* END seen */
+	/* A rejection for a limit: the offending value and the limit. */
+	vmgpu_u64 value;
+	vmgpu_u64 limit;
 };
 
 enum vmgpu_cmd_verdict {
@@ -101,6 +104,8 @@ static inline void vmgpu_cmd_checker_init(struct vmgpu_cmd_checker *ck,
 	ck->consumer = 0;
 	ck->consumer_word = 0;
 	ck->ended = 0;
+	ck->value = 0;
+	ck->limit = 0;
 }
 
 /* Say why, and return the verdict. */
@@ -109,6 +114,17 @@ vmgpu_cmd_reject(const char **why, enum vmgpu_cmd_verdict v, const char *text)
 {
 	*why = text;
 	return v;
+}
+
+/* Say why, with the value over its limit. */
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_reject_limit(struct vmgpu_cmd_checker *ck, const char **why,
+		       enum vmgpu_cmd_verdict v, const char *text,
+		       vmgpu_u64 value, vmgpu_u64 limit)
+{
+	ck->value = value;
+	ck->limit = limit;
+	return vmgpu_cmd_reject(why, v, text);
 }
 
 static inline enum vmgpu_cmd_verdict
@@ -126,8 +142,10 @@ vmgpu_cmd_check_dispatch(struct vmgpu_cmd_checker *ck, const void *c,
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 						"dispatch reserved field");
 	if (ck->dispatches >= ck->max_dispatches)
-		return vmgpu_cmd_reject(why, VMGPU_CMD_TOO_MANY,
-						"more dispatches than the packet may hold");
+		return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_TOO_MANY,
+					      "more dispatches than the packet may hold",
+					      ck->dispatches + 1ull,
+					      ck->max_dispatches);
 	for (i = 0; i < 3; i++) {
 		vmgpu_u32 grid = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, grid[i]);
 		vmgpu_u32 block = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch,
@@ -146,24 +164,35 @@ vmgpu_cmd_check_dispatch(struct vmgpu_cmd_checker *ck, const void *c,
 		blocks *= grid;
 		threads *= block;
 		if (blocks > VMGPU_MAX_GRID_BLOCKS)
-			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-							"grid over VMGPU_MAX_GRID_BLOCKS blocks");
+			return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+						      "grid over VMGPU_MAX_GRID_BLOCKS blocks",
+						      blocks,
+						      VMGPU_MAX_GRID_BLOCKS);
 		if (threads > VMGPU_MAX_BLOCK_THREADS)
-			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-							"block over VMGPU_MAX_BLOCK_THREADS threads");
+			return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+						      "block over VMGPU_MAX_BLOCK_THREADS threads",
+						      threads,
+						      VMGPU_MAX_BLOCK_THREADS);
 	}
 	if (VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, shared_bytes) >
 	    VMGPU_MAX_SHARED_BYTES)
-		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-						"shared memory over VMGPU_MAX_SHARED_BYTES");
+		return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+					      "shared memory over VMGPU_MAX_SHARED_BYTES",
+					      VMGPU_CMD_U32(c, vmgpu_cmd_dispatch,
+							    shared_bytes),
+					      VMGPU_MAX_SHARED_BYTES);
 	if (VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, code_va) % VMGPU_INSN_BYTES)
 		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
 						"code address not instruction-aligned");
 	args_bytes = VMGPU_CMD_U32(c, vmgpu_cmd_dispatch, args_bytes);
 	args_va = VMGPU_CMD_U64(c, vmgpu_cmd_dispatch, args_va);
-	if (args_bytes > VMGPU_MAX_ARGS_BYTES || args_bytes % 4)
+	if (args_bytes > VMGPU_MAX_ARGS_BYTES)
+		return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+					      "argument size over VMGPU_MAX_ARGS_BYTES",
+					      args_bytes, VMGPU_MAX_ARGS_BYTES);
+	if (args_bytes % 4)
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-						"argument size over VMGPU_MAX_ARGS_BYTES or not a multiple of 4");
+						"argument size not a multiple of 4");
 	if (args_bytes && !args_va)
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 						"arguments without an address");
@@ -191,6 +220,8 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 	enum vmgpu_cmd_verdict v = VMGPU_CMD_OK;
 	vmgpu_u32 consumer, producer;
 
+	ck->value = 0;
+	ck->limit = 0;
 	if (ck->ended)
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 						"command after END");

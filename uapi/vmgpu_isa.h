@@ -333,8 +333,11 @@ static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
 
 /*
  * An executable is this 32-byte header followed by code_insns 64-bit
- * little-endian instructions; the image is exactly
- * sizeof(header) + 8 * code_insns bytes.
+ * little-endian instructions (the image the device fetches: exactly
+ * sizeof(header) + 8 * code_insns bytes), then, when sig_bytes is not
+ * zero, the kernel's signature (struct vmgpu_exec_sig): its name and
+ * typed parameters, for the library. The device never reads the
+ * signature.
  */
 struct vmgpu_exec_header {
 	vmgpu_u32 magic;		/* VMGPU_EXEC_MAGIC */
@@ -343,11 +346,91 @@ struct vmgpu_exec_header {
 	vmgpu_u32 shared_bytes;		/* static shared memory per block */
 	vmgpu_u32 args_bytes;		/* argument block, multiple of 4 */
 	vmgpu_u32 code_insns;		/* 1..VMGPU_ISA_MAX_CODE */
-	vmgpu_u32 reserved[2];		/* must be zero */
+	vmgpu_u32 sig_bytes;		/* signature after the code, 0: none */
+	vmgpu_u32 reserved;		/* must be zero */
 };
 
 #define VMGPU_EXEC_HEADER_BYTES		32
 #define VMGPU_INSN_BYTES		8
+
+/*
+ * The signature: a kernel's name and its parameters, each a typed slot of
+ * the argument block. A library uses it to set arguments by index with
+ * type checks and to know which buffers a dispatch reads and writes.
+ */
+#define VMGPU_SIG_MAGIC			0x47495356	/* "VSIG" in memory order */
+#define VMGPU_KERNEL_NAME_MAX		32	/* bytes, NUL included */
+#define VMGPU_PARAM_NAME_MAX		24	/* bytes, NUL included */
+#define VMGPU_MAX_PARAMS		32
+
+enum vmgpu_param_type {
+	VMGPU_PARAM_I32 = 1,		/* 32-bit integer */
+	VMGPU_PARAM_I64,		/* 64-bit integer */
+	VMGPU_PARAM_F32,		/* IEEE single */
+	VMGPU_PARAM_BUF_RO,		/* GPU VA of a buffer the kernel reads */
+	VMGPU_PARAM_BUF_WO,		/* ... writes */
+	VMGPU_PARAM_BUF_RW,		/* ... reads and writes */
+	VMGPU_PARAM_NUM_TYPES
+};
+
+struct vmgpu_exec_param {
+	vmgpu_u32 type;			/* VMGPU_PARAM_* */
+	vmgpu_u32 offset;		/* in the argument block, aligned to size */
+	char name[VMGPU_PARAM_NAME_MAX];	/* NUL-terminated, not "" */
+};
+
+struct vmgpu_exec_sig {
+	vmgpu_u32 magic;		/* VMGPU_SIG_MAGIC */
+	vmgpu_u32 num_params;		/* 0..VMGPU_MAX_PARAMS */
+	char name[VMGPU_KERNEL_NAME_MAX];	/* NUL-terminated, not "" */
+	/* struct vmgpu_exec_param params[num_params] follow */
+};
+
+#define VMGPU_EXEC_SIG_BYTES(n) \
+	(sizeof(struct vmgpu_exec_sig) + (n) * sizeof(struct vmgpu_exec_param))
+#define VMGPU_EXEC_MAX_SIG_BYTES	VMGPU_EXEC_SIG_BYTES(VMGPU_MAX_PARAMS)
+
+/* Bytes of a parameter of type @type in the argument block, 0 if none. */
+static inline vmgpu_u32 vmgpu_param_size(vmgpu_u32 type)
+{
+	switch (type) {
+	case VMGPU_PARAM_I32:
+	case VMGPU_PARAM_F32:
+		return 4;
+	case VMGPU_PARAM_I64:
+	case VMGPU_PARAM_BUF_RO:
+	case VMGPU_PARAM_BUF_WO:
+	case VMGPU_PARAM_BUF_RW:
+		return 8;
+	}
+	return 0;
+}
+
+/* Name of a parameter type in assembly and messages, NULL if unknown. */
+static inline const char *vmgpu_param_type_name(vmgpu_u32 type)
+{
+	switch (type) {
+	case VMGPU_PARAM_I32:
+		return "i32";
+	case VMGPU_PARAM_I64:
+		return "i64";
+	case VMGPU_PARAM_F32:
+		return "f32";
+	case VMGPU_PARAM_BUF_RO:
+		return "buf_ro";
+	case VMGPU_PARAM_BUF_WO:
+		return "buf_wo";
+	case VMGPU_PARAM_BUF_RW:
+		return "buf_rw";
+	}
+	return 0;
+}
+
+static inline int vmgpu_param_is_buffer(vmgpu_u32 type)
+{
+	return type == VMGPU_PARAM_BUF_RO || type == VMGPU_PARAM_BUF_WO ||
+	       type == VMGPU_PARAM_BUF_RW;
+}
 
 /* True if the header alone is acceptable (the code is checked separately). */
 static inline int vmgpu_exec_header_valid(const struct vmgpu_exec_header *h)
@@ -359,14 +442,21 @@ static inline int vmgpu_exec_header_valid(const struct vmgpu_exec_header *h)
 	       h->args_bytes <= VMGPU_MAX_ARGS_BYTES &&
 	       h->args_bytes % 4 == 0 &&
 	       h->code_insns >= 1 && h->code_insns <= VMGPU_ISA_MAX_CODE &&
-	       h->reserved[0] == 0 && h->reserved[1] == 0;
+	       h->sig_bytes % 4 == 0 && h->sig_bytes <= VMGPU_EXEC_MAX_SIG_BYTES &&
+	       h->reserved == 0;
 }
 
-/* Image size announced by a valid header. */
+/* Image size announced by a valid header: what the device fetches. */
 static inline vmgpu_u64 vmgpu_exec_image_bytes(const struct vmgpu_exec_header *h)
 {
 	return VMGPU_EXEC_HEADER_BYTES +
 	       (vmgpu_u64)h->code_insns * VMGPU_INSN_BYTES;
+}
+
+/* Bytes of the whole executable file: image, then signature. */
+static inline vmgpu_u64 vmgpu_exec_file_bytes(const struct vmgpu_exec_header *h)
+{
+	return vmgpu_exec_image_bytes(h) + h->sig_bytes;
 }
 
 #ifndef __KERNEL__
@@ -388,6 +478,86 @@ static inline void vmgpu_exec_header_read(struct vmgpu_exec_header *h,
 	h->shared_bytes = le32toh(h->shared_bytes);
 	h->args_bytes = le32toh(h->args_bytes);
 	h->code_insns = le32toh(h->code_insns);
+	h->sig_bytes = le32toh(h->sig_bytes);
+	h->reserved = le32toh(h->reserved);
+}
+
+static inline int vmgpu_sig_name_ok(const char *name, size_t max, int empty_ok)
+{
+	size_t i;
+
+	for (i = 0; i < max && name[i]; i++)
+		if (!(name[i] == '_' || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (i && name[i] >= '0' && name[i] <= '9')))
+			return 0;
+	return i < max && (empty_ok || i > 0);
+}
+
+/*
+ * Read and check the signature of an executable of @bytes bytes whose
+ * header is @h (already valid): its name and parameters into @sig and
+ * @params (room for VMGPU_MAX_PARAMS), in host order. Returns 1 if the
+ * file has a signature, 0 if it has none, -1 with *why set if the
+ * signature is malformed: a bad magic or size, a bad name, an unknown
+ * type, a parameter outside the argument block, misaligned, or
+ * overlapping another.
+ */
+static inline int vmgpu_exec_sig_read(const struct vmgpu_exec_header *h,
+				      const void *file, size_t bytes,
+				      struct vmgpu_exec_sig *sig,
+				      struct vmgpu_exec_param *params,
+				      const char **why)
+{
+	const unsigned char *p = (const unsigned char *)file +
+				 vmgpu_exec_image_bytes(h);
+	vmgpu_u32 i, j;
+
+	if (!h->sig_bytes)
+		return 0;
+	*why = "signature truncated";
+	if (bytes < vmgpu_exec_file_bytes(h) ||
+	    h->sig_bytes < sizeof(*sig))
+		return -1;
+	memcpy(sig, p, sizeof(*sig));
+	sig->magic = le32toh(sig->magic);
+	sig->num_params = le32toh(sig->num_params);
+	*why = "bad signature magic";
+	if (sig->magic != VMGPU_SIG_MAGIC)
+		return -1;
+	*why = "signature size does not match its parameter count";
+	if (sig->num_params > VMGPU_MAX_PARAMS ||
+	    h->sig_bytes != VMGPU_EXEC_SIG_BYTES(sig->num_params))
+		return -1;
+	*why = "bad kernel name";
+	if (!vmgpu_sig_name_ok(sig->name, sizeof(sig->name), 0))
+		return -1;
+	for (i = 0; i < sig->num_params; i++) {
+		struct vmgpu_exec_param *a = &params[i];
+		vmgpu_u32 size;
+
+		memcpy(a, p + sizeof(*sig) + i * sizeof(*a), sizeof(*a));
+		a->type = le32toh(a->type);
+		a->offset = le32toh(a->offset);
+		size = vmgpu_param_size(a->type);
+		*why = "unknown parameter type";
+		if (!size)
+			return -1;
+		*why = "bad parameter name";
+		if (!vmgpu_sig_name_ok(a->name, sizeof(a->name), 0))
+			return -1;
+		*why = "parameter misaligned or outside the argument block";
+		if (a->offset % size ||
+		    (vmgpu_u64)a->offset + size > h->args_bytes)
+			return -1;
+		*why = "parameters overlap";
+		for (j = 0; j < i; j++)
+			if (a->offset < params[j].offset +
+					vmgpu_param_size(params[j].type) &&
+			    params[j].offset < a->offset + size)
+				return -1;
+	}
+	return 1;
 }
 #endif
 

@@ -160,7 +160,8 @@ TEST(header_directives)
 	EXPECT_EQ(24, h.args_bytes);
 	EXPECT_EQ(0, h.shared_bytes);
 	EXPECT_EQ(2, h.code_insns);
-	EXPECT_EQ(0, h.reserved[0]);
+	EXPECT_EQ(0, h.sig_bytes);
+	EXPECT_EQ(0, h.reserved);
 	free(img);
 	ASSERT_EQ(0, vmgpu_asm_assemble(".regs 100\n.shared 4096\n.args 64\n"
 					"exit\n", &img, &n, err, sizeof(err)));
@@ -249,6 +250,92 @@ TEST(disasm_rejects_bad_images)
 					      sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "invalid executable header"));
 	free(img);
+}
+
+static const char typed_src[] =
+	".kernel scale\n"
+	".param n, i32\n"
+	".param k, f32\n"
+	".param x, buf_ro\n"
+	".param y, buf_wo, 24\n"
+	"\tldarg r1, n\n"
+	"\tldarg.64 r2, x\n"
+	"\tldarg.64 r4, y\n"
+	"\texit\n";
+
+TEST(typed_signature)
+{
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	struct vmgpu_exec_header h;
+	struct vmgpu_exec_sig sig;
+	const char *why = NULL;
+	void *img, *img2;
+	size_t n, n2;
+	char err[256], *text;
+
+	ASSERT_EQ(0, vmgpu_asm_assemble(typed_src, &img, &n, err,
+					sizeof(err))) TH_LOG("%s", err);
+	vmgpu_exec_header_read(&h, img);
+	ASSERT_TRUE(vmgpu_exec_header_valid(&h));
+	EXPECT_EQ(32, h.args_bytes);	/* y ends at 32 */
+	EXPECT_EQ(VMGPU_EXEC_SIG_BYTES(4), h.sig_bytes);
+	EXPECT_EQ(vmgpu_exec_file_bytes(&h), n);
+	ASSERT_EQ(1, vmgpu_exec_sig_read(&h, img, n, &sig, params, &why));
+	EXPECT_STREQ("scale", sig.name);
+	ASSERT_EQ(4, sig.num_params);
+	EXPECT_STREQ("n", params[0].name);
+	EXPECT_EQ(VMGPU_PARAM_I32, params[0].type);
+	EXPECT_EQ(0, params[0].offset);
+	EXPECT_EQ(VMGPU_PARAM_F32, params[1].type);
+	EXPECT_EQ(4, params[1].offset);
+	EXPECT_EQ(VMGPU_PARAM_BUF_RO, params[2].type);
+	EXPECT_EQ(8, params[2].offset);	/* aligned to 8 */
+	EXPECT_EQ(VMGPU_PARAM_BUF_WO, params[3].type);
+	EXPECT_EQ(24, params[3].offset);
+
+	/* The disassembler prints it back; it reassembles to the same bytes. */
+	ASSERT_EQ(0, vmgpu_disasm_image(img, n, &text, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(text, ".kernel scale\n"));
+	EXPECT_NE(NULL, strstr(text, ".param y, buf_wo, 24\n"));
+	ASSERT_EQ(0, vmgpu_asm_assemble(text, &img2, &n2, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(n, n2);
+	EXPECT_EQ(0, memcmp(img, img2, n));
+
+	/* A damaged signature is refused by its reader and the disassembler. */
+	((uint8_t *)img)[vmgpu_exec_image_bytes(&h) + 8 +
+			 VMGPU_KERNEL_NAME_MAX + 0] = 99;	/* type */
+	EXPECT_EQ(-1, vmgpu_exec_sig_read(&h, img, n, &sig, params, &why));
+	EXPECT_STREQ("unknown parameter type", why);
+	free(text);
+	EXPECT_EQ(-EINVAL, vmgpu_disasm_image(img, n, &text, err, sizeof(err)));
+	EXPECT_STREQ("unknown parameter type", err);
+	free(img);
+	free(img2);
+}
+
+TEST(typed_signature_errors)
+{
+	expect_error(_metadata, ".param n, i32\nexit\n",
+		     "line 1: .param needs a .kernel NAME first");
+	expect_error(_metadata, ".kernel k\n.param n, u16\nexit\n",
+		     "line 2: unknown parameter type 'u16'");
+	expect_error(_metadata, ".kernel k\n.param p, i64, 4\nexit\n",
+		     "line 2: parameter 'p' at 4 is not aligned to its 8 bytes");
+	expect_error(_metadata, ".kernel k\n.param n\nexit\n",
+		     "line 2: .param takes NAME, TYPE[, OFFSET]");
+	expect_error(_metadata, ".kernel k\n.kernel j\nexit\n",
+		     "line 2: .kernel given twice");
+	expect_error(_metadata, ".kernel 9k\nexit\n",
+		     "line 1: bad kernel name '9k'");
+	expect_error(_metadata,
+		     ".kernel k\n.args 8\n.param a, i32\n.param b, i64\nexit\n",
+		     "signature of 'k': parameter misaligned or outside the argument block (.args 8)");
+	expect_error(_metadata,
+		     ".kernel k\n.param a, i64\n.param b, i32, 4\nexit\n",
+		     "signature of 'k': parameters overlap");
+	expect_error(_metadata, ".kernel k\n.param a, i32\n.param a, i32\nexit\n",
+		     "line 3:");
 }
 
 TEST_HARNESS_MAIN
