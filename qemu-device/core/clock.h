@@ -31,6 +31,7 @@ enum vg_event_kind {
     VG_EV_DISPATCH_READY, /* a dispatch reaches the distributor */
     VG_EV_BLOCK_DONE,     /* a thread block finished on an SM */
     VG_EV_COPY_DONE,      /* the CP's copy finished */
+    VG_EV_WD_WAKE,        /* an SM acknowledged its TMD state */
 };
 
 struct vg_event {

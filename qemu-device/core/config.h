@@ -57,6 +57,12 @@
       "per-block setup on the SM")                                             \
     X(fence_ns, "fence-ns", 1000, 0, 10000000, "ns",                           \
       "fence write and MSI over PCIe")                                         \
+    X(wd_table_slots, "wd-table-slots", 32, 1, 128, "",                        \
+      "work distributor task-table slots (concurrent kernels: 32..128)")       \
+    X(wd_round_robin, "wd-round-robin", 0, 0, 1, "",                           \
+      "CTA issue: 0 load-balance, 1 round-robin over the SM list")             \
+    X(wd_sync_ns, "wd-sync-ns", 0, 0, 1000000, "ns",                           \
+      "TMD state sync to an SM until its acknowledgement")                     \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \
       "default warp instructions per dispatch (stops a runaway kernel)")
 

@@ -138,6 +138,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
         .shared = cfg->sm_shared_kb * 1024,
         .blocks = cfg->sm_blocks,
     };
+    struct vg_wd_policy pol;
 
     if (vg_gpu_common_init(&g->c, index, cfg, &dev->cost, &dev->host,
                            &dev->sink)) {
@@ -146,6 +147,14 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     vg_mmu_init(&g->mmu, &dev->host, index, cfg->gpus);
     vg_mmu_attach(&g->mmu, &g->c.mmu_regs);
     vg_wdist_init(&g->wd, cfg->sms, &lim);
+    vg_wdist_default_policy(&pol, cfg->sms);
+    pol.table_slots = cfg->wd_table_slots;
+    pol.mode = cfg->wd_round_robin ? VG_WD_ROUND_ROBIN : VG_WD_LOAD_BALANCE;
+    pol.sync_latency = VG_NS(cfg->wd_sync_ns);
+    if (vg_wdist_set_policy(&g->wd, &pol)) {
+        vg_gpu_common_destroy(&g->c);
+        return -1;
+    }
     vg_ce_init(&g->ce, &g->c, &g->mmu);
     if (vg_sms_init(&g->sms, &g->c, &g->wd)) {
         vg_gpu_common_destroy(&g->c);
@@ -727,6 +736,9 @@ static void run_event(struct vg_gpu *g, const struct vg_event *ev)
         break;
     case VG_EV_COPY_DONE:
         vg_cp_copy_done(&g->cp, ev->b);
+        break;
+    case VG_EV_WD_WAKE:
+        vg_sms_issue(&g->sms);
         break;
     default:
         break;

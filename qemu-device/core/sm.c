@@ -62,6 +62,7 @@ void vg_sms_reset(struct vg_sms *sms)
         }
     }
     sms->resident = 0;
+    sms->wake_at = 0;
 }
 
 static void run_block(struct vg_sms *sms, struct vg_dispatch *d, uint32_t sm,
@@ -136,12 +137,21 @@ static void run_block(struct vg_sms *sms, struct vg_dispatch *d, uint32_t sm,
 
 void vg_sms_issue(struct vg_sms *sms)
 {
+    vg_time_t now = vg_gpu_now(sms->gc);
+    uint64_t wake = 0;
     struct vg_wd_task *t;
     uint32_t sm, block;
 
+    if (sms->wake_at && sms->wake_at <= now) {
+        sms->wake_at = 0;
+    }
     while (!__atomic_load_n(&sms->gc->abort, __ATOMIC_RELAXED) &&
-           vg_wdist_next(sms->wd, &t, &sm, &block)) {
+           vg_wdist_next(sms->wd, now, &t, &sm, &block, &wake)) {
         run_block(sms, (struct vg_dispatch *)t, sm, block);
+    }
+    if (wake && (!sms->wake_at || wake < sms->wake_at)) {
+        sms->wake_at = wake;
+        vg_gpu_post(sms->gc, wake, VG_EV_WD_WAKE, 0, 0);
     }
 }
 

@@ -64,6 +64,7 @@ struct vg_sms {
     struct vg_interp *interp;
     uint32_t num_sms, slots_per_sm;
     uint32_t resident; /* blocks issued and not retired */
+    uint64_t wake_at;  /* a VG_EV_WD_WAKE is queued for then (0: none) */
     struct vg_sm sm[VMGPU_MAX_SMS];
 };
 
@@ -84,7 +85,9 @@ void vg_sms_destroy(struct vg_sms *sms);
 void vg_sms_reset(struct vg_sms *sms);
 /*
  * Issue every block the distributor places now; none once a reset waits
- * for the runner (each would run a slice before it looked at abort).
+ * for the runner (each would run a slice before it looked at abort). If
+ * an SM's acknowledgement will allow more later, a VG_EV_WD_WAKE is
+ * queued for then (it calls this again).
  */
 void vg_sms_issue(struct vg_sms *sms);
 /*

@@ -1,11 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Work distributor: priority-ordered ready list and load-balanced block
- * issue (SPEC W5 "load-balance" mode, SM number as the fixed tie order).
+ * The work distribution unit (wdist.h): pending lists, task table with
+ * eviction, per-SM assignment and CTA issue.
  */
 #include <string.h>
 
 #include "wdist.h"
+
+static uint32_t level_of(const struct vg_wd_task *t)
+{
+    return t->priority < VG_WD_LEVELS ? t->priority : VG_WD_LEVELS - 1;
+}
+
+/* More urgent, or as urgent and allocated earlier. */
+static bool task_before(const struct vg_wd_task *a, const struct vg_wd_task *b)
+{
+    if (level_of(a) != level_of(b)) {
+        return level_of(a) < level_of(b);
+    }
+    return a->alloc_order < b->alloc_order;
+}
+
+void vg_wdist_default_policy(struct vg_wd_policy *pol, uint32_t num_sms)
+{
+    uint32_t s;
+
+    memset(pol, 0, sizeof(*pol));
+    /* As many concurrent kernels as recent NVIDIA GPUs run (32..128). */
+    pol->table_slots = 32;
+    pol->mode = VG_WD_LOAD_BALANCE;
+    pol->sync_latency = 0;
+    for (s = 0; s < num_sms && s < VMGPU_MAX_SMS; s++) {
+        pol->sm_order[s] = (uint8_t)s;
+    }
+}
 
 void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
                    const struct vg_wd_limits *lim)
@@ -13,22 +41,76 @@ void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
     memset(wd, 0, sizeof(*wd));
     wd->num_sms = num_sms;
     wd->lim = *lim;
+    wd->last_sm = -1;
+    vg_wdist_default_policy(&wd->pol, num_sms);
+}
+
+static void unassign(struct vg_wdist *wd, const struct vg_wd_task *t)
+{
+    uint32_t s;
+
+    for (s = 0; s < wd->num_sms; s++) {
+        if (wd->sm[s].assigned == t) {
+            wd->sm[s].assigned = NULL;
+            wd->sm[s].state = VG_WD_SM_IDLE;
+        }
+    }
+}
+
+int vg_wdist_set_policy(struct vg_wdist *wd, const struct vg_wd_policy *pol)
+{
+    uint64_t seen = 0;
+    uint32_t p, s;
+
+    if (pol->table_slots < 1 || pol->table_slots > VG_WD_MAX_SLOTS ||
+        (pol->mode != VG_WD_LOAD_BALANCE && pol->mode != VG_WD_ROUND_ROBIN)) {
+        return -1;
+    }
+    for (p = 0; p < wd->num_sms; p++) {
+        if (pol->sm_order[p] >= wd->num_sms || seen >> pol->sm_order[p] & 1) {
+            return -1;
+        }
+        seen |= 1ull << pol->sm_order[p];
+    }
+    /* Fewer slots: the tasks in slots past the end wait again. */
+    for (p = pol->table_slots; p < wd->pol.table_slots; p++) {
+        if (wd->table[p]) {
+            return -1;
+        }
+    }
+    wd->pol = *pol;
+    for (s = 0; s < wd->num_sms; s++) {
+        wd->sm[s].assigned = NULL;
+        wd->sm[s].state = VG_WD_SM_IDLE;
+    }
+    wd->last_sm = -1;
+    return 0;
 }
 
 void vg_wdist_reset(struct vg_wdist *wd)
 {
-    struct vg_wd_task *t = wd->ready;
+    struct vg_wd_policy pol = wd->pol;
+    struct vg_wd_limits lim = wd->lim;
+    uint32_t l, i;
 
-    while (t) {
-        struct vg_wd_task *next = t->next;
+    for (l = 0; l < VG_WD_LEVELS; l++) {
+        struct vg_wd_task *t = wd->pending[l];
 
-        t->queued = false;
-        t->next = NULL;
-        t = next;
+        while (t) {
+            struct vg_wd_task *next = t->next;
+
+            t->where = VG_WD_NONE;
+            t->next = NULL;
+            t = next;
+        }
     }
-    wd->ready = NULL;
-    memset(wd->sm, 0, sizeof(wd->sm));
-    wd->next_order = 0;
+    for (i = 0; i < VG_WD_MAX_SLOTS; i++) {
+        if (wd->table[i]) {
+            wd->table[i]->where = VG_WD_NONE;
+        }
+    }
+    vg_wdist_init(wd, wd->num_sms, &lim);
+    wd->pol = pol;
 }
 
 bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need)
@@ -59,80 +141,293 @@ uint32_t vg_wdist_sm_room(const struct vg_wdist *wd, uint32_t sm,
     return r < room ? r : room;
 }
 
-static bool task_before(const struct vg_wd_task *a, const struct vg_wd_task *b)
+/* ---- Task management and the task table (W1, W2) ---- */
+
+static void pending_push(struct vg_wdist *wd, struct vg_wd_task *t, bool head)
 {
-    if (a->priority != b->priority) {
-        return a->priority < b->priority;
+    struct vg_wd_task **p = &wd->pending[level_of(t)];
+
+    if (!head) {
+        while (*p) {
+            p = &(*p)->next;
+        }
     }
-    return a->alloc_order < b->alloc_order;
+    t->next = *p;
+    *p = t;
+    t->where = VG_WD_PENDING;
+}
+
+static void pending_unlink(struct vg_wdist *wd, struct vg_wd_task *t)
+{
+    struct vg_wd_task **p = &wd->pending[level_of(t)];
+
+    while (*p && *p != t) {
+        p = &(*p)->next;
+    }
+    if (*p) {
+        *p = t->next;
+    }
+    t->next = NULL;
+}
+
+static struct vg_wd_task *pending_first(struct vg_wdist *wd)
+{
+    uint32_t l;
+
+    for (l = 0; l < VG_WD_LEVELS; l++) {
+        if (wd->pending[l]) {
+            return wd->pending[l];
+        }
+    }
+    return NULL;
+}
+
+static void table_leave(struct vg_wdist *wd, struct vg_wd_task *t)
+{
+    wd->table[t->slot] = NULL;
+    t->where = VG_WD_NONE;
+    unassign(wd, t);
+}
+
+/*
+ * The table TMD to evict for a more urgent one: the least urgent that
+ * still has CTAs to issue (one with none left only drains), the most
+ * recently allocated among equals.
+ */
+static struct vg_wd_task *victim(struct vg_wdist *wd)
+{
+    struct vg_wd_task *v = NULL;
+    uint32_t i;
+
+    for (i = 0; i < wd->pol.table_slots; i++) {
+        struct vg_wd_task *t = wd->table[i];
+
+        if (t && t->next_block < t->blocks_total && (!v || task_before(v, t))) {
+            v = t;
+        }
+    }
+    return v;
+}
+
+/* The first free slot of the table, or table_slots if it is full. */
+static uint32_t free_slot(const struct vg_wdist *wd)
+{
+    uint32_t i = 0;
+
+    while (i < wd->pol.table_slots && wd->table[i]) {
+        i++;
+    }
+    return i;
+}
+
+/* Move pending TMDs into the table while slots allow, evicting if urgent. */
+static void admit(struct vg_wdist *wd)
+{
+    struct vg_wd_task *t, *v;
+    uint32_t i;
+
+    while ((t = pending_first(wd))) {
+        i = free_slot(wd);
+        if (i == wd->pol.table_slots) {
+            v = victim(wd);
+            if (!v || level_of(t) >= level_of(v)) {
+                return;
+            }
+            i = v->slot;
+            table_leave(wd, v);
+            v->evictions++;
+            wd->stats.evictions++;
+            /* It comes back first among its level, where it stopped. */
+            pending_push(wd, v, true);
+        }
+        pending_unlink(wd, t);
+        t->where = VG_WD_TABLE;
+        t->slot = i;
+        t->alloc_order = wd->next_order++;
+        t->quota_used = 0;
+        wd->table[i] = t;
+    }
 }
 
 void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task)
 {
-    struct vg_wd_task **p = &wd->ready;
-
-    task->alloc_order = wd->next_order++;
-    task->queued = true;
-    while (*p && !task_before(task, *p)) {
-        p = &(*p)->next;
-    }
-    task->next = *p;
-    *p = task;
+    task->next_block = 0;
+    task->blocks_running = 0;
+    task->quota_used = 0;
+    task->evictions = 0;
+    pending_push(wd, task, task->head);
+    admit(wd);
 }
 
 void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task)
 {
-    struct vg_wd_task **p = &wd->ready;
-
-    if (!task->queued) {
-        return;
+    if (task->where == VG_WD_PENDING) {
+        pending_unlink(wd, task);
+        task->where = VG_WD_NONE;
+    } else if (task->where == VG_WD_TABLE) {
+        table_leave(wd, task);
+        admit(wd);
     }
-    while (*p && *p != task) {
-        p = &(*p)->next;
-    }
-    if (*p) {
-        *p = task->next;
-    }
-    task->next = NULL;
-    task->queued = false;
 }
 
-bool vg_wdist_next(struct vg_wdist *wd, struct vg_wd_task **task, uint32_t *sm,
-                   uint32_t *block)
+/* ---- Assignment (W4) ---- */
+
+static bool may_run_on(const struct vg_wd_task *t, uint32_t sm)
 {
-    struct vg_wd_task *t = wd->ready;
-    uint32_t best = UINT32_MAX, best_room = 0, s;
+    return t->next_block < t->blocks_total &&
+           (!t->sm_mask || (t->sm_mask >> sm & 1)) &&
+           (!t->sequential || !t->blocks_running);
+}
 
-    if (!t) {
-        return false;
-    }
-    for (s = 0; s < wd->num_sms; s++) {
-        uint32_t room;
+static bool quota_left(const struct vg_wd_task *t)
+{
+    return !t->quota || t->quota_used < t->quota;
+}
 
-        if (t->sm_mask && !(t->sm_mask >> s & 1)) {
+/* The TMD SM @sm should run now, or NULL. */
+static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm)
+{
+    struct vg_wd_task *best = NULL, *any = NULL, *t;
+    uint32_t i, level;
+
+    for (i = 0; i < wd->pol.table_slots; i++) {
+        t = wd->table[i];
+        if (!t || !may_run_on(t, sm)) {
             continue;
         }
-        room = vg_wdist_sm_room(wd, s, &t->need);
-        if (room > best_room) {
-            best_room = room;
-            best = s;
+        if (!any || task_before(t, any)) {
+            any = t;
         }
     }
-    if (best == UINT32_MAX) {
+    if (!any) {
+        return NULL;
+    }
+    /* The most urgent level decides; quotas only rotate within it. */
+    level = level_of(any);
+    for (i = 0; i < wd->pol.table_slots; i++) {
+        t = wd->table[i];
+        if (t && level_of(t) == level && may_run_on(t, sm) && quota_left(t) &&
+            (!best || task_before(t, best))) {
+            best = t;
+        }
+    }
+    if (best) {
+        return best;
+    }
+    /* Every candidate of the level used its quota: a new turn. */
+    for (i = 0; i < wd->pol.table_slots; i++) {
+        t = wd->table[i];
+        if (t && level_of(t) == level) {
+            t->quota_used = 0;
+        }
+    }
+    wd->stats.turns++;
+    return any;
+}
+
+static void assign(struct vg_wdist *wd, uint64_t now)
+{
+    uint32_t s;
+
+    for (s = 0; s < wd->num_sms; s++) {
+        struct vg_wd_sm *m = &wd->sm[s];
+        struct vg_wd_task *t = pick(wd, s);
+
+        if (t == m->assigned) {
+            if (m->state == VG_WD_SM_SYNC && m->ack_at <= now) {
+                m->state = VG_WD_SM_LAUNCH;
+            }
+            continue;
+        }
+        m->assigned = t;
+        if (!t) {
+            m->state = VG_WD_SM_IDLE;
+            continue;
+        }
+        /* STATE_SYNC: the SM gets the TMD's state and acknowledges. */
+        wd->stats.state_syncs++;
+        m->ack_at = now + wd->pol.sync_latency;
+        m->state = m->ack_at <= now ? VG_WD_SM_LAUNCH : VG_WD_SM_SYNC;
+    }
+}
+
+/* ---- CTA issue (W5) ---- */
+
+/* Room for another CTA of its TMD on an acknowledged SM, else 0. */
+static uint32_t availability(const struct vg_wdist *wd, uint32_t sm)
+{
+    const struct vg_wd_sm *m = &wd->sm[sm];
+
+    if (!m->assigned || m->state != VG_WD_SM_LAUNCH) {
+        return 0;
+    }
+    return vg_wdist_sm_room(wd, sm, &m->assigned->need);
+}
+
+/* Position in the SM priority list of the SM that gets the next CTA. */
+static int32_t choose_sm(const struct vg_wdist *wd)
+{
+    uint32_t n = wd->num_sms, k, best_room = 0;
+    int32_t best = -1;
+
+    if (wd->pol.mode == VG_WD_ROUND_ROBIN) {
+        for (k = 1; k <= n; k++) {
+            uint32_t p = (uint32_t)(wd->last_sm + (int32_t)k + (int32_t)n) % n;
+
+            if (availability(wd, wd->pol.sm_order[p])) {
+                return (int32_t)p;
+            }
+        }
+        return -1;
+    }
+    for (k = 0; k < n; k++) {
+        uint32_t room = availability(wd, wd->pol.sm_order[k]);
+
+        if (room > best_room) { /* ties: earlier in the list */
+            best_room = room;
+            best = (int32_t)k;
+        }
+    }
+    return best;
+}
+
+bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
+                   uint32_t *sm, uint32_t *block, uint64_t *wake)
+{
+    struct vg_wd_task *t;
+    struct vg_wd_sm *m;
+    int32_t p;
+    uint32_t s;
+
+    *wake = 0;
+    assign(wd, now);
+    p = choose_sm(wd);
+    if (p < 0) {
+        /* Nothing now: maybe once a state sync is acknowledged. */
+        for (s = 0; s < wd->num_sms; s++) {
+            m = &wd->sm[s];
+            if (m->assigned && m->state == VG_WD_SM_SYNC &&
+                vg_wdist_sm_room(wd, s, &m->assigned->need) &&
+                (!*wake || m->ack_at < *wake)) {
+                *wake = m->ack_at;
+            }
+        }
         return false;
     }
-    wd->sm[best].threads += t->need.threads;
-    wd->sm[best].regs += t->need.regs;
-    wd->sm[best].shared += t->need.shared;
-    wd->sm[best].blocks++;
+    s = wd->pol.sm_order[p];
+    m = &wd->sm[s];
+    t = m->assigned;
+    m->threads += t->need.threads;
+    m->regs += t->need.regs;
+    m->shared += t->need.shared;
+    m->blocks++;
     *task = t;
-    *sm = best;
+    *sm = s;
     *block = t->next_block++;
     t->blocks_running++;
-    wd->issued++;
-    if (t->next_block == t->blocks_total) {
-        vg_wdist_remove(wd, t);
-    }
+    t->quota_used++;
+    wd->stats.issued++;
+    wd->last_sm = p;
     return true;
 }
 
@@ -146,4 +441,10 @@ void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
     s->shared -= task->need.shared;
     s->blocks--;
     task->blocks_running--;
+    /* Its last CTA: the slot is free for a pending TMD. */
+    if (task->where == VG_WD_TABLE && task->next_block == task->blocks_total &&
+        !task->blocks_running) {
+        table_leave(wd, task);
+        admit(wd);
+    }
 }

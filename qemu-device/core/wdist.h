@@ -1,15 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Work distributor of one GPU (the issue-3 subset of SPEC W): ready
- * dispatches ("tasks", the TMDs of SPEC W) wait in one list ordered by
- * priority (lower number first) then arrival; thread blocks of the first
- * task are issued one at a time to the SM with the most room for another
- * block of that task (ties: lowest SM number), as long as one fits.
+ * The work distribution unit of one GPU (SPEC W): it schedules the thread
+ * blocks (CTAs) of many tasks (TMDs) onto the SMs with no driver
+ * involvement.
  *
- * The task carries the TMD fields the full unit will use (priority,
- * allocation order, outstanding work, SM affinity); the task table,
- * eviction, quotas, throttling and coalescing come with SPEC W proper and
- * slot in behind vg_wdist_next() without changing its callers.
+ * - Task management (W1): a submitted TMD waits in the pending list of its
+ *   priority level, at the tail or, with @head, at the head.
+ * - Task table (W2): a fixed number of slots. A TMD in a slot is executing.
+ *   With no slot free, a pending TMD of a strictly more urgent level evicts
+ *   the least urgent TMD in the table (the most recently allocated among
+ *   equals); the evicted TMD goes back to the head of its pending list and
+ *   resumes at its next unissued CTA when it returns. Its CTAs already on
+ *   SMs drain: they run to their end and give their resources back. A TMD
+ *   leaves the table when its last CTA has finished.
+ * - Assignment (W4), per SM: the candidates are table TMDs without a
+ *   deallocation request, with CTAs left to issue, whose affinity mask
+ *   includes the SM, which are not sequential with a CTA in flight, and
+ *   whose launch quota for the current turn is not used up; the most
+ *   urgent wins, ties by the oldest allocation order. When every candidate
+ *   of the most urgent level has used its quota, a new turn starts for
+ *   that level, so equal-priority TMDs with quotas rotate. An SM whose
+ *   assigned TMD changes is sent its state (STATE_SYNC) and may receive
+ *   CTAs only once it has acknowledged, @sync_latency later.
+ * - CTA issue (W5): an SM is eligible when its state is acknowledged and
+ *   it has room for one more CTA of its TMD. In load-balance mode the SM
+ *   with the most room (its availability) gets the next CTA, ties broken
+ *   by the SM priority list; in round-robin mode the next eligible SM in
+ *   that list after the one that got the last CTA.
+ * - Exactly once (W8): a TMD's next CTA index only moves forward, across
+ *   eviction, resume, quotas and removal.
+ *
+ * Throttle mode (W6) and queue TMDs (W7) are not built yet.
  */
 #ifndef VG_WDIST_H
 #define VG_WDIST_H
@@ -18,6 +39,9 @@
 #include <stdint.h>
 
 #include "vmgpu_hw.h"
+
+#define VG_WD_LEVELS    16 /* priority levels; larger values count as 15 */
+#define VG_WD_MAX_SLOTS 128
 
 /* Per-SM capacity; struct vg_config gives the values. */
 struct vg_wd_limits {
@@ -34,34 +58,83 @@ struct vg_wd_need {
     uint32_t shared;  /* static + dynamic shared bytes */
 };
 
-struct vg_wd_task {       /* a TMD */
-    uint32_t priority;    /* lower = more urgent */
-    uint64_t alloc_order; /* set by vg_wdist_submit */
-    uint32_t blocks_total;
-    uint32_t next_block;     /* first block not yet issued */
-    uint32_t blocks_running; /* outstanding work on SMs */
-    uint64_t sm_mask;        /* affinity: SMs it may use (0 = all) */
-    struct vg_wd_need need;
-    /* private to the distributor */
-    struct vg_wd_task *next;
-    bool queued;
+enum vg_wd_where {
+    VG_WD_NONE = 0, /* not submitted, done or removed */
+    VG_WD_PENDING,  /* in its pending list */
+    VG_WD_TABLE,    /* in a task-table slot */
 };
 
-struct vg_wd_sm { /* resources in use on one SM */
-    uint32_t threads, regs, shared, blocks;
+struct vg_wd_task { /* a TMD */
+    /* Set by the submitter (W3). */
+    uint32_t priority; /* lower = more urgent; level = min(priority, 15) */
+    bool head;         /* enter the pending list at its head */
+    bool sequential;   /* at most one CTA in flight */
+    uint32_t quota;    /* CTAs per turn; 0: no launch quota */
+    uint64_t sm_mask;  /* affinity: SMs it may use (0 = all) */
+    uint32_t blocks_total;
+    struct vg_wd_need need;
+    /* The unit's state of it. */
+    uint64_t alloc_order;    /* when it (last) entered the table */
+    uint32_t next_block;     /* resume location: first CTA not issued */
+    uint32_t blocks_running; /* outstanding CTAs on SMs */
+    uint32_t quota_used;     /* CTAs issued in the current turn */
+    uint32_t evictions;      /* times it was evicted */
+    enum vg_wd_where where;
+    uint32_t slot;
+    struct vg_wd_task *next; /* in its pending list */
+};
+
+enum vg_wd_sm_state {
+    VG_WD_SM_IDLE = 0, /* no TMD assigned */
+    VG_WD_SM_SYNC,     /* state sent, not acknowledged yet */
+    VG_WD_SM_LAUNCH,   /* acknowledged: may receive CTAs */
+};
+
+struct vg_wd_sm {
+    uint32_t threads, regs, shared, blocks; /* resources in use */
+    struct vg_wd_task *assigned;            /* its TMD (W4) */
+    enum vg_wd_sm_state state;
+    uint64_t ack_at; /* when the state sync is acknowledged */
+};
+
+enum vg_wd_mode {
+    VG_WD_LOAD_BALANCE = 0,
+    VG_WD_ROUND_ROBIN = 1,
+};
+
+/* The unit's tunables (model settings, later GPU registers). */
+struct vg_wd_policy {
+    uint32_t table_slots; /* 1..VG_WD_MAX_SLOTS */
+    enum vg_wd_mode mode;
+    uint64_t sync_latency; /* STATE_SYNC to acknowledge, device time */
+    uint8_t sm_order[VMGPU_MAX_SMS]; /* SM priority list, a permutation */
+};
+
+struct vg_wd_stats {
+    uint64_t issued;      /* CTAs issued */
+    uint64_t state_syncs; /* STATE_SYNCs sent to SMs */
+    uint64_t evictions;
+    uint64_t turns; /* quota turns restarted */
 };
 
 struct vg_wdist {
     uint32_t num_sms;
     struct vg_wd_limits lim;
+    struct vg_wd_policy pol;
     struct vg_wd_sm sm[VMGPU_MAX_SMS];
-    struct vg_wd_task *ready; /* sorted: priority, then alloc_order */
+    struct vg_wd_task *pending[VG_WD_LEVELS];  /* heads */
+    struct vg_wd_task *table[VG_WD_MAX_SLOTS]; /* NULL: free */
     uint64_t next_order;
-    uint64_t issued; /* blocks issued (statistics) */
+    int32_t last_sm; /* position in sm_order of the last CTA's SM, or -1 */
+    struct vg_wd_stats stats;
 };
 
 void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
                    const struct vg_wd_limits *lim);
+/* The default policy: 32 slots, load-balance, no latency, SMs in order. */
+void vg_wdist_default_policy(struct vg_wd_policy *pol, uint32_t num_sms);
+/* Change the policy (between CTAs; assignments are redone). -1 if invalid. */
+int vg_wdist_set_policy(struct vg_wdist *wd, const struct vg_wd_policy *pol);
 /* Drop every task and free every SM (GPU reset). */
 void vg_wdist_reset(struct vg_wdist *wd);
 /* Can one block with these needs ever run on an (empty) SM? */
@@ -69,17 +142,22 @@ bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need);
 /* Blocks of @need an SM can still take now (SPEC W5 availability). */
 uint32_t vg_wdist_sm_room(const struct vg_wdist *wd, uint32_t sm,
                           const struct vg_wd_need *need);
-/* Make @task (blocks_total >= 1, next_block 0) ready. */
+/* Submit @task (blocks_total >= 1, next_block 0): pending, then table. */
 void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task);
-/* Take @task off the ready list (abandoned); its running blocks stay. */
+/*
+ * Deallocation request (the task was abandoned): it leaves the pending
+ * list or the table now and issues nothing more; its running blocks stay
+ * until they finish.
+ */
 void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task);
 /*
- * Pick the next block to issue: true with the task, SM and block index,
- * the SM's resources reserved; false if nothing is ready or the most
- * urgent task's next block fits nowhere right now.
+ * The next CTA at device time @now: true with the task, SM and block
+ * index, the SM's resources reserved. False if none can be issued now;
+ * then *@wake is the time an SM's acknowledgement makes one possible, or
+ * 0 if only a finished block can.
  */
-bool vg_wdist_next(struct vg_wdist *wd, struct vg_wd_task **task, uint32_t *sm,
-                   uint32_t *block);
+bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
+                   uint32_t *sm, uint32_t *block, uint64_t *wake);
 /* A block of @task finished on @sm: give its resources back. */
 void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
                          uint32_t sm);

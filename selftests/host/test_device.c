@@ -16,7 +16,6 @@
 
 #include "testhost.h"
 #include "trace.h"
-#include "wdist.h"
 
 #define VA0	0x40000000ull
 #define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
@@ -83,52 +82,6 @@ TEST(global_registers)
 	th_free(th);
 }
 
-TEST(wdist_priority_then_arrival_and_load_balance)
-{
-	struct vg_wd_limits lim = { 2048, 65536, 65536, 4 };
-	struct vg_wdist wd;
-	struct vg_wd_task a = { 0 }, b = { 0 }, c = { 0 }, *t;
-	uint32_t sm, blk, i, per_sm[3] = { 0 };
-
-	vg_wdist_init(&wd, 3, &lim);
-	a.priority = 5;
-	a.blocks_total = 2;
-	a.need.threads = 1024;
-	b.priority = 1;
-	b.blocks_total = 7;
-	b.need.threads = 256;
-	c.priority = 5;
-	c.blocks_total = 1;
-	c.need.threads = 32;
-	vg_wdist_submit(&wd, &a);
-	vg_wdist_submit(&wd, &b);
-	vg_wdist_submit(&wd, &c);
-	/* b first (priority 1), spread over the SMs with most room. */
-	for (i = 0; i < 7; i++) {
-		ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
-		ASSERT_EQ(&b, t);
-		ASSERT_EQ(i, blk);
-		per_sm[sm]++;
-	}
-	EXPECT_EQ(3, per_sm[0]);	/* ties go to the lowest SM */
-	EXPECT_EQ(2, per_sm[1]);
-	EXPECT_EQ(2, per_sm[2]);
-	/* then a (same priority as c, arrived earlier) */
-	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
-	EXPECT_EQ(&a, t);
-	EXPECT_EQ(0, sm);		/* room 1 everywhere: lowest SM */
-	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
-	EXPECT_EQ(&a, t);
-	EXPECT_EQ(1, sm);		/* SM 0 has no block slot left */
-	ASSERT_TRUE(vg_wdist_next(&wd, &t, &sm, &blk));
-	EXPECT_EQ(&c, t);
-	EXPECT_EQ(2, sm);		/* SM 2: room 2, SM 1: room 1 */
-	EXPECT_FALSE(vg_wdist_next(&wd, &t, &sm, &blk));	/* none left */
-	EXPECT_EQ(0, vg_wdist_sm_room(&wd, 0, &c.need));
-	vg_wdist_block_done(&wd, &b, 0);
-	EXPECT_EQ(1, vg_wdist_sm_room(&wd, 0, &c.need));
-}
-
 /* ------------------------------------------------------------------ */
 /* Full path                                                            */
 /* ------------------------------------------------------------------ */
@@ -160,9 +113,12 @@ static void rig_submit(struct rig *r, unsigned int gpu,
 	th_cb_submit(r->th, &r->as, gpu, cb, seqno);
 }
 
-TEST(saxpy_full_path)
+/* saxpy through the whole device with @cfg (NULL: defaults); its time. */
+static uint64_t saxpy_run(struct __test_metadata *_metadata,
+			  const struct vg_config *cfg)
 {
 	const uint32_t n = 20000;
+	uint64_t end_ns;
 	struct rig r;
 	struct th_cmdbuf cb;
 	uint64_t xva, yva, args_va;
@@ -171,7 +127,7 @@ TEST(saxpy_full_path)
 	uint8_t args[24] = { 0 };
 	uint32_t i;
 
-	rig_init(&r, 1, NULL);
+	rig_init(&r, 1, cfg);
 	xva = th_as_alloc(r.th, &r.as, n * 4,
 			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
 	yva = th_as_alloc(r.th, &r.as, n * 4,
@@ -204,8 +160,36 @@ TEST(saxpy_full_path)
 		  th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LOCAL)));
 	EXPECT_LT(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_WARP_INSTRS)));
 	EXPECT_LT(0, th_rd(r.th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_TLB_MISSES)));
+	end_ns = vg_device_now_ns(r.dev);
 	free(ref);
 	th_free(r.th);
+	return end_ns;
+}
+
+TEST(saxpy_full_path)
+{
+	EXPECT_LT(0, saxpy_run(_metadata, NULL));
+}
+
+/*
+ * The distributor's settings reach the device: round-robin issue, one
+ * task-table slot and a state-sync latency give the same results, later
+ * by at least one acknowledgement.
+ */
+TEST(distributor_settings_reach_the_device)
+{
+	struct vg_config c;
+	uint64_t t0, t1;
+
+	vg_config_defaults(&c);
+	t0 = saxpy_run(_metadata, &c);
+	c.wd_round_robin = 1;
+	c.wd_table_slots = 1;
+	c.wd_sync_ns = 5000;
+	t1 = saxpy_run(_metadata, &c);
+	EXPECT_LE(t0 + 5000, t1) TH_LOG("%llu vs %llu ns",
+					(unsigned long long)t0,
+					(unsigned long long)t1);
 }
 
 static void matmul_ref(const float *a, const float *b, float *c, uint32_t m,

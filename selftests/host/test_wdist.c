@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host tests of the work distribution unit (qemu-device/core/wdist.c,
+ * SPEC W1-W5, W8): step-by-step scenarios that assert each decision, and
+ * a randomized property test (every CTA exactly once; load balance).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "wdist.h"
+
+/* Roomy SMs unless a test says otherwise. */
+static const struct vg_wd_limits big = { 2048, 65536, 65536, 32 };
+
+static void task(struct vg_wd_task *t, uint32_t prio, uint32_t blocks,
+		 uint32_t threads)
+{
+	memset(t, 0, sizeof(*t));
+	t->priority = prio;
+	t->blocks_total = blocks;
+	t->need.threads = threads;
+}
+
+struct issue {
+	struct vg_wd_task *t;
+	uint32_t sm, block;
+	uint64_t wake;
+	bool ok;
+};
+
+static struct issue next_at(struct vg_wdist *wd, uint64_t now)
+{
+	struct issue i = { 0 };
+
+	i.ok = vg_wdist_next(wd, now, &i.t, &i.sm, &i.block, &i.wake);
+	return i;
+}
+
+static struct issue next(struct vg_wdist *wd)
+{
+	return next_at(wd, 0);
+}
+
+TEST(priority_then_arrival_and_load_balance)
+{
+	struct vg_wd_limits lim = { 2048, 65536, 65536, 4 };
+	struct vg_wdist wd;
+	struct vg_wd_task a, b, c;
+	uint32_t i, per_sm[3] = { 0 };
+	struct issue x;
+
+	vg_wdist_init(&wd, 3, &lim);
+	task(&a, 5, 2, 1024);
+	task(&b, 1, 7, 256);
+	task(&c, 5, 1, 32);
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);
+	vg_wdist_submit(&wd, &c);
+	/* b first (priority 1), spread over the SMs with most room. */
+	for (i = 0; i < 7; i++) {
+		x = next(&wd);
+		ASSERT_TRUE(x.ok);
+		ASSERT_EQ(&b, x.t);
+		ASSERT_EQ(i, x.block);
+		per_sm[x.sm]++;
+	}
+	EXPECT_EQ(3, per_sm[0]);	/* ties go to the first in the SM list */
+	EXPECT_EQ(2, per_sm[1]);
+	EXPECT_EQ(2, per_sm[2]);
+	/* then a (same priority as c, allocated earlier) */
+	x = next(&wd);
+	EXPECT_EQ(&a, x.t);
+	EXPECT_EQ(0, x.sm);		/* room 1 everywhere: first SM */
+	x = next(&wd);
+	EXPECT_EQ(&a, x.t);
+	EXPECT_EQ(1, x.sm);		/* SM 0 has no block slot left */
+	x = next(&wd);
+	EXPECT_EQ(&c, x.t);
+	EXPECT_EQ(2, x.sm);		/* SM 2: room 2, SM 1: room 1 */
+	EXPECT_FALSE(next(&wd).ok);	/* none left */
+	EXPECT_EQ(0, vg_wdist_sm_room(&wd, 0, &c.need));
+	vg_wdist_block_done(&wd, &b, 0);
+	EXPECT_EQ(1, vg_wdist_sm_room(&wd, 0, &c.need));
+}
+
+TEST(pending_lists_head_and_tail)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task a, b, c;
+	struct issue x;
+
+	vg_wdist_init(&wd, 1, &big);
+	vg_wdist_default_policy(&pol, 1);
+	pol.table_slots = 1;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	task(&a, 3, 1, 32);
+	task(&b, 3, 1, 32);
+	task(&c, 3, 1, 32);
+	c.head = true;
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);	/* tail */
+	vg_wdist_submit(&wd, &c);	/* head: before b */
+	EXPECT_EQ(VG_WD_TABLE, a.where);
+	EXPECT_EQ(VG_WD_PENDING, b.where);
+	EXPECT_EQ(VG_WD_PENDING, c.where);
+	x = next(&wd);
+	EXPECT_EQ(&a, x.t);
+	EXPECT_FALSE(next(&wd).ok);	/* a has no CTA left; the slot drains */
+	vg_wdist_block_done(&wd, &a, 0);
+	EXPECT_EQ(VG_WD_NONE, a.where);
+	EXPECT_EQ(&c, next(&wd).t);
+	vg_wdist_block_done(&wd, &c, 0);
+	EXPECT_EQ(&b, next(&wd).t);
+}
+
+/*
+ * W2: a full table, a more urgent TMD evicts the least urgent one, whose
+ * CTAs in flight drain; it resumes at its next CTA, each run once.
+ */
+TEST(eviction_and_resume)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task lo, mid, hi;
+	uint32_t seen[10] = { 0 }, i;
+	struct issue x;
+
+	vg_wdist_init(&wd, 2, &(struct vg_wd_limits){ 2048, 65536, 65536, 2 });
+	vg_wdist_default_policy(&pol, 2);
+	pol.table_slots = 2;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	task(&lo, 7, 10, 32);
+	task(&mid, 5, 1, 32);
+	task(&hi, 1, 2, 32);
+	vg_wdist_submit(&wd, &lo);
+	for (i = 0; i < 3; i++) {	/* SM 0, 1, 0 */
+		x = next(&wd);
+		ASSERT_EQ(&lo, x.t);
+		seen[x.block]++;
+	}
+	vg_wdist_submit(&wd, &mid);	/* a free slot: no eviction */
+	EXPECT_EQ(VG_WD_TABLE, mid.where);
+	EXPECT_EQ(0, wd.stats.evictions);
+	vg_wdist_submit(&wd, &hi);	/* full: evicts lo, the least urgent */
+	EXPECT_EQ(VG_WD_TABLE, hi.where);
+	EXPECT_EQ(VG_WD_PENDING, lo.where);
+	EXPECT_EQ(1, lo.evictions);
+	EXPECT_EQ(3, lo.next_block);	/* where it stopped */
+	EXPECT_EQ(3, lo.blocks_running);	/* drain */
+	x = next(&wd);			/* room left only on SM 1 */
+	EXPECT_EQ(&hi, x.t);
+	EXPECT_EQ(1, x.sm);
+	EXPECT_FALSE(next(&wd).ok);
+	/* lo's CTAs drain; hi and mid use the room. */
+	vg_wdist_block_done(&wd, &lo, 0);
+	x = next(&wd);
+	EXPECT_EQ(&hi, x.t);
+	EXPECT_EQ(0, x.sm);
+	vg_wdist_block_done(&wd, &lo, 1);
+	x = next(&wd);
+	EXPECT_EQ(&mid, x.t);
+	vg_wdist_block_done(&wd, &lo, 0);
+	EXPECT_EQ(VG_WD_PENDING, lo.where);	/* hi and mid hold the slots */
+	vg_wdist_block_done(&wd, &hi, 1);
+	vg_wdist_block_done(&wd, &hi, 0);	/* hi done: lo comes back */
+	EXPECT_EQ(VG_WD_TABLE, lo.where);
+	while ((x = next(&wd)).ok) {
+		ASSERT_EQ(&lo, x.t);
+		seen[x.block]++;
+		vg_wdist_block_done(&wd, &lo, x.sm);
+	}
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(1, seen[i]) TH_LOG("block %u", i);
+	/* Equal urgency never evicts. */
+	EXPECT_EQ(1, wd.stats.evictions);
+}
+
+/* W4: a reached quota rotates to another TMD of the same priority. */
+TEST(quota_rotation)
+{
+	struct vg_wdist wd;
+	struct vg_wd_task a, b, c;
+	const char *want = "aabbaabbaabbc";
+	char got[16] = "";
+	uint32_t i;
+	struct issue x;
+
+	vg_wdist_init(&wd, 1, &big);
+	task(&a, 2, 6, 32);
+	task(&b, 2, 6, 32);
+	task(&c, 4, 1, 32);
+	a.quota = 2;
+	b.quota = 2;
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);
+	vg_wdist_submit(&wd, &c);
+	for (i = 0; i < strlen(want); i++) {
+		x = next(&wd);
+		ASSERT_TRUE(x.ok);
+		got[i] = x.t == &a ? 'a' : x.t == &b ? 'b' : 'c';
+	}
+	EXPECT_STREQ(want, got);
+	EXPECT_EQ(2, wd.stats.turns);
+}
+
+/* W4: affinity masks steer SMs to different TMDs. */
+TEST(affinity)
+{
+	struct vg_wdist wd;
+	struct vg_wd_task a, b;
+	struct issue x;
+
+	vg_wdist_init(&wd, 2, &big);
+	task(&a, 1, 4, 32);
+	task(&b, 3, 4, 32);
+	a.sm_mask = 1u << 1;
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);
+	x = next(&wd);
+	EXPECT_EQ(0, x.sm);			/* equal room: the first SM */
+	EXPECT_EQ(&b, x.t);			/* a may not run there */
+	EXPECT_EQ(&a, wd.sm[1].assigned);
+	EXPECT_EQ(&b, wd.sm[0].assigned);
+	x = next(&wd);
+	EXPECT_EQ(1, x.sm);			/* more room on SM 1 now */
+	EXPECT_EQ(&a, x.t);
+}
+
+/* W4: a sequential TMD never has two CTAs in flight. */
+TEST(sequential)
+{
+	struct vg_wdist wd;
+	struct vg_wd_task s, o;
+	uint32_t i, sm;
+	struct issue x;
+
+	vg_wdist_init(&wd, 2, &big);
+	task(&s, 1, 3, 32);
+	task(&o, 5, 1, 32);
+	s.sequential = true;
+	vg_wdist_submit(&wd, &s);
+	vg_wdist_submit(&wd, &o);
+	for (i = 0; i < 3; i++) {
+		x = next(&wd);
+		ASSERT_EQ(&s, x.t);
+		EXPECT_EQ(i, x.block);
+		sm = x.sm;
+		/* Until it finishes the SMs run o, or nothing. */
+		x = next(&wd);
+		EXPECT_TRUE(!x.ok || x.t == &o);
+		EXPECT_FALSE(next(&wd).ok);
+		EXPECT_EQ(1, s.blocks_running);
+		vg_wdist_block_done(&wd, &s, sm);
+	}
+	EXPECT_EQ(3, s.next_block);
+}
+
+/* W5: round-robin follows the SM priority list after the last SM. */
+TEST(round_robin_and_sm_priority_list)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task a;
+	const uint32_t want[] = { 2, 0, 1, 2, 0, 1, 2 };
+	uint32_t i;
+	struct issue x;
+
+	vg_wdist_init(&wd, 3, &big);
+	vg_wdist_default_policy(&pol, 3);
+	pol.sm_order[0] = 2;
+	pol.sm_order[1] = 0;
+	pol.sm_order[2] = 1;
+	pol.mode = VG_WD_ROUND_ROBIN;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	task(&a, 1, 7, 32);
+	vg_wdist_submit(&wd, &a);
+	for (i = 0; i < 7; i++) {
+		x = next(&wd);
+		ASSERT_TRUE(x.ok);
+		EXPECT_EQ(want[i], x.sm) TH_LOG("CTA %u", i);
+	}
+	/* Load balance: equal room, the list breaks the tie (SM 2 first). */
+	vg_wdist_init(&wd, 3, &big);
+	pol.mode = VG_WD_LOAD_BALANCE;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	task(&a, 1, 1, 32);
+	vg_wdist_submit(&wd, &a);
+	EXPECT_EQ(2, next(&wd).sm);
+	/* A list that is not a permutation is refused. */
+	pol.sm_order[1] = 2;
+	EXPECT_EQ(-1, vg_wdist_set_policy(&wd, &pol));
+}
+
+/* W4: state goes to an SM when its TMD changes, CTAs after the ack. */
+TEST(state_sync_and_acknowledge)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task a, b;
+	struct issue x;
+
+	vg_wdist_init(&wd, 1, &big);
+	vg_wdist_default_policy(&pol, 1);
+	pol.sync_latency = 100;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	task(&a, 1, 2, 32);
+	task(&b, 1, 1, 32);
+	vg_wdist_submit(&wd, &a);
+	x = next_at(&wd, 1000);
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(1100, x.wake);
+	EXPECT_EQ(VG_WD_SM_SYNC, wd.sm[0].state);
+	EXPECT_FALSE(next_at(&wd, 1099).ok);
+	x = next_at(&wd, 1100);
+	EXPECT_TRUE(x.ok);
+	EXPECT_EQ(&a, x.t);
+	EXPECT_TRUE(next_at(&wd, 1101).ok);	/* same TMD: no new sync */
+	EXPECT_EQ(1, wd.stats.state_syncs);
+	vg_wdist_submit(&wd, &b);
+	x = next_at(&wd, 2000);			/* a is issued: b, synced */
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(2100, x.wake);
+	EXPECT_EQ(2, wd.stats.state_syncs);
+	EXPECT_EQ(&b, next_at(&wd, 2100).t);
+}
+
+/* A deallocation request: nothing more of the TMD is issued. */
+TEST(remove_stops_issue)
+{
+	struct vg_wdist wd;
+	struct vg_wd_task a, b;
+	struct issue x;
+
+	vg_wdist_init(&wd, 1, &big);
+	task(&a, 1, 5, 32);
+	task(&b, 2, 1, 32);
+	vg_wdist_submit(&wd, &a);
+	vg_wdist_submit(&wd, &b);
+	EXPECT_EQ(&a, next(&wd).t);
+	vg_wdist_remove(&wd, &a);
+	EXPECT_EQ(VG_WD_NONE, a.where);
+	x = next(&wd);
+	EXPECT_EQ(&b, x.t);
+	EXPECT_FALSE(next(&wd).ok);
+	vg_wdist_block_done(&wd, &a, 0);	/* its running block drains */
+	EXPECT_EQ(0, a.blocks_running);
+}
+
+/* ---- Randomized: exactly once, and load balance ---- */
+
+static uint32_t rng = 12345;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (rng >> 8) % n;
+}
+
+#define NT	24
+#define NB	40
+
+struct running {
+	struct vg_wd_task *t;
+	uint32_t sm;
+};
+
+TEST(random_mixes_run_every_cta_exactly_once)
+{
+	static struct running run[NT * NB];
+	struct vg_wd_task tasks[NT];
+	uint8_t count[NT][NB];
+	uint32_t iter, i, nrun;
+
+	for (iter = 0; iter < 2000; iter++) {
+		struct vg_wd_limits lim = { 2048, 65536, 65536, 1 + rnd(6) };
+		uint32_t sms = 1 + rnd(6), nt = 1 + rnd(NT), live;
+		bool removed[NT] = { false };
+		struct vg_wd_policy pol;
+		struct vg_wdist wd;
+		uint64_t now = 0;
+
+		vg_wdist_init(&wd, sms, &lim);
+		vg_wdist_default_policy(&pol, sms);
+		pol.table_slots = 1 + rnd(6);
+		pol.mode = rnd(2) ? VG_WD_ROUND_ROBIN : VG_WD_LOAD_BALANCE;
+		pol.sync_latency = rnd(3) * 50;
+		for (i = 0; i < sms; i++) {	/* a random SM list */
+			uint32_t j = rnd(i + 1);
+
+			pol.sm_order[i] = pol.sm_order[j];
+			pol.sm_order[j] = (uint8_t)i;
+		}
+		ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < nt; i++) {
+			task(&tasks[i], rnd(20), 1 + rnd(NB), 32 * (1 + rnd(32)));
+			tasks[i].head = rnd(4) == 0;
+			tasks[i].sequential = rnd(8) == 0;
+			tasks[i].quota = rnd(3) ? 0 : 1 + rnd(4);
+			tasks[i].sm_mask = rnd(3) ? 0 : (1ull << rnd(sms)) | 1;
+		}
+		nrun = 0;
+		live = 0;
+		/* Submissions, issue and completions interleaved at random. */
+		for (i = 0; i < nt || nrun || live; now += 10) {
+			struct issue x;
+
+			if (i < nt && rnd(3) == 0) {
+				vg_wdist_submit(&wd, &tasks[i++]);
+				live++;
+			}
+			while ((x = next_at(&wd, now)).ok) {
+				uint32_t k = (uint32_t)(x.t - tasks);
+
+				ASSERT_LT(x.block, x.t->blocks_total);
+				ASSERT_FALSE(removed[k]);
+				count[k][x.block]++;
+				ASSERT_EQ(1, count[k][x.block])
+					TH_LOG("iter %u task %u block %u twice",
+					       iter, k, x.block);
+				ASSERT_FALSE(x.t->sequential &&
+					     x.t->blocks_running > 1);
+				ASSERT_TRUE(!x.t->sm_mask ||
+					    (x.t->sm_mask >> x.sm & 1));
+				run[nrun].t = x.t;
+				run[nrun++].sm = x.sm;
+			}
+			/* Some blocks finish; now and then a task is dropped. */
+			if (nrun && rnd(2)) {
+				uint32_t r = rnd(nrun);
+
+				vg_wdist_block_done(&wd, run[r].t, run[r].sm);
+				run[r] = run[--nrun];
+			}
+			if (i && rnd(200) == 0) {
+				uint32_t k = rnd(i);
+
+				if (!removed[k] && tasks[k].where != VG_WD_NONE) {
+					vg_wdist_remove(&wd, &tasks[k]);
+					removed[k] = true;
+				}
+			}
+			live = 0;
+			for (uint32_t k = 0; k < i; k++)
+				live += tasks[k].where != VG_WD_NONE;
+			ASSERT_LT(now, 10000000) TH_LOG("iter %u stuck", iter);
+		}
+		/* Every CTA of every task not dropped ran exactly once. */
+		for (i = 0; i < nt; i++) {
+			uint32_t b;
+
+			if (removed[i])
+				continue;
+			for (b = 0; b < tasks[i].blocks_total; b++)
+				ASSERT_EQ(1, count[i][b])
+					TH_LOG("iter %u task %u block %u", iter,
+					       i, b);
+		}
+		/* A reset leaves nothing behind, and the unit works on. */
+		vg_wdist_reset(&wd);
+		EXPECT_FALSE(next_at(&wd, now).ok);
+		task(&tasks[0], 0, 1, 32);
+		vg_wdist_submit(&wd, &tasks[0]);
+		{
+			struct issue x = next_at(&wd, now);
+
+			if (!x.ok)	/* after the state sync's latency */
+				x = next_at(&wd, x.wake);
+			ASSERT_TRUE(x.ok);
+		}
+	}
+}
+
+/*
+ * Under saturation, load balance keeps the running CTAs of identical SMs
+ * within one of each other whatever order blocks finish in.
+ */
+TEST(load_balance_spread_within_one)
+{
+	struct vg_wd_limits lim = { 2048, 65536, 65536, 8 };
+	struct vg_wdist wd;
+	struct vg_wd_task t;
+	struct issue x;
+	uint32_t step, s;
+
+	vg_wdist_init(&wd, 6, &lim);
+	task(&t, 1, 100000, 32);
+	vg_wdist_submit(&wd, &t);
+	for (step = 0; step < 20000; step++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		while ((x = next(&wd)).ok)
+			;
+		for (s = 0; s < 6; s++) {
+			lo = wd.sm[s].blocks < lo ? wd.sm[s].blocks : lo;
+			hi = wd.sm[s].blocks > hi ? wd.sm[s].blocks : hi;
+		}
+		ASSERT_LE(hi - lo, 1) TH_LOG("step %u", step);
+		/* one block finishes on a random busy SM */
+		do
+			s = rnd(6);
+		while (!wd.sm[s].blocks);
+		vg_wdist_block_done(&wd, &t, s);
+		/* and sometimes a second one: the SMs are uneven for a while */
+		if (rnd(2)) {
+			do
+				s = rnd(6);
+			while (!wd.sm[s].blocks);
+			vg_wdist_block_done(&wd, &t, s);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
