@@ -92,8 +92,12 @@ $(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A) $(LIBCORE_A)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
 
-# Host benchmarks run the device core directly, optimised as in QEMU.
-$(O)/bench/%: $(O)/rel/scripts/bench/%.o $(LIBCORE_A) $(LIBVMGPU_A)
+# Host benchmarks run the device core directly, optimised as in QEMU,
+# some on the host tests' fake machine (selftests/host/testhost).
+HLIB_ROBJ := $(HTEST_LIB:%.c=$(O)/rel/%.o)
+$(O)/rel/scripts/bench/%.o: CPPFLAGS += -Iselftests/host
+$(O)/bench/%: $(O)/rel/scripts/bench/%.o $(HLIB_ROBJ) $(LIBCORE_A) \
+		$(LIBVMGPU_A)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
 

@@ -61,6 +61,8 @@
       "work distributor task-table slots (concurrent kernels: 32..128)")       \
     X(wd_round_robin, "wd-round-robin", 0, 0, 1, "",                           \
       "CTA issue: 0 load-balance, 1 round-robin over the SM list")             \
+    X(wd_fifo, "wd-fifo", 0, 0, 1, "",                                         \
+      "1: ignore priorities, first come first served (a baseline)")            \
     X(wd_sync_ns, "wd-sync-ns", 0, 0, 1000000, "ns",                           \
       "TMD state sync to an SM until its acknowledgement")                     \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \

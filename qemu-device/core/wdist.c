@@ -9,7 +9,7 @@
 
 static uint32_t level_of(const struct vg_wd_task *t)
 {
-    return t->priority < VG_WD_LEVELS ? t->priority : VG_WD_LEVELS - 1;
+    return t->level;
 }
 
 /* More urgent, or as urgent and allocated earlier. */
@@ -251,6 +251,9 @@ static void admit(struct vg_wdist *wd)
 
 void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task)
 {
+    task->level = wd->pol.fifo                    ? 0
+                  : task->priority < VG_WD_LEVELS ? task->priority
+                                                  : VG_WD_LEVELS - 1;
     task->next_block = 0;
     task->blocks_running = 0;
     task->quota_used = 0;

@@ -74,6 +74,7 @@ struct vg_wd_task { /* a TMD */
     uint32_t blocks_total;
     struct vg_wd_need need;
     /* The unit's state of it. */
+    uint32_t level;          /* its pending list */
     uint64_t alloc_order;    /* when it (last) entered the table */
     uint32_t next_block;     /* resume location: first CTA not issued */
     uint32_t blocks_running; /* outstanding CTAs on SMs */
@@ -106,6 +107,7 @@ enum vg_wd_mode {
 struct vg_wd_policy {
     uint32_t table_slots; /* 1..VG_WD_MAX_SLOTS */
     enum vg_wd_mode mode;
+    bool fifo;             /* ignore priorities (a baseline to compare) */
     uint64_t sync_latency; /* STATE_SYNC to acknowledge, device time */
     uint8_t sm_order[VMGPU_MAX_SMS]; /* SM priority list, a permutation */
 };
