@@ -262,6 +262,7 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 				  args_bytes ? ARGS_ALIGN : 0, args_bytes, grid,
 				  block, d->origin, total, d->shared_bytes,
 				  d->priority);
+	c.flags = d->flags;
 	/* The command's own rules first, before the heap is touched. */
 	probe = cb->check;
 	if (vmgpu_cmd_check(&probe, &c, VMGPU_CMD_LEN_DISPATCH, &why))

@@ -36,6 +36,12 @@ const char *vmgpu_state_name(uint32_t key)
 		return "INSTR_BUDGET";
 	case VMGPU_STATE_DEFAULT_PRIORITY:
 		return "DEFAULT_PRIORITY";
+	case VMGPU_STATE_LAUNCH_QUOTA:
+		return "LAUNCH_QUOTA";
+	case VMGPU_STATE_SM_MASK_LO:
+		return "SM_MASK_LO";
+	case VMGPU_STATE_SM_MASK_HI:
+		return "SM_MASK_HI";
 	}
 	return NULL;
 }

@@ -262,8 +262,15 @@ struct vmgpu_dispatch_desc {
 	uint32_t origin[3];		/* portion offset in blocks */
 	uint32_t grid_total[3];		/* 0: origin + grid */
 	uint32_t shared_bytes;
-	uint32_t priority;
+	uint32_t priority;		/* 0: default; lower = more urgent */
 	const struct vmgpu_args *typed_args;	/* or NULL: args, args_bytes */
+	/*
+	 * VMGPU_DISPATCH_F_HEAD (ahead of equal-priority tasks waiting) and
+	 * VMGPU_DISPATCH_F_SEQUENTIAL (one block in flight at a time). Launch
+	 * quota and SM affinity are state: vmgpu_cmdbuf_set_state() with
+	 * VMGPU_STATE_LAUNCH_QUOTA, VMGPU_STATE_SM_MASK_LO/HI.
+	 */
+	uint32_t flags;
 };
 
 /*

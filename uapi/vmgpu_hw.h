@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		0
+#define VMGPU_HW_VERSION_MINOR		1
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -247,6 +247,14 @@ enum vmgpu_state_key {
 	VMGPU_STATE_INSTR_BUDGET = 1,
 	/* Priority of following dispatches that give priority 0. */
 	VMGPU_STATE_DEFAULT_PRIORITY = 2,
+	/*
+	 * Work distributor (hardware version 1.1). Launch quota of following
+	 * dispatches: blocks per turn among tasks of equal priority; 0: none.
+	 */
+	VMGPU_STATE_LAUNCH_QUOTA = 3,
+	/* SM affinity of following dispatches, SMs 0..31 and 32..63; 0: all. */
+	VMGPU_STATE_SM_MASK_LO = 4,
+	VMGPU_STATE_SM_MASK_HI = 5,
 };
 
 /*
@@ -269,7 +277,12 @@ struct vmgpu_cmd_dispatch {
 	vmgpu_u32 reserved;		/* must be zero */
 };
 
-#define VMGPU_DISPATCH_F_ALL		0u
+/* Enter the work distributor's pending list at the head (SPEC W1). */
+#define VMGPU_DISPATCH_F_HEAD		(1u << 0)
+/* At most one block of the dispatch in flight (SPEC W3). */
+#define VMGPU_DISPATCH_F_SEQUENTIAL	(1u << 1)
+#define VMGPU_DISPATCH_F_ALL \
+	(VMGPU_DISPATCH_F_HEAD | VMGPU_DISPATCH_F_SEQUENTIAL)
 #define VMGPU_MAX_BLOCK_THREADS		1024
 #define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
 #define VMGPU_MAX_ARGS_BYTES		4096

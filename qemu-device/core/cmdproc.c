@@ -100,6 +100,8 @@ void vg_cp_reset(struct vg_cp *cp)
     cp->step_pending = false;
     cp->instr_budget = 0;
     cp->default_priority = 0;
+    cp->launch_quota = 0;
+    cp->sm_mask = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -366,6 +368,8 @@ static void cp_fetch(struct vg_cp *cp)
     cp->pc = 0;
     cp->instr_budget = 0;
     cp->default_priority = 0;
+    cp->launch_quota = 0;
+    cp->sm_mask = 0;
 
     if (cp->entry.reserved || (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
         cp->entry.cmdbuf_bytes % 4 ||
@@ -490,13 +494,21 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
     if (!d->task.priority) {
         d->task.priority = cp->default_priority;
     }
+    d->task.head = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_HEAD;
+    d->task.sequential = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_SEQUENTIAL;
+    d->task.quota = cp->launch_quota;
+    d->task.sm_mask = cp->sm_mask;
     d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
     threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
     d->task.need.threads = threads;
     d->task.need.regs = vg_kernel_regs(k) * threads;
     d->task.need.shared = vg_kernel_shared_bytes(k) + l->shared_bytes;
-    /* A block that fits no SM would never run: refuse the launch. */
-    if (!vg_wdist_fits(cp->wd, &d->task.need)) {
+    /*
+     * A block that fits no SM, or an affinity naming no SM of this GPU,
+     * would never run: refuse the launch.
+     */
+    if (!vg_wdist_fits(cp->wd, &d->task.need) ||
+        (d->task.sm_mask && !(d->task.sm_mask & vg_wdist_all_sms(cp->wd)))) {
         cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
                 cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
         return false;
@@ -702,11 +714,22 @@ static void cp_execute(struct vg_cp *cp)
     switch (op) {
     case VMGPU_CMD_SET_STATE:
         v = VMGPU_CMD_U32(p, vmgpu_cmd_set_state, value);
-        if (VMGPU_CMD_U32(p, vmgpu_cmd_set_state, key) ==
-            VMGPU_STATE_INSTR_BUDGET) {
+        switch (VMGPU_CMD_U32(p, vmgpu_cmd_set_state, key)) {
+        case VMGPU_STATE_INSTR_BUDGET:
             cp->instr_budget = v;
-        } else {
+            break;
+        case VMGPU_STATE_DEFAULT_PRIORITY:
             cp->default_priority = v;
+            break;
+        case VMGPU_STATE_LAUNCH_QUOTA:
+            cp->launch_quota = v;
+            break;
+        case VMGPU_STATE_SM_MASK_LO:
+            cp->sm_mask = (cp->sm_mask & ~0xffffffffull) | v;
+            break;
+        default: /* SM_MASK_HI; the packet's check allows no other key */
+            cp->sm_mask = (cp->sm_mask & 0xffffffffull) | (uint64_t)v << 32;
+            break;
         }
         break;
     case VMGPU_CMD_DISPATCH:

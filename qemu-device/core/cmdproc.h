@@ -78,6 +78,8 @@ struct vg_cp {
     bool aborted;
     uint64_t instr_budget; /* SET_STATE INSTR_BUDGET, 0 = default */
     uint32_t default_priority;
+    uint32_t launch_quota; /* SET_STATE LAUNCH_QUOTA */
+    uint64_t sm_mask;      /* SET_STATE SM_MASK_LO/HI, 0 = all */
     vg_time_t packet_start;
     vg_time_t cmd_start; /* for the trace of a waiting command */
     bool in_wait;        /* cmd_start belongs to a waiting cmd */

@@ -139,6 +139,11 @@ void vg_wdist_default_policy(struct vg_wd_policy *pol, uint32_t num_sms);
 int vg_wdist_set_policy(struct vg_wdist *wd, const struct vg_wd_policy *pol);
 /* Drop every task and free every SM (GPU reset). */
 void vg_wdist_reset(struct vg_wdist *wd);
+/* The mask of this GPU's SMs. */
+static inline uint64_t vg_wdist_all_sms(const struct vg_wdist *wd)
+{
+    return wd->num_sms >= 64 ? ~0ull : (1ull << wd->num_sms) - 1;
+}
 /* Can one block with these needs ever run on an (empty) SM? */
 bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need);
 /* Blocks of @need an SM can still take now (SPEC W5 availability). */

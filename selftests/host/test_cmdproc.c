@@ -653,6 +653,102 @@ TEST_F(cp, header_validation)
 	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
 }
 
+/* The blocks of packet @seqno, by start time. */
+static size_t blocks_of(struct vg_device *dev, uint64_t seqno,
+			struct vmgpu_trace_record *out, size_t max)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i, k = 0, j;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n && k < max; i++) {
+		if (r[i].kind != VMGPU_TRACE_BLOCK || r[i].seqno != seqno)
+			continue;
+		for (j = k; j > 0 && out[j - 1].start_ns > r[i].start_ns; j--)
+			out[j] = out[j - 1];
+		out[j] = r[i];
+		k++;
+	}
+	return k;
+}
+
+/*
+ * The work distributor's per-dispatch options, as commands give them:
+ * SM affinity and launch quota (SET_STATE), sequential (DISPATCH flag).
+ */
+TEST_F(cp, distributor_options_from_commands)
+{
+	const uint32_t six[3] = { 6, 1, 1 }, two[3] = { 2, 1, 1 };
+	const uint32_t wide[3] = { 1024, 1, 1 };
+	struct vmgpu_trace_record b[16];
+	struct th_cmdbuf cb;
+	uint64_t cva;
+	uint32_t at;
+	size_t n, i;
+
+	counter_ptr(self->th, &self->as, &cva);
+	/* Affinity: every block on SM 2. */
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_LO, 1u << 2);
+	th_cb_dispatch(&cb, self->slow, ptr_args(self->th, &self->as, cva), 8,
+		       six, one, 0, 0);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	n = blocks_of(self->dev, 1, b, 16);
+	ASSERT_EQ(6, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(2, b[i].sm);
+
+	/* Sequential: one block in flight at a time. */
+	th_cb_init(&cb);
+	at = th_cb_dispatch(&cb, self->slow, ptr_args(self->th, &self->as, cva),
+			    8, six, one, 0, 0);
+	cb.w[at + 1] = VMGPU_DISPATCH_F_SEQUENTIAL;
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 2, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(2, th_fence_mem(self->th, 0));
+	n = blocks_of(self->dev, 2, b, 16);
+	ASSERT_EQ(6, n);
+	for (i = 1; i < n; i++)
+		EXPECT_LE(b[i - 1].end_ns, b[i].start_ns) TH_LOG("block %zu", i);
+
+	/*
+	 * Quota 1: dispatches 1 and 2 (two blocks each) wait behind
+	 * dispatch 0 on one SM that holds two such blocks; when it is done
+	 * they take turns: the next two blocks are one of each (without a
+	 * quota both are dispatch 1's).
+	 */
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_LO, 1u << 0);
+	th_cb_set_state(&cb, VMGPU_STATE_LAUNCH_QUOTA, 1);
+	for (i = 0; i < 3; i++)
+		th_cb_dispatch(&cb, self->slow,
+			       ptr_args(self->th, &self->as, cva), 8, two,
+			       wide, 0, 0);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 3, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(3, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	n = blocks_of(self->dev, 3, b, 16);
+	ASSERT_EQ(6, n);
+	EXPECT_EQ(0, b[0].dispatch);
+	EXPECT_EQ(0, b[1].dispatch);
+	EXPECT_EQ(1, b[2].dispatch);
+	EXPECT_EQ(2, b[3].dispatch);
+
+	/* An affinity naming no SM of the GPU: the launch is refused. */
+	th_ack_all(self->th, 0);
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_HI, 1u << 20);
+	dispatch1(&cb, self->store, ptr_args(self->th, &self->as, cva));
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+}
+
 /* A valid single-block dispatch, then one field changed. */
 static void bad_dispatch(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(cp) *self, unsigned int word,
@@ -677,7 +773,7 @@ TEST_F(cp, dispatch_validation)
 	uint64_t cva;
 	int i;
 
-	bad_dispatch(_metadata, self, 1, 1, VMGPU_FAULT_BAD_COMMAND); /* flags */
+	bad_dispatch(_metadata, self, 1, 1u << 31, VMGPU_FAULT_BAD_COMMAND); /* flags */
 	bad_dispatch(_metadata, self, 21, 1, VMGPU_FAULT_BAD_COMMAND); /* rsvd */
 	bad_dispatch(_metadata, self, 7, 0, VMGPU_FAULT_BAD_COMMAND); /* grid */
 	bad_dispatch(_metadata, self, 11, 0, VMGPU_FAULT_BAD_COMMAND);

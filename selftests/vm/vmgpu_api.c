@@ -397,6 +397,47 @@ TEST_F(api, fault_comes_back_from_wait_and_names_the_buffer)
 	vmgpu_bo_destroy(k);
 }
 
+/* The work distributor's options go through the library and the driver. */
+TEST_F(api, distributor_options)
+{
+	const uint32_t n = 512;
+	struct vmgpu_dispatch_desc d = { 0 };
+	struct vmgpu_bo *fill, *out;
+	struct vmgpu_args *a;
+	uint32_t *m, i;
+
+	fill = builtin(self->dev, "fill");
+	out = make_bo(self->dev, n * 4, (void **)&m);
+	ASSERT_NE(NULL, fill);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, vmgpu_args_create(fill, &a));
+	ASSERT_EQ(0, vmgpu_args_set_buffer(a, 0, out, 0));
+	ASSERT_EQ(0, vmgpu_args_set_i32(a, 1, n));
+	ASSERT_EQ(0, vmgpu_args_set_i32(a, 2, 3));
+	ASSERT_EQ(0, vmgpu_args_set_i32(a, 3, 1));
+	ASSERT_EQ(0, vmgpu_args_set_i32(a, 4, 0));
+	ASSERT_EQ(0, vmgpu_cmdbuf_set_state(self->cb, VMGPU_STATE_SM_MASK_LO,
+					    1));
+	ASSERT_EQ(0, vmgpu_cmdbuf_set_state(self->cb,
+					    VMGPU_STATE_LAUNCH_QUOTA, 2));
+	d.kernel = fill;
+	d.typed_args = a;
+	d.grid[0] = n / 64;
+	d.block[0] = 64;
+	d.flags = VMGPU_DISPATCH_F_SEQUENTIAL | VMGPU_DISPATCH_F_HEAD;
+	ASSERT_EQ(0, vmgpu_cmdbuf_dispatch(self->cb, &d));
+	ASSERT_EQ(0, submit_wait(_metadata, self, 0));
+	for (i = 0; i < n && m[i] == i * 3 + 1; i++)
+		;
+	EXPECT_EQ(n, i);
+	d.flags = 1u << 7;
+	EXPECT_EQ(-EINVAL, vmgpu_cmdbuf_dispatch(self->cb, &d));
+	EXPECT_MSG(self->dev, "unknown dispatch flags");
+	vmgpu_args_destroy(a);
+	vmgpu_bo_destroy(out);
+	vmgpu_bo_destroy(fill);
+}
+
 TEST(handle_over_an_open_fd)
 {
 	struct vmgpu_device *dev, *dev2;

@@ -422,7 +422,7 @@ TEST_F(batch, malformed_packets_are_rejected)
 	EXPECT_EQ(-EINVAL, submit_raw(self, w, n, self->add_one, args));
 	dp->origin[0] = 0;
 	/* Unknown flags and reserved fields. */
-	dp->flags = 1;
+	dp->flags = ~VMGPU_DISPATCH_F_ALL;
 	EXPECT_EQ(-EINVAL, submit_raw(self, w, n, self->add_one, args));
 	dp->flags = 0;
 	dp->reserved = 1;
