@@ -382,6 +382,8 @@ struct vmgpu_cmdbuf {
  * @err_addr: faulting address of the first error
  * @errors: errors charged to the context
  * @num_gpus: entities initialised
+ * @level_min: the most urgent distributor level its packets may use
+ * @level_default: the level of a dispatch that gives none
  * @entity: one per GPU
  */
 struct vmgpu_ctx {
@@ -398,6 +400,8 @@ struct vmgpu_ctx {
 	u64 err_addr;
 	u32 errors;
 	u32 num_gpus;
+	u32 level_min;			/* distributor levels it may use */
+	u32 level_default;
 	struct drm_sched_entity entity[VMGPU_MAX_GPUS];
 };
 

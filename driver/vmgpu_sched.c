@@ -425,6 +425,18 @@ void vmgpu_ctx_destroy_all(struct vmgpu_file *vf)
 	xa_destroy(&vf->ctxs);
 }
 
+static const u32 vmgpu_level_min[DRM_VMGPU_PRIORITY_COUNT] = {
+	[DRM_VMGPU_PRIORITY_LOW] = DRM_VMGPU_LEVEL_MIN_LOW,
+	[DRM_VMGPU_PRIORITY_NORMAL] = DRM_VMGPU_LEVEL_MIN_NORMAL,
+	[DRM_VMGPU_PRIORITY_HIGH] = DRM_VMGPU_LEVEL_MIN_HIGH,
+};
+
+static const u32 vmgpu_level_default[DRM_VMGPU_PRIORITY_COUNT] = {
+	[DRM_VMGPU_PRIORITY_LOW] = DRM_VMGPU_LEVEL_DEFAULT_LOW,
+	[DRM_VMGPU_PRIORITY_NORMAL] = DRM_VMGPU_LEVEL_DEFAULT_NORMAL,
+	[DRM_VMGPU_PRIORITY_HIGH] = DRM_VMGPU_LEVEL_DEFAULT_HIGH,
+};
+
 static const enum drm_sched_priority vmgpu_prio[DRM_VMGPU_PRIORITY_COUNT] = {
 	[DRM_VMGPU_PRIORITY_LOW] = DRM_SCHED_PRIORITY_MIN,
 	[DRM_VMGPU_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
@@ -468,6 +480,8 @@ int vmgpu_ioctl_ctx_create(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	kref_init(&ctx->refcount);
 	mutex_init(&ctx->submit_lock);
+	ctx->level_min = vmgpu_level_min[args->priority];
+	ctx->level_default = vmgpu_level_default[args->priority];
 	spin_lock_init(&ctx->err_lock);
 	for (i = 0; i < vdev->num_gpus; i++) {
 		struct drm_gpu_scheduler *sched = &vdev->gpu[i].sched;

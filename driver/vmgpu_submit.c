@@ -126,9 +126,44 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
  *
  * Return: the number of DISPATCH commands, or a negative errno.
  */
-static int vmgpu_validate_cmds(struct vmgpu_validate *v, const u32 *cmd,
-			       u32 words, u32 max_dispatches)
+/*
+ * The distributor level of a DISPATCH or SET_STATE DEFAULT_PRIORITY at
+ * word @off: within the context's band, 0 meaning the packet's default.
+ * A DISPATCH's 0 is written over with that default, so the device never
+ * sees a level the context may not use.
+ */
+static int vmgpu_check_level(struct vmgpu_validate *v, u32 off, u32 *c,
+			     u32 *level_default)
 {
+	const struct vmgpu_ctx *ctx = v->job->ctx;
+	u32 *field, level;
+
+	if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_DISPATCH)
+		field = &c[offsetof(struct vmgpu_cmd_dispatch, priority) / 4];
+	else if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_SET_STATE &&
+		 VMGPU_CMD_U32(c, vmgpu_cmd_set_state, key) ==
+		 VMGPU_STATE_DEFAULT_PRIORITY)
+		field = &c[offsetof(struct vmgpu_cmd_set_state, value) / 4];
+	else
+		return 0;
+	level = le32_to_cpu(*field);
+	if (level && level < ctx->level_min) {
+		drm_dbg(v->drm,
+			"submit: word %u: priority %u over the context's %u..15\n",
+			off, level, ctx->level_min);
+		return -EACCES;
+	}
+	if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_SET_STATE)
+		*level_default = level ? level : ctx->level_default;
+	else if (!level)
+		*field = cpu_to_le32(*level_default);
+	return 0;
+}
+
+static int vmgpu_validate_cmds(struct vmgpu_validate *v, u32 *cmd, u32 words,
+			       u32 max_dispatches)
+{
+	u32 level_default = v->job->ctx->level_default;
 	struct vmgpu_cmd_checker ck;
 	enum vmgpu_cmd_verdict verdict;
 	const char *why;
@@ -137,7 +172,7 @@ static int vmgpu_validate_cmds(struct vmgpu_validate *v, const u32 *cmd,
 	vmgpu_cmd_checker_init(&ck, max_dispatches);
 	while (ck.word < words && !ck.ended) {
 		u32 off = ck.word;
-		const u32 *c = &cmd[off];
+		u32 *c = &cmd[off];
 
 		verdict = vmgpu_cmd_check(&ck, c, words - off, &why);
 		if (verdict == VMGPU_CMD_TOO_MANY) {
@@ -149,6 +184,8 @@ static int vmgpu_validate_cmds(struct vmgpu_validate *v, const u32 *cmd,
 			return vmgpu_reject(v, off, "%s (opcode %#x)", why,
 					    VMGPU_CMD_OP(c[0]));
 		ret = vmgpu_check_buffers(v, off, c);
+		if (!ret)
+			ret = vmgpu_check_level(v, off, c, &level_default);
 		if (ret)
 			return ret;
 		/* 0 means the device's default, itself bounded. */

@@ -438,6 +438,63 @@ TEST_F(api, distributor_options)
 	vmgpu_bo_destroy(fill);
 }
 
+/* A context's dispatches keep to its band of distributor levels. */
+TEST_F(api, dispatch_priority_band_of_the_context)
+{
+	static const struct {
+		uint32_t ctx, level;
+		int ret;
+	} cases[] = {
+		{ VMGPU_PRIORITY_NORMAL, 0, 0 },	/* the default */
+		{ VMGPU_PRIORITY_NORMAL, DRM_VMGPU_LEVEL_MIN_NORMAL, 0 },
+		{ VMGPU_PRIORITY_NORMAL, 15, 0 },
+		{ VMGPU_PRIORITY_NORMAL, DRM_VMGPU_LEVEL_MIN_NORMAL - 1, -EACCES },
+		{ VMGPU_PRIORITY_NORMAL, 1, -EACCES },
+		{ VMGPU_PRIORITY_LOW, DRM_VMGPU_LEVEL_MIN_LOW - 1, -EACCES },
+		{ VMGPU_PRIORITY_LOW, DRM_VMGPU_LEVEL_MIN_LOW, 0 },
+		{ VMGPU_PRIORITY_HIGH, DRM_VMGPU_LEVEL_MIN_HIGH, 0 },	/* root */
+	};
+	struct store_to_args sa = { .value = 7 };
+	struct vmgpu_dispatch_desc d;
+	struct vmgpu_context *ctx;
+	struct vmgpu_bo *k, *buf;
+	uint32_t *m, i, state;
+
+	k = make_kernel(self->dev, store_to_src);
+	buf = make_bo(self->dev, 4096, (void **)&m);
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, buf);
+	sa.addr = vmgpu_bo_gpu_va(buf);
+	for (i = 0; i < 2 * ARRAY_SIZE(cases); i++) {
+		struct vmgpu_submit_info si = { .gpu = 0 };
+		int want = cases[i / 2].ret;
+
+		/* Each level once in DISPATCH, once as the packet's default. */
+		state = i % 2;
+		ASSERT_EQ(0, vmgpu_context_create(self->dev, cases[i / 2].ctx,
+						  &ctx));
+		fill_dispatch(&d, k, &sa, sizeof(sa), 1, 1);
+		if (state) {
+			ASSERT_EQ(0, vmgpu_cmdbuf_set_state(self->cb,
+						VMGPU_STATE_DEFAULT_PRIORITY,
+						cases[i / 2].level));
+		} else {
+			d.priority = cases[i / 2].level;
+		}
+		ASSERT_EQ(0, vmgpu_cmdbuf_dispatch(self->cb, &d));
+		ASSERT_EQ(0, vmgpu_cmdbuf_use(self->cb, buf, 0));
+		EXPECT_EQ(want < 0 ? want : 1,
+			  vmgpu_submit(ctx, self->cb, &si))
+			TH_LOG("context priority %u, level %u (%s)",
+			       cases[i / 2].ctx, cases[i / 2].level,
+			       state ? "default" : "dispatch");
+		vmgpu_cmdbuf_reset(self->cb);
+		vmgpu_context_destroy(ctx);
+	}
+	vmgpu_bo_destroy(buf);
+	vmgpu_bo_destroy(k);
+}
+
 TEST(handle_over_an_open_fd)
 {
 	struct vmgpu_device *dev, *dev2;

@@ -197,6 +197,23 @@ enum drm_vmgpu_priority {
 	DRM_VMGPU_PRIORITY_COUNT
 };
 
+/*
+ * The work distributor's levels a context's dispatches may use (the
+ * DISPATCH priority field and SET_STATE DEFAULT_PRIORITY; lower is more
+ * urgent): HIGH contexts DRM_VMGPU_LEVEL_MIN_HIGH..15, NORMAL
+ * DRM_VMGPU_LEVEL_MIN_NORMAL..15, LOW DRM_VMGPU_LEVEL_MIN_LOW..15;
+ * anything more urgent is -EACCES. Level 0 belongs to nobody's packets.
+ * A dispatch giving priority 0 gets the packet's default: the context's
+ * DRM_VMGPU_LEVEL_DEFAULT_* until a SET_STATE DEFAULT_PRIORITY in the
+ * packet changes it (0 there restores it).
+ */
+#define DRM_VMGPU_LEVEL_MIN_HIGH	1
+#define DRM_VMGPU_LEVEL_DEFAULT_HIGH	2
+#define DRM_VMGPU_LEVEL_MIN_NORMAL	4
+#define DRM_VMGPU_LEVEL_DEFAULT_NORMAL	6
+#define DRM_VMGPU_LEVEL_MIN_LOW		10
+#define DRM_VMGPU_LEVEL_DEFAULT_LOW	12
+
 /**
  * struct drm_vmgpu_ctx_create - argument of DRM_IOCTL_VMGPU_CTX_CREATE
  *
