@@ -504,6 +504,7 @@ void vmgpu_file_put(struct vmgpu_file *vf);
 /* vmgpu_irq.c */
 int vmgpu_irq_init(struct vmgpu_device *vdev);
 void vmgpu_irq_fini(struct vmgpu_device *vdev);
+void vmgpu_irq_latch_pending(struct vmgpu_gpu *gpu);
 
 /* vmgpu_debugfs.c */
 void vmgpu_debugfs_init(struct drm_minor *minor);

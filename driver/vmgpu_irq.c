@@ -13,15 +13,19 @@
 #include "vmgpu_drv.h"
 #include "vmgpu_trace.h"
 
-/* Copy the device's error registers while the error bit is pending. */
+/*
+ * Copy the device's error registers while the error bit is pending. From
+ * the hard handler, or from a reset with the interrupt disabled.
+ */
 static void vmgpu_irq_latch_error(struct vmgpu_gpu *gpu, u32 status)
 {
 	struct vmgpu_hw_error *e;
+	unsigned long flags;
 
-	spin_lock(&gpu->err_lock);
+	spin_lock_irqsave(&gpu->err_lock, flags);
 	if (gpu->err_tail - gpu->err_head >= VMGPU_ERR_FIFO) {
 		gpu->err_lost++;
-		spin_unlock(&gpu->err_lock);
+		spin_unlock_irqrestore(&gpu->err_lock, flags);
 		return;
 	}
 	e = &gpu->errs[gpu->err_tail % VMGPU_ERR_FIFO];
@@ -35,7 +39,27 @@ static void vmgpu_irq_latch_error(struct vmgpu_gpu *gpu, u32 status)
 		   (u64)vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_SEQNO_HI) << 32;
 	e->dispatch = vmgpu_gpu_read(gpu, VMGPU_GPU_ERR_DISPATCH);
 	gpu->err_tail++;
-	spin_unlock(&gpu->err_lock);
+	spin_unlock_irqrestore(&gpu->err_lock, flags);
+}
+
+/**
+ * vmgpu_irq_latch_pending() - keep an error report the handler has not seen
+ * @gpu: the GPU, its interrupt disabled
+ *
+ * A reset clears the device's error registers, but the packet they name
+ * may already show as done in the fence word (the device writes the fence
+ * of a packet it abandoned). Latched here, before the reset, the error is
+ * charged to its packet instead of the packet passing for a success.
+ */
+void vmgpu_irq_latch_pending(struct vmgpu_gpu *gpu)
+{
+	u32 status = vmgpu_gpu_read(gpu, VMGPU_GPU_INT_STATUS);
+
+	if (!(status & VMGPU_INT_ERROR_MASK))
+		return;
+	vmgpu_irq_latch_error(gpu, status);
+	vmgpu_stat_add(gpu->stats, VMGPU_STAT_IRQS_ERROR, 1);
+	vmgpu_gpu_write(gpu, VMGPU_GPU_INT_ACK, status & VMGPU_INT_ERROR_MASK);
 }
 
 static irqreturn_t vmgpu_irq_handler(int irq, void *arg)

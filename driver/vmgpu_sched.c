@@ -55,6 +55,8 @@ static void vmgpu_gpu_quiesce(struct vmgpu_gpu *gpu)
 	disable_irq(gpu->irq);
 	cancel_work_sync(&gpu->irq_work);
 	atomic_set(&gpu->pending, 0);
+	/* Before a reset wipes the error registers (PCI reset: the FLR). */
+	vmgpu_irq_latch_pending(gpu);
 }
 
 /*

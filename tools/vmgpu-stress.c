@@ -422,6 +422,13 @@ static int wait_sync(struct vmgpu_device *dev, uint32_t h, unsigned int timeout_
 		if (left <= 0)
 			return -ETIME;
 		ret = vmgpu_syncobj_wait(dev, h, 0, left < NS ? left : NS);
+		/*
+		 * A failed packet's fence is signalled too: the wait returns
+		 * its error, the callers read it from the status.
+		 */
+		if (ret < 0 && ret != -ETIME &&
+		    vmgpu_syncobj_status(dev, h) < 0)
+			ret = 0;
 		note(C_SYNCOBJ_WAIT, ret == -ETIME ? 0 : ret);
 		if (ret != -ETIME)
 			return ret;
@@ -2672,6 +2679,9 @@ static int fill_finish(struct vmgpu_device *dev, uint32_t *m, uint32_t sync,
 		ret = wait_sync(dev, sync, timeout_ms);
 	} else {
 		ret = vmgpu_syncobj_wait(dev, sync, 0, (int64_t)timeout_ms * MS);
+		if (ret < 0 && ret != -ETIME &&
+		    vmgpu_syncobj_status(dev, sync) < 0)
+			ret = 0;	/* signalled with an error: see below */
 		note(C_SYNCOBJ_WAIT, ret);
 	}
 	if (ret) {

@@ -126,7 +126,7 @@ TEST(mutated_packets_are_rejected_or_run_cleanly)
 	ASSERT_EQ(0, vmgpu_syncobj_create(r.dev, &r.syncobj));
 	build_base(&r);
 	ASSERT_EQ(0, submit(&r, r.base, r.nbase));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(r.dev, r.syncobj, 0, 10 * SEC_NS));
+	ASSERT_EQ(0, wait_signalled(r.dev, r.syncobj, 10 * SEC_NS));
 	ASSERT_EQ(1, vmgpu_syncobj_status(r.dev, r.syncobj));
 
 	for (it = 0; it < iters; it++) {
@@ -173,7 +173,7 @@ TEST(mutated_packets_are_rejected_or_run_cleanly)
 		}
 		ASSERT_EQ(0, ret) TH_LOG("iteration %u", it);
 		accepted++;
-		ASSERT_EQ(0, vmgpu_syncobj_wait(r.dev, r.syncobj, 0,
+		ASSERT_EQ(0, wait_signalled(r.dev, r.syncobj,
 						10 * SEC_NS))
 			TH_LOG("iteration %u", it);
 		if (vmgpu_syncobj_status(r.dev, r.syncobj) == 1)

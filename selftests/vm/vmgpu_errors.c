@@ -155,7 +155,7 @@ static void expect_banned_after(struct __test_metadata *_metadata,
 	struct vmgpu_context_status st;
 	char msg[256];
 
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, bad->syncobj, 0,
+	ASSERT_EQ(0, wait_signalled(self->dev, bad->syncobj,
 					20 * SEC_NS));
 	EXPECT_GT(0, vmgpu_syncobj_status(self->dev, bad->syncobj));
 	ASSERT_EQ(0, vmgpu_context_query(bad->ctx, &st));
@@ -183,7 +183,7 @@ static void expect_other_context_works(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, job_start(self->dev, &j));
 	ASSERT_EQ(0, add_fill(&j, k, out, 4, 0));
 	ASSERT_EQ(0, job_submit(&j, gpu));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, j.syncobj, 0, 20 * SEC_NS));
+	ASSERT_EQ(0, wait_signalled(self->dev, j.syncobj, 20 * SEC_NS));
 	EXPECT_EQ(1, vmgpu_syncobj_status(self->dev, j.syncobj));
 	EXPECT_EQ(0, check_fill(map, 4));
 	job_end(&j);
@@ -351,7 +351,7 @@ TEST_F(err, hang_is_recovered_by_timeout_and_reset)
 	ASSERT_EQ(0, job_submit(&hung, gpu));
 	ASSERT_EQ(0, job_submit(&good, gpu));
 
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, good.syncobj, 0,
+	ASSERT_EQ(0, wait_signalled(self->dev, good.syncobj,
 					30 * SEC_NS));
 	EXPECT_LE((int64_t)timeout_ms * 1000000, now_ns() - t0);
 	EXPECT_EQ(1, vmgpu_syncobj_status(self->dev, good.syncobj));
@@ -400,11 +400,11 @@ TEST_F(err, infinite_loop_is_recovered_by_timeout_and_reset)
 	ASSERT_EQ(0, add_fill(&good, k, out, 8, 0));
 	ASSERT_EQ(0, job_submit(&hung, gpu));
 	ASSERT_EQ(0, job_submit(&good, gpu));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, good.syncobj, 0,
+	ASSERT_EQ(0, wait_signalled(self->dev, good.syncobj,
 					30 * SEC_NS));
 	EXPECT_EQ(1, vmgpu_syncobj_status(self->dev, good.syncobj));
 	EXPECT_EQ(0, check_fill(map, 8));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, hung.syncobj, 0,
+	ASSERT_EQ(0, wait_signalled(self->dev, hung.syncobj,
 					30 * SEC_NS));
 	EXPECT_GT(0, vmgpu_syncobj_status(self->dev, hung.syncobj));
 	ASSERT_EQ(0, vmgpu_context_query(hung.ctx, &st));
@@ -494,7 +494,7 @@ TEST(unbind_with_work_in_flight_frees_everything)
 	ASSERT_EQ(0, job_start(dev, &more));
 	ASSERT_EQ(0, add_fill(&more, k, out, 2, 0));
 	ASSERT_EQ(0, job_submit(&more, 0));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(dev, more.syncobj, 0, 10 * SEC_NS));
+	ASSERT_EQ(0, wait_signalled(dev, more.syncobj, 10 * SEC_NS));
 	EXPECT_EQ(0, check_fill(map, 2));
 	job_end(&more);
 	vmgpu_bo_destroy(out);
@@ -525,7 +525,7 @@ TEST(unbind_while_a_file_is_open)
 	ASSERT_EQ(0, job_start(dev, &j));
 	ASSERT_EQ(0, add_fill(&j, k, out, 2, 0));
 	ASSERT_EQ(0, job_submit(&j, 0));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(dev, j.syncobj, 0, 10 * SEC_NS));
+	ASSERT_EQ(0, wait_signalled(dev, j.syncobj, 10 * SEC_NS));
 	ASSERT_EQ(0, bound_device(bdf, sizeof(bdf)));
 	ASSERT_EQ(0, driver_op("unbind", bdf));
 	EXPECT_EQ(-ENODEV, vmgpu_get_param(dev, DRM_VMGPU_PARAM_NUM_GPUS, &v));

@@ -108,7 +108,7 @@ TEST_F(two, buffers_of_one_file_are_unreachable_from_another)
 		vmgpu_context_destroy(self->cb);
 		ASSERT_EQ(0, vmgpu_context_create(self->b, 1, &self->cb));
 		ASSERT_EQ(0, run(self->cb, self->b, cb, 0, NULL, 0, &out, 1));
-		ASSERT_EQ(0, vmgpu_syncobj_wait(self->b, syncobj, 0,
+		ASSERT_EQ(0, wait_signalled(self->b, syncobj,
 						10 * SEC_NS));
 		vmgpu_cmdbuf_destroy(cb);
 	}
@@ -150,7 +150,7 @@ TEST_F(two, prime_import_shares_a_buffer)
 	ASSERT_EQ(0, vmgpu_syncobj_create(self->b, &syncobj));
 	out = (struct vmgpu_sync){ .handle = syncobj };
 	ASSERT_EQ(0, run(self->cb, self->b, cb, 0, NULL, 0, &out, 1));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->b, syncobj, 0, 10 * SEC_NS));
+	ASSERT_EQ(0, wait_signalled(self->b, syncobj, 10 * SEC_NS));
 	EXPECT_EQ(1, vmgpu_syncobj_status(self->b, syncobj));
 	EXPECT_EQ(0x1234, p[16]);
 	vmgpu_syncobj_destroy(self->b, syncobj);
@@ -356,7 +356,7 @@ TEST(slots_are_recycled_across_many_files)
 			ASSERT_LE(0, vmgpu_submit(ctx[f], cb[f], &info));
 		}
 		for (f = 0; f < FILES; f++) {
-			ASSERT_EQ(0, vmgpu_syncobj_wait(dev[f], sync[f], 0,
+			ASSERT_EQ(0, wait_signalled(dev[f], sync[f],
 							20 * SEC_NS));
 			EXPECT_EQ(1, vmgpu_syncobj_status(dev[f], sync[f]));
 			for (i = 0; i < 1024; i++)

@@ -39,6 +39,23 @@ static inline int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * SEC_NS + ts.tv_nsec;
 }
 
+/*
+ * Wait until @handle is signalled, whether its packet succeeded or not:
+ * 0 then (vmgpu_syncobj_status() tells which), or the wait's own error
+ * (-ETIME). For tests that look at a failed packet's status themselves;
+ * vmgpu_syncobj_wait() returns the packet's error instead.
+ */
+static inline int wait_signalled(struct vmgpu_device *dev, uint32_t handle,
+				 int64_t timeout_ns)
+{
+	int ret = vmgpu_syncobj_wait(dev, handle, 0, timeout_ns);
+
+	/* Signalled with an error: the status says so. */
+	if (ret < 0 && ret != -ETIME && vmgpu_syncobj_status(dev, handle) < 0)
+		return 0;
+	return ret;
+}
+
 /* Write @s to the file at @path (sysfs, debugfs); 0 or -errno. */
 static inline int write_file(const char *path, const char *s)
 {
