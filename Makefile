@@ -46,8 +46,16 @@ CORE_AOBJ := $(CORE_SRC:%.c=$(O)/asan/%.o)
 SHIM_AOBJ := $(SHIM_SRC:%.c=$(O)/asan/%.o)
 HLIB_AOBJ := $(HTEST_LIB:%.c=$(O)/asan/%.o)
 
+# The version's one definition is in vmgpu.h.
+vmgpu_version = $(shell sed -n 's/^.define VMGPU_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\)$$/\1/p' libshim/vmgpu.h)
+VERSION_MAJOR := $(call vmgpu_version,MAJOR)
+VERSION       := $(VERSION_MAJOR).$(call vmgpu_version,MINOR).$(call vmgpu_version,PATCH)
+
 LIBVMGPU_A  := $(O)/libvmgpu.a
-LIBVMGPU_SO := $(O)/libvmgpu.so
+# The real file, its SONAME and the link-time name: the last two are
+# symbolic links, here as where it is installed.
+LIBVMGPU_SONAME := libvmgpu.so.$(VERSION_MAJOR)
+LIBVMGPU_SO := $(O)/libvmgpu.so.$(VERSION)
 LIBCORE_A   := $(O)/libvgcore.a
 TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
 HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
@@ -79,10 +87,13 @@ $(LIBVMGPU_A): $(SHIM_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# Only the vmgpu_* functions of vmgpu.h are the ABI (libshim/libvmgpu.map).
 $(LIBVMGPU_SO): $(SHIM_OBJ) libshim/libvmgpu.map
-	$(CC) -shared -Wl,-soname,libvmgpu.so.0 \
+	$(CC) -shared -Wl,-soname,$(LIBVMGPU_SONAME) \
 		-Wl,--version-script=libshim/libvmgpu.map -o $@ $(SHIM_OBJ) \
 		$(DRM_LIBS) -pthread
+	ln -sfn $(@F) $(O)/$(LIBVMGPU_SONAME)
+	ln -sfn $(LIBVMGPU_SONAME) $(O)/libvmgpu.so
 
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
