@@ -11,6 +11,11 @@
 #   make bench         benchmarks (see Documentation/benchmarks.rst)
 #   make stress        the long concurrency and lifecycle stress run, 30 min
 #                      (Documentation/robustness.rst; scripts/stress)
+#   make install       the library, its headers and vmgpu.pc, the tools and
+#                      the man pages under PREFIX (default /usr/local);
+#                      DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR and
+#                      PKGCONFIGDIR as usual (Documentation/first-program.rst)
+#   make uninstall     remove what make install put there
 
 CC       ?= gcc
 O        := build
@@ -63,7 +68,7 @@ VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
 BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
-	checkpatch vm-tests tools stress
+	checkpatch vm-tests tools stress install uninstall
 all: host vm-tests
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
 tools: $(TOOLS)
@@ -147,6 +152,57 @@ stress:
 
 checkpatch:
 	scripts/checkpatch
+
+# Installation. The uAPI headers go next to vmgpu.h in INCLUDEDIR/vmgpu, as
+# the project includes them ("vmgpu_hw.h", not "drm/vmgpu_drm.h"); vmgpu.pc
+# adds that directory to the compiler's search path.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL      ?= install
+
+PUBLIC_H := libshim/vmgpu.h uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
+	    uapi/drm/vmgpu_drm.h
+MAN1     := $(TOOL_SRC:tools/%.c=man/%.1)
+MAN7     := man/vmgpu.7
+
+# A directory under PREFIX as vmgpu.pc writes it: relative to ${prefix}, so
+# that pkg-config --define-prefix can move the tree.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(TOOLS) $(MAN1) $(MAN7) \
+		libshim/vmgpu.pc.in
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 $(LIBVMGPU_A) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(LIBVMGPU_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sfn $(notdir $(LIBVMGPU_SO)) $(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME)
+	ln -sfn $(LIBVMGPU_SONAME) $(DESTDIR)$(LIBDIR)/libvmgpu.so
+	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
+		-e 's|@VERSION@|$(VERSION)|' \
+		libshim/vmgpu.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc
+	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	for f in $(MAN1) $(MAN7); do \
+		sed 's|@VERSION@|$(VERSION)|' $$f \
+			>$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/} || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libvmgpu.a $(DESTDIR)$(LIBDIR)/libvmgpu.so \
+		$(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBVMGPU_SO)) \
+		$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu 2>/dev/null || true
 
 # Kbuild's products of the module build, without needing the kernel headers.
 clean:
