@@ -11,6 +11,11 @@
 #   make bench         benchmarks (see Documentation/benchmarks.rst)
 #   make stress        the long concurrency and lifecycle stress run, 30 min
 #                      (Documentation/robustness.rst; scripts/stress)
+#   make install       the library, its headers and vmgpu.pc, the tools and
+#                      the man pages under PREFIX (default /usr/local);
+#                      DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR and
+#                      PKGCONFIGDIR as usual (Documentation/first-program.rst)
+#   make uninstall     remove what make install put there
 
 CC       ?= gcc
 O        := build
@@ -46,8 +51,16 @@ CORE_AOBJ := $(CORE_SRC:%.c=$(O)/asan/%.o)
 SHIM_AOBJ := $(SHIM_SRC:%.c=$(O)/asan/%.o)
 HLIB_AOBJ := $(HTEST_LIB:%.c=$(O)/asan/%.o)
 
+# The version's one definition is in vmgpu.h.
+vmgpu_version = $(shell sed -n 's/^.define VMGPU_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\)$$/\1/p' libshim/vmgpu.h)
+VERSION_MAJOR := $(call vmgpu_version,MAJOR)
+VERSION       := $(VERSION_MAJOR).$(call vmgpu_version,MINOR).$(call vmgpu_version,PATCH)
+
 LIBVMGPU_A  := $(O)/libvmgpu.a
-LIBVMGPU_SO := $(O)/libvmgpu.so
+# The real file, its SONAME and the link-time name: the last two are
+# symbolic links, here as where it is installed.
+LIBVMGPU_SONAME := libvmgpu.so.$(VERSION_MAJOR)
+LIBVMGPU_SO := $(O)/libvmgpu.so.$(VERSION)
 LIBCORE_A   := $(O)/libvgcore.a
 TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
 HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
@@ -55,7 +68,7 @@ VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
 BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
-	checkpatch vm-tests tools stress
+	checkpatch vm-tests tools stress install uninstall
 all: host vm-tests
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
 tools: $(TOOLS)
@@ -79,10 +92,13 @@ $(LIBVMGPU_A): $(SHIM_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# Only the vmgpu_* functions of vmgpu.h are the ABI (libshim/libvmgpu.map).
 $(LIBVMGPU_SO): $(SHIM_OBJ) libshim/libvmgpu.map
-	$(CC) -shared -Wl,-soname,libvmgpu.so.0 \
+	$(CC) -shared -Wl,-soname,$(LIBVMGPU_SONAME) \
 		-Wl,--version-script=libshim/libvmgpu.map -o $@ $(SHIM_OBJ) \
 		$(DRM_LIBS) -pthread
+	ln -sfn $(@F) $(O)/$(LIBVMGPU_SONAME)
+	ln -sfn $(LIBVMGPU_SONAME) $(O)/libvmgpu.so
 
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -136,6 +152,57 @@ stress:
 
 checkpatch:
 	scripts/checkpatch
+
+# Installation. The uAPI headers go next to vmgpu.h in INCLUDEDIR/vmgpu, as
+# the project includes them ("vmgpu_hw.h", not "drm/vmgpu_drm.h"); vmgpu.pc
+# adds that directory to the compiler's search path.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL      ?= install
+
+PUBLIC_H := libshim/vmgpu.h uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
+	    uapi/drm/vmgpu_drm.h
+MAN1     := $(TOOL_SRC:tools/%.c=man/%.1)
+MAN7     := man/vmgpu.7
+
+# A directory under PREFIX as vmgpu.pc writes it: relative to ${prefix}, so
+# that pkg-config --define-prefix can move the tree.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(TOOLS) $(MAN1) $(MAN7) \
+		libshim/vmgpu.pc.in
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 $(LIBVMGPU_A) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(LIBVMGPU_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sfn $(notdir $(LIBVMGPU_SO)) $(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME)
+	ln -sfn $(LIBVMGPU_SONAME) $(DESTDIR)$(LIBDIR)/libvmgpu.so
+	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
+		-e 's|@VERSION@|$(VERSION)|' \
+		libshim/vmgpu.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc
+	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	for f in $(MAN1) $(MAN7); do \
+		sed 's|@VERSION@|$(VERSION)|' $$f \
+			>$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/} || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libvmgpu.a $(DESTDIR)$(LIBDIR)/libvmgpu.so \
+		$(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBVMGPU_SO)) \
+		$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu 2>/dev/null || true
 
 # Kbuild's products of the module build, without needing the kernel headers.
 clean:

@@ -17,6 +17,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The library's version, the one definition of it: the Makefile derives
+ * the shared library's SONAME (libvmgpu.so.MAJOR) and vmgpu.pc's Version
+ * from these lines, the tools print it for --version. MAJOR changes when
+ * the ABI breaks, MINOR when functions are added.
+ */
+#define VMGPU_VERSION_MAJOR	1
+#define VMGPU_VERSION_MINOR	0
+#define VMGPU_VERSION_PATCH	0
+
+#define VMGPU_STRINGIFY_(x)	#x
+#define VMGPU_STRINGIFY(x)	VMGPU_STRINGIFY_(x)
+/* "MAJOR.MINOR.PATCH" */
+#define VMGPU_VERSION	VMGPU_STRINGIFY(VMGPU_VERSION_MAJOR) "." \
+			VMGPU_STRINGIFY(VMGPU_VERSION_MINOR) "." \
+			VMGPU_STRINGIFY(VMGPU_VERSION_PATCH)
+
 /* The device's codes the API uses: VMGPU_FAULT_*, VMGPU_WAIT_*,
  * VMGPU_STATE_*, VMGPU_CAP_* (vmgpu_hw.h) and VMGPU_PARAM_* (vmgpu_isa.h). */
 #include "vmgpu_hw.h"

@@ -6,14 +6,29 @@
  *                                 SOURCE with ".vx" instead of ".s"
  *   vmgpu-as --builtin NAME -o OUT   assemble a built-in kernel
  *
- * Errors name the file and line; the exit status is 1 on any error.
+ * Errors name the file and line; the exit status is 1 on any error, 2 on
+ * bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
+
+static const struct tool tool = {
+	.name = "vmgpu-as",
+	.usage =
+	"usage: vmgpu-as [-o OUT] SOURCE\n"
+	"       vmgpu-as --builtin NAME -o OUT\n"
+	"Assemble a vmgpu kernel into an executable image.\n"
+	"  -o OUT          output file (default: SOURCE with .vx for .s,\n"
+	"                  a.vx when SOURCE is \"-\", standard input)\n"
+	"  --builtin NAME  assemble the library's built-in kernel NAME\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 static char *read_all(FILE *f)
 {
@@ -46,53 +61,50 @@ static char *read_all(FILE *f)
 	return buf;
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: vmgpu-as [-o OUT] SOURCE\n"
-		"       vmgpu-as --builtin NAME -o OUT\n");
-}
-
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *outname = NULL, *builtin = NULL;
 	char err[512], *src = NULL, *deflt = NULL;
 	size_t bytes;
 	void *image;
+	static const struct option lo[] = {
+		{ "builtin", required_argument, NULL, 'b' },
+		TOOL_COMMON_OPTIONS,
+	};
 	FILE *f;
-	int i, r;
+	int c, r;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			outname = argv[++i];
-		} else if (!strcmp(argv[i], "--builtin") && i + 1 < argc) {
-			builtin = argv[++i];
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			usage();
-			return 0;
-		} else if (!in && (argv[i][0] != '-' || !argv[i][1])) {
-			in = argv[i];
-		} else {
-			usage();
-			return 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outname = optarg;
+			break;
+		case 'b':
+			builtin = optarg;
+			break;
+		default:
+			tool_common_option(&tool, c);
 		}
 	}
+	if (optind < argc)
+		in = argv[optind++];
+	if (optind < argc)
+		tool_usage_error(&tool, "one SOURCE only");
 	if (builtin) {
 		const char *s = vmgpu_builtin_kernel_source(builtin);
 
-		if (!s || in || !outname) {
-			fprintf(stderr, "vmgpu-as: %s\n", s ?
-				"--builtin needs -o and no SOURCE" :
-				"no such built-in kernel");
+		if (in || !outname)
+			tool_usage_error(&tool, "--builtin needs -o and no SOURCE");
+		if (!s) {
+			fprintf(stderr, "vmgpu-as: no built-in kernel %s\n",
+				builtin);
 			return 1;
 		}
 		src = strdup(s);
 		in = builtin;
 	} else {
-		if (!in) {
-			usage();
-			return 1;
-		}
+		if (!in)
+			tool_usage_error(&tool, "no SOURCE");
 		f = strcmp(in, "-") ? fopen(in, "r") : stdin;
 		if (!f) {
 			fprintf(stderr, "vmgpu-as: %s: %s\n", in,

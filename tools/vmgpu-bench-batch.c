@@ -26,8 +26,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
 #include "vmgpu_hw.h"
+
+static const struct tool tool = {
+	.name = "vmgpu-bench-batch",
+	.usage =
+	"usage: vmgpu-bench-batch [-g GPU] [-r REPEAT] [-f FRAMES] [-n N[,N...]]\n"
+	"Measure batched submission against one packet per workload.\n"
+	"  -g GPU          the GPU to run on (default 0)\n"
+	"  -r REPEAT       repetitions per point (default 30)\n"
+	"  -f FRAMES       frames per throughput stream, 1..64 (default 8)\n"
+	"  -n N[,N...]     workloads per frame (default 1,2,4,8,16,33,64)\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 /* Arguments of the built-in "fill" kernel (libshim/builtin_kernels.c). */
 struct fill_args {
@@ -226,12 +240,13 @@ int main(int argc, char **argv)
 	struct bench b;
 	char err[256];
 	size_t bytes;
+	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
 	void *image, *map;
 	int opt;
 
 	memset(&b, 0, sizeof(b));
 	b.frames = 8;
-	while ((opt = getopt(argc, argv, "g:r:f:n:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "g:r:f:n:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
 			b.gpu = strtoul(optarg, NULL, 0);
@@ -252,11 +267,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			fprintf(stderr,
-				"usage: vmgpu-bench-batch [-g GPU] [-r REPEAT] [-f FRAMES] [-n N,...]\n");
-			return 2;
+			tool_common_option(&tool, opt);
 		}
 	}
+	if (optind < argc)
+		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
 	if (!nn)
 		for (nn = 0; nn < sizeof(all_n) / sizeof(all_n[0]); nn++)
 			ns[nn] = all_n[nn];

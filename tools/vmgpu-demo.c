@@ -23,8 +23,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
 #include "vmgpu_hw.h"
+
+static const struct tool tool = {
+	.name = "vmgpu-demo",
+	.usage =
+	"usage: vmgpu-demo [-b]\n"
+	"Run a 33-kernel pipeline (blur3x3, saxpy, vecadd) as one packet on\n"
+	"every GPU of the first vmgpu device at once, and compare every result\n"
+	"with the CPU's.\n"
+	"  -b              also run it as one packet per kernel (the baseline)\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 #define W	64
 #define H	64
@@ -323,11 +336,20 @@ int main(int argc, char **argv)
 	struct vmgpu_context *ctx;
 	struct vmgpu_device *dev;
 	struct vmgpu_info info;
-	bool baseline = argc > 1 && !strcmp(argv[1], "-b");
+	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
+	bool baseline = false;
 	char err[256];
 	uint32_t i;
-	int ret;
+	int ret, c;
 
+	while ((c = getopt_long(argc, argv, "bh", lo, NULL)) != -1) {
+		if (c == 'b')
+			baseline = true;
+		else
+			tool_common_option(&tool, c);
+	}
+	if (optind < argc)
+		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
 	if (vmgpu_device_open(0, &dev, err, sizeof(err))) {
 		fprintf(stderr, "vmgpu-demo: %s\n", err);
 		return 1;

@@ -6,32 +6,46 @@
  *   vmgpu-dis EXECUTABLE         "-" reads stdin
  *
  * The exit status is 1 on any error (unreadable file, invalid header,
- * truncated image).
+ * truncated image), 2 on bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
+
+static const struct tool tool = {
+	.name = "vmgpu-dis",
+	.usage =
+	"usage: vmgpu-dis EXECUTABLE\n"
+	"Disassemble a vmgpu executable image to standard output, as source\n"
+	"vmgpu-as assembles back to the same bytes. EXECUTABLE \"-\" reads\n"
+	"standard input.\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 int main(int argc, char **argv)
 {
+	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
 	size_t len = 0, cap = 65536;
 	char err[256], *text;
+	const char *in;
 	uint8_t *buf;
 	FILE *f;
-	int r;
+	int c, r;
 
-	if (argc != 2 || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "--help")) {
-		fprintf(stderr, "usage: vmgpu-dis EXECUTABLE\n");
-		return argc == 2 ? 0 : 1;
-	}
-	f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
+		tool_common_option(&tool, c);
+	if (argc - optind != 1)
+		tool_usage_error(&tool, argc == optind ? "no EXECUTABLE" :
+				 "one EXECUTABLE only");
+	in = argv[optind];
+	f = strcmp(in, "-") ? fopen(in, "rb") : stdin;
 	if (!f) {
-		fprintf(stderr, "vmgpu-dis: %s: %s\n", argv[1],
-			strerror(errno));
+		fprintf(stderr, "vmgpu-dis: %s: %s\n", in, strerror(errno));
 		return 1;
 	}
 	buf = malloc(cap);
@@ -54,7 +68,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!buf || ferror(f)) {
-		fprintf(stderr, "vmgpu-dis: %s: cannot read\n", argv[1]);
+		fprintf(stderr, "vmgpu-dis: %s: cannot read\n", in);
 		return 1;
 	}
 	if (f != stdin)
@@ -62,7 +76,7 @@ int main(int argc, char **argv)
 	r = vmgpu_disasm_image(buf, len, &text, err, sizeof(err));
 	free(buf);
 	if (r) {
-		fprintf(stderr, "vmgpu-dis: %s: %s\n", argv[1],
+		fprintf(stderr, "vmgpu-dis: %s: %s\n", in,
 			r == -EINVAL ? err : strerror(-r));
 		return 1;
 	}

@@ -1,12 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
  * vmgpu-info: print what every vmgpu device reports, through libvmgpu.
+ *
+ *   vmgpu-info          exit status 1 when there is no device
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
 #include "vmgpu_hw.h"
+
+static const struct tool tool = {
+	.name = "vmgpu-info",
+	.usage =
+	"usage: vmgpu-info\n"
+	"Print what every vmgpu device reports: render node, driver and\n"
+	"interface versions, capabilities, limits, GPUs.\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 static void print_caps(uint32_t caps)
 {
@@ -21,10 +34,16 @@ static void print_caps(uint32_t caps)
 	printf("\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	int count = vmgpu_device_count();
-	int i;
+	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
+	int count, i, c;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
+		tool_common_option(&tool, c);
+	if (optind < argc)
+		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
+	count = vmgpu_device_count();
 
 	if (count < 0) {
 		fprintf(stderr, "vmgpu-info: cannot list devices: %s\n",

@@ -6,15 +6,23 @@
  *   vmgpu-settings          a table: name, default, range, unit, doc
  *   vmgpu-settings --rst    the table of Documentation/device-model.rst
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
+#include "tool_common.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: vmgpu-settings [--rst]\n");
-}
+static const struct tool tool = {
+	.name = "vmgpu-settings",
+	.usage =
+	"usage: vmgpu-settings [--rst]\n"
+	"Print the device model's settings (the properties of -device vmgpu):\n"
+	"name, default, range, unit, meaning.\n"
+	"  --rst           as the reStructuredText table of the documentation\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
 static void print_rst(const struct vg_setting *s, size_t n)
 {
@@ -40,16 +48,26 @@ static void print_rst(const struct vg_setting *s, size_t n)
 
 int main(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "rst", no_argument, NULL, 'r' },
+		TOOL_COMMON_OPTIONS,
+	};
 	size_t n, i;
 	const struct vg_setting *s = vg_settings(&n);
+	bool rst = false;
+	int c;
 
-	if (argc == 2 && !strcmp(argv[1], "--rst")) {
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c == 'r')
+			rst = true;
+		else
+			tool_common_option(&tool, c);
+	}
+	if (optind < argc)
+		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
+	if (rst) {
 		print_rst(s, n);
 		return 0;
-	}
-	if (argc != 1) {
-		usage(stderr);
-		return 2;
 	}
 	for (i = 0; i < n; i++)
 		printf("%-16s %10u  %u..%u %s  %s\n", s[i].name, s[i].def,

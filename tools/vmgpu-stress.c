@@ -56,6 +56,7 @@
 #include <sys/wait.h>
 #include <xf86drm.h>
 
+#include "tool_common.h"
 #include "vmgpu.h"
 #include "vmgpu_drm.h"
 #include "vmgpu_cmd.h"
@@ -3738,30 +3739,33 @@ static unsigned int parse_set(const char *arg, const char *const *names,
 	return set;
 }
 
-static void usage(void)
-{
-	printf("usage: vmgpu-stress [options]\n"
-	       "  --duration S     seconds of stress (default 60)\n"
-	       "  --procs N        ioctl worker processes (default 3)\n"
-	       "  --threads N      threads per worker process (default 4)\n"
-	       "  --seed S         random seed (default: from the clock; printed)\n"
-	       "  --lifecycle      lifecycle events (root): kill, unbind, rmmod, reset\n"
-	       "  --hang           hang injection on GPU 0\n"
-	       "  --no-checker     no checker\n"
-	       "  --only LIST      run only these: ioctl,checker,hang,lifecycle\n"
-	       "  --events LIST    lifecycle events: kill,unbind,rmmod,reset (default all)\n"
-	       "  --ops LIST       ioctl worker groups (default all):\n"
-	       "                   param,bo,mmap,close,ctx,submit,hostile,fault,\n"
-	       "                   syncobj,prime,flink,fds,rawioctl,memhog\n"
-	       "  --interval S     mean seconds between lifecycle events (default 6)\n"
-	       "  --module PATH    vmgpu.ko for insmod (default /vmgpu/modules/vmgpu.ko)\n"
-	       "  --hung-task S    hung_task_timeout_secs during the run (default 30, 0: keep)\n"
-	       "  --slack KB       Shmem/Unevictable growth allowed (default 2048)\n"
-	       "  --stall S        a guest stall longer than S seconds fails (default 10)\n"
-	       "  --no-rebind      no unbind/rebind before the final leak check\n"
-	       "  --report         print the counters at the end\n"
-	       "  --verbose        say more\n");
-}
+static const struct tool tool = {
+	.name = "vmgpu-stress",
+	.usage =
+	"usage: vmgpu-stress [options]\n"
+	"  --duration S     seconds of stress (default 60)\n"
+	"  --procs N        ioctl worker processes (default 3)\n"
+	"  --threads N      threads per worker process (default 4)\n"
+	"  --seed S         random seed (default: from the clock; printed)\n"
+	"  --lifecycle      lifecycle events (root): kill, unbind, rmmod, reset\n"
+	"  --hang           hang injection on GPU 0\n"
+	"  --no-checker     no checker\n"
+	"  --only LIST      run only these: ioctl,checker,hang,lifecycle\n"
+	"  --events LIST    lifecycle events: kill,unbind,rmmod,reset (default all)\n"
+	"  --ops LIST       ioctl worker groups (default all):\n"
+	"                   param,bo,mmap,close,ctx,submit,hostile,fault,\n"
+	"                   syncobj,prime,flink,fds,rawioctl,memhog\n"
+	"  --interval S     mean seconds between lifecycle events (default 6)\n"
+	"  --module PATH    vmgpu.ko for insmod (default /vmgpu/modules/vmgpu.ko)\n"
+	"  --hung-task S    hung_task_timeout_secs during the run (default 30, 0: keep)\n"
+	"  --slack KB       Shmem/Unevictable growth allowed (default 2048)\n"
+	"  --stall S        a guest stall longer than S seconds fails (default 10)\n"
+	"  --no-rebind      no unbind/rebind before the final leak check\n"
+	"  --report         print the counters at the end\n"
+	"  --verbose        say more\n"
+	"  -h, --help       this help\n"
+	"  --version        the version\n",
+};
 
 int main(int argc, char **argv)
 {
@@ -3775,8 +3779,8 @@ int main(int argc, char **argv)
 		{ "hung-task", 1, NULL, 'T' }, { "slack", 1, NULL, 'S' },
 		{ "stall", 1, NULL, 'W' },
 		{ "no-rebind", 0, NULL, 'R' }, { "report", 0, NULL, 'r' },
-		{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "verbose", 0, NULL, 'v' },
+		TOOL_COMMON_OPTIONS,
 	};
 	bool lifecycle = false, hang = false, checker = true, seeded = false;
 	unsigned int only = 0, i, secs;
@@ -3808,9 +3812,11 @@ int main(int argc, char **argv)
 		case 'R': cfg.no_rebind = true; break;
 		case 'r': cfg.report = true; break;
 		case 'v': cfg.verbose = true; break;
-		default: usage(); return c == 'h' ? 0 : 2;
+		default: tool_common_option(&tool, c);
 		}
 	}
+	if (optind < argc)
+		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
 	if (only)
 		cfg.kinds = only;
 	else

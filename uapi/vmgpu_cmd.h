@@ -29,7 +29,7 @@ static inline vmgpu_u32 vmgpu_cmd_ld32(const void *p)
 	vmgpu_u32 v;
 
 	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
+	return vmgpu_le32_to_host(v);
 }
 #endif
 

@@ -464,6 +464,19 @@ static inline vmgpu_u64 vmgpu_exec_file_bytes(const struct vmgpu_exec_header *h)
 #include <string.h>
 
 /*
+ * A little-endian word in host order. Not le32toh(): strict ISO C
+ * (-std=c11) hides it, and programs include this header through vmgpu.h.
+ */
+static inline vmgpu_u32 vmgpu_le32_to_host(vmgpu_u32 v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+/*
  * Read an image's header (little-endian in memory, possibly unaligned)
  * into host order. The caller has checked that @image holds at least
  * VMGPU_EXEC_HEADER_BYTES.
@@ -472,14 +485,14 @@ static inline void vmgpu_exec_header_read(struct vmgpu_exec_header *h,
 					  const void *image)
 {
 	memcpy(h, image, sizeof(*h));
-	h->magic = le32toh(h->magic);
-	h->isa_version = le32toh(h->isa_version);
-	h->num_regs = le32toh(h->num_regs);
-	h->shared_bytes = le32toh(h->shared_bytes);
-	h->args_bytes = le32toh(h->args_bytes);
-	h->code_insns = le32toh(h->code_insns);
-	h->sig_bytes = le32toh(h->sig_bytes);
-	h->reserved = le32toh(h->reserved);
+	h->magic = vmgpu_le32_to_host(h->magic);
+	h->isa_version = vmgpu_le32_to_host(h->isa_version);
+	h->num_regs = vmgpu_le32_to_host(h->num_regs);
+	h->shared_bytes = vmgpu_le32_to_host(h->shared_bytes);
+	h->args_bytes = vmgpu_le32_to_host(h->args_bytes);
+	h->code_insns = vmgpu_le32_to_host(h->code_insns);
+	h->sig_bytes = vmgpu_le32_to_host(h->sig_bytes);
+	h->reserved = vmgpu_le32_to_host(h->reserved);
 }
 
 static inline int vmgpu_sig_name_ok(const char *name, size_t max, int empty_ok)
@@ -520,8 +533,8 @@ static inline int vmgpu_exec_sig_read(const struct vmgpu_exec_header *h,
 	    h->sig_bytes < sizeof(*sig))
 		return -1;
 	memcpy(sig, p, sizeof(*sig));
-	sig->magic = le32toh(sig->magic);
-	sig->num_params = le32toh(sig->num_params);
+	sig->magic = vmgpu_le32_to_host(sig->magic);
+	sig->num_params = vmgpu_le32_to_host(sig->num_params);
 	*why = "bad signature magic";
 	if (sig->magic != VMGPU_SIG_MAGIC)
 		return -1;
@@ -537,8 +550,8 @@ static inline int vmgpu_exec_sig_read(const struct vmgpu_exec_header *h,
 		vmgpu_u32 size;
 
 		memcpy(a, p + sizeof(*sig) + i * sizeof(*a), sizeof(*a));
-		a->type = le32toh(a->type);
-		a->offset = le32toh(a->offset);
+		a->type = vmgpu_le32_to_host(a->type);
+		a->offset = vmgpu_le32_to_host(a->offset);
 		size = vmgpu_param_size(a->type);
 		*why = "unknown parameter type";
 		if (!size)
