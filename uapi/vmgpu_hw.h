@@ -281,8 +281,14 @@ struct vmgpu_cmd_dispatch {
 #define VMGPU_DISPATCH_F_HEAD		(1u << 0)
 /* At most one block of the dispatch in flight (SPEC W3). */
 #define VMGPU_DISPATCH_F_SEQUENTIAL	(1u << 1)
+/*
+ * Throttle work (SPEC W6): runs alone, after the other work drained, on a
+ * subset of the SMs with larger shared-memory portions.
+ */
+#define VMGPU_DISPATCH_F_THROTTLE	(1u << 2)
 #define VMGPU_DISPATCH_F_ALL \
-	(VMGPU_DISPATCH_F_HEAD | VMGPU_DISPATCH_F_SEQUENTIAL)
+	(VMGPU_DISPATCH_F_HEAD | VMGPU_DISPATCH_F_SEQUENTIAL | \
+	 VMGPU_DISPATCH_F_THROTTLE)
 #define VMGPU_MAX_BLOCK_THREADS		1024
 #define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
 #define VMGPU_MAX_ARGS_BYTES		4096

@@ -411,6 +411,7 @@ static void dispatch_launch(struct vg_cp *cp, struct vg_dispatch *d)
 /* Returns false after cp_fail(). */
 static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
 {
+    uint64_t usable;
     uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
     struct vg_dispatch *d = &cp->disp[index];
     struct vmgpu_exec_header hdr;
@@ -496,6 +497,7 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
     }
     d->task.head = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_HEAD;
     d->task.sequential = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_SEQUENTIAL;
+    d->task.throttle = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_THROTTLE;
     d->task.quota = cp->launch_quota;
     d->task.sm_mask = cp->sm_mask;
     d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
@@ -504,11 +506,14 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
     d->task.need.regs = vg_kernel_regs(k) * threads;
     d->task.need.shared = vg_kernel_shared_bytes(k) + l->shared_bytes;
     /*
-     * A block that fits no SM, or an affinity naming no SM of this GPU,
-     * would never run: refuse the launch.
+     * A block that fits no SM, or an affinity naming no SM it may run on
+     * (for throttle work: of the throttle subset), would never run:
+     * refuse the launch.
      */
-    if (!vg_wdist_fits(cp->wd, &d->task.need) ||
-        (d->task.sm_mask && !(d->task.sm_mask & vg_wdist_all_sms(cp->wd)))) {
+    usable = d->task.throttle ? vg_wdist_throttle_sms(cp->wd)
+                              : vg_wdist_all_sms(cp->wd);
+    if (!vg_wdist_fits(cp->wd, &d->task.need, d->task.throttle) ||
+        (d->task.sm_mask && !(d->task.sm_mask & usable))) {
         cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
                 cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
         return false;

@@ -63,6 +63,8 @@
       "CTA issue: 0 load-balance, 1 round-robin over the SM list")             \
     X(wd_fifo, "wd-fifo", 0, 0, 1, "",                                         \
       "1: ignore priorities, first come first served (a baseline)")            \
+    X(wd_throttle_sms, "wd-throttle-sms", 0, 0, UINT32_MAX, "",                \
+      "SMs 0..31 of throttle mode's subset; 0: the first half")                \
     X(wd_sync_ns, "wd-sync-ns", 0, 0, 1000000, "ns",                           \
       "TMD state sync to an SM until its acknowledgement")                     \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \

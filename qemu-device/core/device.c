@@ -151,6 +151,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     pol.table_slots = cfg->wd_table_slots;
     pol.mode = cfg->wd_round_robin ? VG_WD_ROUND_ROBIN : VG_WD_LOAD_BALANCE;
     pol.fifo = cfg->wd_fifo;
+    pol.throttle_sms = cfg->wd_throttle_sms;
     pol.sync_latency = VG_NS(cfg->wd_sync_ns);
     if (vg_wdist_set_policy(&g->wd, &pol)) {
         vg_gpu_common_destroy(&g->c);

@@ -35,6 +35,17 @@ void vg_wdist_default_policy(struct vg_wd_policy *pol, uint32_t num_sms)
     }
 }
 
+/* Every SM back to its own share of the shared-memory pool. */
+static void normal_portions(struct vg_wdist *wd)
+{
+    uint32_t s;
+
+    for (s = 0; s < wd->num_sms; s++) {
+        wd->sm[s].shared_size = wd->lim.shared;
+        wd->sm[s].shared_base = s * wd->lim.shared;
+    }
+}
+
 void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
                    const struct vg_wd_limits *lim)
 {
@@ -43,6 +54,27 @@ void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
     wd->lim = *lim;
     wd->last_sm = -1;
     vg_wdist_default_policy(&wd->pol, num_sms);
+    normal_portions(wd);
+}
+
+uint64_t vg_wdist_throttle_sms(const struct vg_wdist *wd)
+{
+    uint64_t all = vg_wdist_all_sms(wd), half;
+
+    if (wd->pol.throttle_sms & all) {
+        return wd->pol.throttle_sms & all;
+    }
+    half = (wd->num_sms + 1) / 2;
+    return half >= 64 ? ~0ull : (1ull << half) - 1;
+}
+
+/* Shared memory of one subset SM in throttle mode: the pool, split. */
+static uint32_t throttle_portion(const struct vg_wdist *wd)
+{
+    uint32_t k = (uint32_t)__builtin_popcountll(vg_wdist_throttle_sms(wd));
+    uint64_t pool = (uint64_t)wd->num_sms * wd->lim.shared;
+
+    return (uint32_t)(pool / k) & ~1023u;
 }
 
 static void unassign(struct vg_wdist *wd, const struct vg_wd_task *t)
@@ -62,7 +94,8 @@ int vg_wdist_set_policy(struct vg_wdist *wd, const struct vg_wd_policy *pol)
     uint64_t seen = 0;
     uint32_t p, s;
 
-    if (pol->table_slots < 1 || pol->table_slots > VG_WD_MAX_SLOTS ||
+    if (wd->throttle || pol->table_slots < 1 ||
+        pol->table_slots > VG_WD_MAX_SLOTS ||
         (pol->mode != VG_WD_LOAD_BALANCE && pol->mode != VG_WD_ROUND_ROBIN)) {
         return -1;
     }
@@ -113,10 +146,13 @@ void vg_wdist_reset(struct vg_wdist *wd)
     wd->pol = pol;
 }
 
-bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need)
+bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need,
+                   bool throttle)
 {
+    uint32_t shared = throttle ? throttle_portion(wd) : wd->lim.shared;
+
     return need->threads <= wd->lim.threads && need->regs <= wd->lim.regs &&
-           need->shared <= wd->lim.shared && wd->lim.blocks >= 1;
+           need->shared <= shared && wd->lim.blocks >= 1;
 }
 
 static uint32_t room_for(uint32_t limit, uint32_t used, uint32_t need)
@@ -137,7 +173,7 @@ uint32_t vg_wdist_sm_room(const struct vg_wdist *wd, uint32_t sm,
     room = r < room ? r : room;
     r = room_for(wd->lim.regs, s->regs, need->regs);
     room = r < room ? r : room;
-    r = room_for(wd->lim.shared, s->shared, need->shared);
+    r = room_for(s->shared_size, s->shared, need->shared);
     return r < room ? r : room;
 }
 
@@ -275,11 +311,65 @@ void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task)
 
 /* ---- Assignment (W4) ---- */
 
-static bool may_run_on(const struct vg_wd_task *t, uint32_t sm)
+/*
+ * While a throttle TMD is in the table only throttle TMDs issue, and only
+ * once the mode is entered, on the subset's SMs.
+ */
+static bool may_run_on(const struct vg_wdist *wd, const struct vg_wd_task *t,
+                       uint32_t sm, bool throttle_wanted)
 {
+    if (throttle_wanted && (!t->throttle || !wd->throttle ||
+                            !(vg_wdist_throttle_sms(wd) >> sm & 1))) {
+        return false;
+    }
     return t->next_block < t->blocks_total &&
            (!t->sm_mask || (t->sm_mask >> sm & 1)) &&
            (!t->sequential || !t->blocks_running);
+}
+
+static bool throttle_present(const struct vg_wdist *wd)
+{
+    uint32_t i;
+
+    for (i = 0; i < wd->pol.table_slots; i++) {
+        if (wd->table[i] && wd->table[i]->throttle) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Throttle mode (W6): enter once a throttle TMD is present and the other
+ * TMDs' blocks have drained, sending each subset SM its larger portion;
+ * leave once none is present and its blocks have drained.
+ */
+static bool update_throttle(struct vg_wdist *wd)
+{
+    bool want = throttle_present(wd);
+    uint64_t subset;
+    uint32_t s, size, k = 0;
+
+    if (want && !wd->throttle && !wd->running_normal) {
+        subset = vg_wdist_throttle_sms(wd);
+        size = throttle_portion(wd);
+        for (s = 0; s < wd->num_sms; s++) {
+            if (subset >> s & 1) {
+                wd->sm[s].shared_size = size;
+                wd->sm[s].shared_base = k++ * size;
+                wd->stats.portion_syncs++;
+            } else {
+                wd->sm[s].shared_size = 0;
+            }
+        }
+        wd->throttle = true;
+        wd->stats.throttle_entries++;
+    } else if (!want && wd->throttle && !wd->running_throttle) {
+        normal_portions(wd);
+        wd->stats.portion_syncs += wd->num_sms;
+        wd->throttle = false;
+    }
+    return want;
 }
 
 static bool quota_left(const struct vg_wd_task *t)
@@ -288,14 +378,14 @@ static bool quota_left(const struct vg_wd_task *t)
 }
 
 /* The TMD SM @sm should run now, or NULL. */
-static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm)
+static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm, bool thr)
 {
     struct vg_wd_task *best = NULL, *any = NULL, *t;
     uint32_t i, level;
 
     for (i = 0; i < wd->pol.table_slots; i++) {
         t = wd->table[i];
-        if (!t || !may_run_on(t, sm)) {
+        if (!t || !may_run_on(wd, t, sm, thr)) {
             continue;
         }
         if (!any || task_before(t, any)) {
@@ -309,8 +399,8 @@ static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm)
     level = level_of(any);
     for (i = 0; i < wd->pol.table_slots; i++) {
         t = wd->table[i];
-        if (t && level_of(t) == level && may_run_on(t, sm) && quota_left(t) &&
-            (!best || task_before(t, best))) {
+        if (t && level_of(t) == level && may_run_on(wd, t, sm, thr) &&
+            quota_left(t) && (!best || task_before(t, best))) {
             best = t;
         }
     }
@@ -330,11 +420,12 @@ static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm)
 
 static void assign(struct vg_wdist *wd, uint64_t now)
 {
+    bool thr = update_throttle(wd);
     uint32_t s;
 
     for (s = 0; s < wd->num_sms; s++) {
         struct vg_wd_sm *m = &wd->sm[s];
-        struct vg_wd_task *t = pick(wd, s);
+        struct vg_wd_task *t = pick(wd, s, thr);
 
         if (t == m->assigned) {
             if (m->state == VG_WD_SM_SYNC && m->ack_at <= now) {
@@ -424,6 +515,11 @@ bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
     m->regs += t->need.regs;
     m->shared += t->need.shared;
     m->blocks++;
+    if (t->throttle) {
+        wd->running_throttle++;
+    } else {
+        wd->running_normal++;
+    }
     *task = t;
     *sm = s;
     *block = t->next_block++;
@@ -443,6 +539,11 @@ void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
     s->regs -= task->need.regs;
     s->shared -= task->need.shared;
     s->blocks--;
+    if (task->throttle) {
+        wd->running_throttle--;
+    } else {
+        wd->running_normal--;
+    }
     task->blocks_running--;
     /* Its last CTA: the slot is free for a pending TMD. */
     if (task->where == VG_WD_TABLE && task->next_block == task->blocks_total &&

@@ -30,7 +30,15 @@
  * - Exactly once (W8): a TMD's next CTA index only moves forward, across
  *   eviction, resume, quotas and removal.
  *
- * Throttle mode (W6) and queue TMDs (W7) are not built yet.
+ * - Throttle mode (W6): while a throttle TMD is in the table, other TMDs
+ *   issue nothing more; once their blocks have drained the unit enters
+ *   the mode: each SM of a restricted subset is sent a larger portion of
+ *   the GPU's shared memory (the whole pool, num_sms x the per-SM
+ *   amount, split among the subset: size and base), and only throttle
+ *   TMDs run, on those SMs. The unit leaves the mode, and the portions
+ *   go back, when no throttle TMD is left and their blocks have drained.
+ *
+ * Queue TMDs (W7) are not built yet.
  */
 #ifndef VG_WDIST_H
 #define VG_WDIST_H
@@ -69,6 +77,7 @@ struct vg_wd_task { /* a TMD */
     uint32_t priority; /* lower = more urgent; level = min(priority, 15) */
     bool head;         /* enter the pending list at its head */
     bool sequential;   /* at most one CTA in flight */
+    bool throttle;     /* runs only in throttle mode (W6) */
     uint32_t quota;    /* CTAs per turn; 0: no launch quota */
     uint64_t sm_mask;  /* affinity: SMs it may use (0 = all) */
     uint32_t blocks_total;
@@ -93,6 +102,7 @@ enum vg_wd_sm_state {
 
 struct vg_wd_sm {
     uint32_t threads, regs, shared, blocks; /* resources in use */
+    uint32_t shared_size, shared_base;      /* its shared-memory portion */
     struct vg_wd_task *assigned;            /* its TMD (W4) */
     enum vg_wd_sm_state state;
     uint64_t ack_at; /* when the state sync is acknowledged */
@@ -109,6 +119,7 @@ struct vg_wd_policy {
     enum vg_wd_mode mode;
     bool fifo;             /* ignore priorities (a baseline to compare) */
     uint64_t sync_latency; /* STATE_SYNC to acknowledge, device time */
+    uint64_t throttle_sms; /* the throttle-mode subset; 0: first half */
     uint8_t sm_order[VMGPU_MAX_SMS]; /* SM priority list, a permutation */
 };
 
@@ -117,6 +128,8 @@ struct vg_wd_stats {
     uint64_t state_syncs; /* STATE_SYNCs sent to SMs */
     uint64_t evictions;
     uint64_t turns; /* quota turns restarted */
+    uint64_t throttle_entries;
+    uint64_t portion_syncs; /* shared-memory portions sent to SMs */
 };
 
 struct vg_wdist {
@@ -128,6 +141,8 @@ struct vg_wdist {
     struct vg_wd_task *table[VG_WD_MAX_SLOTS]; /* NULL: free */
     uint64_t next_order;
     int32_t last_sm; /* position in sm_order of the last CTA's SM, or -1 */
+    bool throttle;   /* in throttle mode */
+    uint32_t running_normal, running_throttle; /* CTAs on SMs */
     struct vg_wd_stats stats;
 };
 
@@ -144,8 +159,14 @@ static inline uint64_t vg_wdist_all_sms(const struct vg_wdist *wd)
 {
     return wd->num_sms >= 64 ? ~0ull : (1ull << wd->num_sms) - 1;
 }
-/* Can one block with these needs ever run on an (empty) SM? */
-bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need);
+/*
+ * Can one block with these needs ever run on an (empty) SM: in normal
+ * mode, or for a throttle task in throttle mode's larger portions?
+ */
+bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need,
+                   bool throttle);
+/* The SMs of the throttle-mode subset. */
+uint64_t vg_wdist_throttle_sms(const struct vg_wdist *wd);
 /* Blocks of @need an SM can still take now (SPEC W5 availability). */
 uint32_t vg_wdist_sm_room(const struct vg_wdist *wd, uint32_t sm,
                           const struct vg_wd_need *need);

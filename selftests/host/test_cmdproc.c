@@ -680,6 +680,7 @@ TEST_F(cp, distributor_options_from_commands)
 {
 	const uint32_t six[3] = { 6, 1, 1 }, two[3] = { 2, 1, 1 };
 	const uint32_t wide[3] = { 1024, 1, 1 };
+	uint64_t normal_end = 0, throttle_start = UINT64_MAX;
 	struct vmgpu_trace_record b[16];
 	struct th_cmdbuf cb;
 	uint64_t cva;
@@ -739,6 +740,41 @@ TEST_F(cp, distributor_options_from_commands)
 	EXPECT_EQ(0, b[1].dispatch);
 	EXPECT_EQ(1, b[2].dispatch);
 	EXPECT_EQ(2, b[3].dispatch);
+
+	/*
+	 * Throttle: the throttle dispatch waits for the other to drain, then
+	 * runs on the subset (SMs 0 and 1 of 4).
+	 */
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, self->slow, ptr_args(self->th, &self->as, cva), 8,
+		       six, one, 0, 0);
+	at = th_cb_dispatch(&cb, self->slow, ptr_args(self->th, &self->as, cva),
+			    8, six, one, 0, 0);
+	cb.w[at + 1] = VMGPU_DISPATCH_F_THROTTLE;
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 4, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(4, th_fence_mem(self->th, 0));
+	n = blocks_of(self->dev, 4, b, 16);
+	ASSERT_EQ(12, n);
+	for (i = 0; i < n; i++) {
+		if (b[i].dispatch == 0 && b[i].end_ns > normal_end)
+			normal_end = b[i].end_ns;
+		if (b[i].dispatch == 1) {
+			EXPECT_LT(b[i].sm, 2);
+			if (b[i].start_ns < throttle_start)
+				throttle_start = b[i].start_ns;
+		}
+	}
+	EXPECT_LE(normal_end, throttle_start);
+	/* Throttle work whose affinity misses the subset is refused. */
+	th_ack_all(self->th, 0);
+	th_cb_init(&cb);
+	th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_LO, 1u << 3);
+	at = dispatch1(&cb, self->store, ptr_args(self->th, &self->as, cva));
+	cb.w[at + 1] = VMGPU_DISPATCH_F_THROTTLE;
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
 
 	/* An affinity naming no SM of the GPU: the launch is refused. */
 	th_ack_all(self->th, 0);

@@ -327,6 +327,75 @@ TEST(state_sync_and_acknowledge)
 	EXPECT_EQ(&b, next_at(&wd, 2100).t);
 }
 
+/*
+ * W6: a throttle TMD waits for the others to drain, then runs alone on
+ * the subset with larger shared-memory portions; the mode ends with it.
+ */
+TEST(throttle_mode)
+{
+	struct vg_wd_limits lim = { 2048, 65536, 48 << 10, 32 };
+	struct vg_wdist wd;
+	struct vg_wd_task n, t;
+	struct running { uint32_t sm; } run[8];
+	uint32_t i, k;
+	struct issue x;
+
+	vg_wdist_init(&wd, 4, &lim);
+	task(&n, 3, 12, 32);
+	n.need.shared = 16 << 10;
+	task(&t, 5, 6, 32);	/* less urgent: throttle still takes over */
+	t.need.shared = 32 << 10;
+	t.throttle = true;
+	EXPECT_EQ(0x3, vg_wdist_throttle_sms(&wd));	/* the first half */
+	t.need.shared = 64 << 10;
+	EXPECT_FALSE(vg_wdist_fits(&wd, &t.need, false));
+	EXPECT_TRUE(vg_wdist_fits(&wd, &t.need, true));	/* 96 KiB portions */
+	t.need.shared = 32 << 10;
+
+	vg_wdist_submit(&wd, &n);
+	for (i = 0; i < 4; i++) {
+		x = next(&wd);
+		ASSERT_EQ(&n, x.t);
+		run[i].sm = x.sm;
+	}
+	vg_wdist_submit(&wd, &t);
+	/* Draining: n issues nothing more, t nothing yet. */
+	EXPECT_FALSE(next(&wd).ok);
+	EXPECT_FALSE(wd.throttle);
+	for (i = 0; i < 4; i++)
+		vg_wdist_block_done(&wd, &n, run[i].sm);
+	/* In the mode: t only on SMs 0 and 1, three blocks each. */
+	for (i = 0; i < 6; i++) {
+		x = next(&wd);
+		ASSERT_TRUE(x.ok);
+		ASSERT_EQ(&t, x.t);
+		ASSERT_LT(x.sm, 2);
+		run[i].sm = x.sm;
+	}
+	EXPECT_TRUE(wd.throttle);
+	EXPECT_EQ(1, wd.stats.throttle_entries);
+	EXPECT_EQ(96 << 10, wd.sm[0].shared_size);
+	EXPECT_EQ(0, wd.sm[0].shared_base);
+	EXPECT_EQ(96 << 10, wd.sm[1].shared_size);
+	EXPECT_EQ(96 << 10, wd.sm[1].shared_base);
+	EXPECT_EQ(0, wd.sm[2].shared_size);
+	EXPECT_EQ(3, wd.sm[0].blocks);
+	EXPECT_EQ(3, wd.sm[1].blocks);
+	EXPECT_FALSE(next(&wd).ok);	/* n stays out while t is present */
+	for (i = 0; i < 6; i++)
+		vg_wdist_block_done(&wd, &t, run[i].sm);
+	/* Out of the mode: portions back, n resumes at its block 4. */
+	x = next(&wd);
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(&n, x.t);
+	EXPECT_EQ(4, x.block);
+	EXPECT_FALSE(wd.throttle);
+	for (k = 0; k < 4; k++) {
+		EXPECT_EQ(48 << 10, wd.sm[k].shared_size);
+		EXPECT_EQ(k * (48 << 10), wd.sm[k].shared_base);
+	}
+}
+
 /* A deallocation request: nothing more of the TMD is issued. */
 TEST(remove_stops_issue)
 {
@@ -401,6 +470,7 @@ TEST(random_mixes_run_every_cta_exactly_once)
 			tasks[i].sequential = rnd(8) == 0;
 			tasks[i].quota = rnd(3) ? 0 : 1 + rnd(4);
 			tasks[i].sm_mask = rnd(3) ? 0 : (1ull << rnd(sms)) | 1;
+			tasks[i].throttle = rnd(10) == 0;
 		}
 		nrun = 0;
 		live = 0;
