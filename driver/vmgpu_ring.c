@@ -153,7 +153,7 @@ struct dma_fence *vmgpu_ring_emit(struct vmgpu_gpu *gpu, struct vmgpu_job *job)
 	entry->flags = VMGPU_RING_F_IRQ;
 	entry->seqno = job->seqno;
 	entry->as_slot = slot;
-	entry->reserved = 0;
+	entry->min_level = job->ctx->level_min;
 	gpu->ring_tail = (gpu->ring_tail + 1) & (gpu->ring_entries - 1);
 	/* The entry must be in memory before the device sees the tail. */
 	wmb();

@@ -82,6 +82,12 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 			return vmgpu_reject(v, off,
 					    "arguments %#llx not in a buffer", va);
 		break;
+	case VMGPU_CMD_LAUNCH_TMD:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_launch_tmd, tmd_va);
+		if (!vmgpu_va_ok(v, va, VMGPU_TMD_BYTES, false))
+			return vmgpu_reject(v, off, "TMD %#llx not in a buffer",
+					    va);
+		break;
 	case VMGPU_CMD_TIMESTAMP:
 		va = VMGPU_CMD_U64(c, vmgpu_cmd_timestamp, va);
 		if (!vmgpu_va_ok(v, va, 8, true))

@@ -315,6 +315,29 @@ static int check_word(struct vmgpu_cmdbuf *cb, const char *what,
 	return 0;
 }
 
+int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			    uint64_t offset)
+{
+	struct vmgpu_cmd_launch_tmd c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = check_word(cb, "launch_tmd", bo, offset, 8);
+	if (!ret && offset + VMGPU_TMD_BYTES > bo->size)
+		ret = shim_set_error(cb->dev, -EINVAL,
+				     "launch_tmd: a %u-byte TMD at %llu runs past the buffer",
+				     VMGPU_TMD_BYTES,
+				     (unsigned long long)offset);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_launch_tmd(bo->gpu_va + offset);
+	ret = emit(cb, &c, VMGPU_CMD_LEN_LAUNCH_TMD);
+	return ret ? ret : (int)cb->check.dispatches - 1;
+}
+
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset)
 {

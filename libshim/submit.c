@@ -66,11 +66,12 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 			   const struct vmgpu_submit_info *info)
 {
 	uint32_t *pkt, npkt = 0, w = 0, packets = 0, state_words = 0;
-	uint32_t state[2 * VMGPU_CMD_LEN_SET_STATE];
+	/* One SET_STATE per key (VMGPU_STATE_*: five) carried over. */
+	uint32_t state[5 * VMGPU_CMD_LEN_SET_STATE];
 	uint32_t seen = 0;
 	int ret = 0;
 
-	pkt = malloc(4 * (cb->nwords + 2 * VMGPU_CMD_LEN_SET_STATE + 1));
+	pkt = malloc(4 * (cb->nwords + 5 * VMGPU_CMD_LEN_SET_STATE + 1));
 	if (!pkt)
 		return shim_set_error(ctx->dev, -ENOMEM, "out of memory");
 	while (w < cb->nwords) {
@@ -90,7 +91,7 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 			break;
 		case VMGPU_CMD_SET_STATE:
 			/* Remember the state for the following packets. */
-			if (state_words < 2 * VMGPU_CMD_LEN_SET_STATE) {
+			if (state_words < 5 * VMGPU_CMD_LEN_SET_STATE) {
 				memcpy(state + state_words, cb->words + w, 4 * len);
 				state_words += len;
 			}
@@ -98,6 +99,7 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 			npkt += len;
 			break;
 		case VMGPU_CMD_DISPATCH:
+		case VMGPU_CMD_LAUNCH_TMD:
 			seen++;
 			/* fall through */
 		default:
@@ -107,7 +109,8 @@ static int submit_baseline(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		}
 		w += len;
 		last = w >= cb->nwords;
-		if ((op == VMGPU_CMD_DISPATCH && seen < cb->check.dispatches) ||
+		if (((op == VMGPU_CMD_DISPATCH || op == VMGPU_CMD_LAUNCH_TMD) &&
+		     seen < cb->check.dispatches) ||
 		    (last && npkt)) {
 			pkt[npkt++] = VMGPU_CMD_HEADER(VMGPU_CMD_END);
 			ret = submit_words(ctx, cb, pkt, npkt, info,

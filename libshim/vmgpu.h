@@ -318,6 +318,16 @@ int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,
 		      uint32_t producer);
 /* Later commands wait for every earlier dispatch. */
 int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb);
+/*
+ * A dispatch whose task descriptor (struct vmgpu_tmd, vmgpu_hw.h) is at
+ * @offset of @bo (8-byte aligned), read by the device when the command
+ * runs: a kernel or another GPU may prepare it. The device checks it by
+ * the rules of a DISPATCH then (a bad one fails the packet). Its kernel,
+ * argument block and the buffers its kernel uses must be declared with
+ * vmgpu_cmdbuf_use(). Returns its dispatch index, or -errno.
+ */
+int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			    uint64_t offset);
 /* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset);

@@ -255,6 +255,20 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 	case VMGPU_CMD_DISPATCH:
 		v = vmgpu_cmd_check_dispatch(ck, cmd, why);
 		break;
+	case VMGPU_CMD_LAUNCH_TMD:
+		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_launch_tmd, reserved))
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"launch_tmd reserved field");
+		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_launch_tmd, tmd_va) % 8)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+						"TMD address not 8-byte aligned");
+		if (ck->dispatches >= ck->max_dispatches)
+			return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_TOO_MANY,
+						      "more dispatches than the packet may hold",
+						      ck->dispatches + 1ull,
+						      ck->max_dispatches);
+		ck->dispatches++;
+		break;
 	case VMGPU_CMD_SYNC:
 		consumer = VMGPU_CMD_U32(cmd, vmgpu_cmd_sync, consumer);
 		producer = VMGPU_CMD_U32(cmd, vmgpu_cmd_sync, producer);
@@ -449,6 +463,42 @@ vmgpu_encode_copy(vmgpu_u64 src_va, vmgpu_u64 dst_va, vmgpu_u32 width_bytes,
 		height, src_pitch, dst_pitch, 0,
 	};
 
+	return c;
+}
+
+static inline struct vmgpu_cmd_launch_tmd vmgpu_encode_launch_tmd(vmgpu_u64 va)
+{
+	struct vmgpu_cmd_launch_tmd c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_LAUNCH_TMD), 0, va,
+	};
+
+	return c;
+}
+
+/*
+ * The DISPATCH a task descriptor stands for, from its little-endian
+ * bytes at @tmd: what the device checks and runs when it launches it.
+ */
+static inline struct vmgpu_cmd_dispatch vmgpu_tmd_dispatch(const void *tmd)
+{
+	vmgpu_u32 grid[3], block[3], origin[3], total[3];
+	struct vmgpu_cmd_dispatch c;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		grid[i] = VMGPU_CMD_U32(tmd, vmgpu_tmd, grid[i]);
+		block[i] = VMGPU_CMD_U32(tmd, vmgpu_tmd, block[i]);
+		origin[i] = VMGPU_CMD_U32(tmd, vmgpu_tmd, origin[i]);
+		total[i] = VMGPU_CMD_U32(tmd, vmgpu_tmd, grid_total[i]);
+	}
+	c = vmgpu_encode_dispatch(VMGPU_CMD_U64(tmd, vmgpu_tmd, code_va),
+				  VMGPU_CMD_U64(tmd, vmgpu_tmd, args_va),
+				  VMGPU_CMD_U32(tmd, vmgpu_tmd, args_bytes),
+				  grid, block, origin, total,
+				  VMGPU_CMD_U32(tmd, vmgpu_tmd, shared_bytes),
+				  VMGPU_CMD_U32(tmd, vmgpu_tmd, priority));
+	c.flags = VMGPU_CMD_U32(tmd, vmgpu_tmd, flags);
+	c.reserved = VMGPU_CMD_U32(tmd, vmgpu_tmd, reserved);
 	return c;
 }
 

@@ -184,7 +184,12 @@ struct vmgpu_ring_entry {
 	vmgpu_u32 flags;		/* VMGPU_RING_F_* */
 	vmgpu_u64 seqno;		/* written to FENCE_ADDR when done */
 	vmgpu_u32 as_slot;		/* < VMGPU_AS_SLOTS */
-	vmgpu_u32 reserved;		/* must be zero */
+	/*
+	 * The most urgent distributor level the packet's tasks may take
+	 * (1.1): any more urgent priority counts as this one. 0: no limit;
+	 * at most VMGPU_PRIORITY_LEVELS - 1.
+	 */
+	vmgpu_u32 min_level;
 };
 
 #define VMGPU_RING_ENTRY_SIZE		32
@@ -221,6 +226,7 @@ struct vmgpu_ring_entry {
 	X(WRITE_VALUE, 0x06, vmgpu_cmd_write_value) \
 	X(WAIT_VALUE, 0x07, vmgpu_cmd_wait_value) \
 	X(COPY, 0x08, vmgpu_cmd_copy) \
+	X(LAUNCH_TMD, 0x09, vmgpu_cmd_launch_tmd) \
 	X(END, 0x0f, vmgpu_cmd_end)
 
 enum vmgpu_cmd_op {
@@ -356,6 +362,44 @@ struct vmgpu_cmd_copy {
 	vmgpu_u32 reserved;		/* must be zero */
 };
 
+/*
+ * LAUNCH_TMD (1.1): a dispatch whose task descriptor (struct vmgpu_tmd)
+ * the device reads from memory when the command runs, so the device, a
+ * kernel or another GPU can prepare it. It counts as a dispatch of the
+ * packet (SYNC may name it).
+ */
+struct vmgpu_cmd_launch_tmd {
+	vmgpu_u32 hdr;
+	vmgpu_u32 reserved;		/* must be zero */
+	vmgpu_u64 tmd_va;		/* 8-byte aligned */
+};
+
+/*
+ * A task descriptor in memory (SPEC W3), 96 bytes, little-endian: the
+ * fields of a DISPATCH plus the per-task options the command stream
+ * otherwise gives as flags and state. Checked by the device when it is
+ * launched, by the rules of a DISPATCH; a bad one fails the packet with
+ * VMGPU_FAULT_BAD_COMMAND at its address.
+ */
+struct vmgpu_tmd {
+	vmgpu_u64 code_va;
+	vmgpu_u64 args_va;
+	vmgpu_u32 args_bytes;
+	vmgpu_u32 flags;		/* VMGPU_DISPATCH_F_* */
+	vmgpu_u32 grid[3];
+	vmgpu_u32 block[3];
+	vmgpu_u32 origin[3];
+	vmgpu_u32 grid_total[3];
+	vmgpu_u32 shared_bytes;
+	vmgpu_u32 priority;		/* 0: the packet's default */
+	vmgpu_u32 quota;		/* launch quota, 0: none */
+	vmgpu_u32 reserved;		/* must be zero */
+	vmgpu_u64 sm_mask;		/* affinity, 0: all SMs */
+};
+
+#define VMGPU_TMD_BYTES			96
+#define VMGPU_PRIORITY_LEVELS		16
+
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
@@ -371,6 +415,7 @@ struct vmgpu_cmd_end {
 #define VMGPU_CMD_LEN_WAIT_VALUE	(sizeof(struct vmgpu_cmd_wait_value) / 4)
 #define VMGPU_CMD_LEN_COPY		(sizeof(struct vmgpu_cmd_copy) / 4)
 #define VMGPU_CMD_LEN_END		(sizeof(struct vmgpu_cmd_end) / 4)
+#define VMGPU_CMD_LEN_LAUNCH_TMD	(sizeof(struct vmgpu_cmd_launch_tmd) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

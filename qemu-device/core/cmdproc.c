@@ -362,7 +362,7 @@ static void cp_fetch(struct vg_cp *cp)
     cp->entry.flags = RING_U32(raw, flags);
     cp->entry.seqno = RING_U64(raw, seqno);
     cp->entry.as_slot = RING_U32(raw, as_slot);
-    cp->entry.reserved = RING_U32(raw, reserved);
+    cp->entry.min_level = RING_U32(raw, min_level);
     cp->gc->packet = &cp->entry;
     cp->packet_start = vg_gpu_now(cp->gc);
     cp->pc = 0;
@@ -371,7 +371,8 @@ static void cp_fetch(struct vg_cp *cp)
     cp->launch_quota = 0;
     cp->sm_mask = 0;
 
-    if (cp->entry.reserved || (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
+    if (cp->entry.min_level >= VMGPU_PRIORITY_LEVELS ||
+        (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
         cp->entry.cmdbuf_bytes % 4 ||
         cp->entry.cmdbuf_bytes > VMGPU_CMDBUF_MAX_BYTES ||
         cp->entry.as_slot >= VMGPU_AS_SLOTS) {
@@ -409,7 +410,12 @@ static void dispatch_launch(struct vg_cp *cp, struct vg_dispatch *d)
 }
 
 /* Returns false after cp_fail(). */
-static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
+/*
+ * A DISPATCH at @p (or the one a TMD stands for), with the launch quota
+ * and affinity @quota and @sm_mask. Returns false after cp_fail().
+ */
+static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
+                        uint64_t sm_mask)
 {
     uint64_t usable;
     uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
@@ -498,8 +504,12 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
     d->task.head = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_HEAD;
     d->task.sequential = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_SEQUENTIAL;
     d->task.throttle = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_THROTTLE;
-    d->task.quota = cp->launch_quota;
-    d->task.sm_mask = cp->sm_mask;
+    /* No task of the packet is more urgent than its ring entry allows. */
+    if (cp->entry.min_level && d->task.priority < cp->entry.min_level) {
+        d->task.priority = cp->entry.min_level;
+    }
+    d->task.quota = quota;
+    d->task.sm_mask = sm_mask;
     d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
     threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
     d->task.need.threads = threads;
@@ -526,6 +536,40 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p)
         dispatch_launch(cp, d);
     }
     return true;
+}
+
+/*
+ * LAUNCH_TMD: read the task descriptor and check it by the rules of the
+ * DISPATCH it stands for (it was not there when the packet was checked).
+ * Returns false after cp_fail().
+ */
+static bool cp_launch_tmd(struct vg_cp *cp, const uint8_t *p)
+{
+    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_launch_tmd, tmd_va), fault_va;
+    uint8_t tmd[VMGPU_TMD_BYTES];
+    struct vmgpu_cmd_dispatch c;
+    struct vmgpu_cmd_checker ck;
+    const char *why;
+    int code;
+
+    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, tmd, sizeof(tmd),
+                       &fault_va, NULL);
+    if (code) {
+        cp->seen_dispatches++; /* the failing task is this index */
+        cp_fail(cp, code, fault_va, cp->pc, cp->seen_dispatches - 1);
+        return false;
+    }
+    c = vmgpu_tmd_dispatch(tmd);
+    vmgpu_cmd_checker_init(&ck, 1);
+    if (vmgpu_cmd_check(&ck, &c, VMGPU_CMD_LEN_DISPATCH, &why)) {
+        cp->seen_dispatches++;
+        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc,
+                cp->seen_dispatches - 1);
+        return false;
+    }
+    return cp_dispatch(cp, (const uint8_t *)&c,
+                       VMGPU_CMD_U32(tmd, vmgpu_tmd, quota),
+                       VMGPU_CMD_U64(tmd, vmgpu_tmd, sm_mask));
 }
 
 void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
@@ -738,7 +782,13 @@ static void cp_execute(struct vg_cp *cp)
         }
         break;
     case VMGPU_CMD_DISPATCH:
-        if (!cp_dispatch(cp, p)) {
+        if (!cp_dispatch(cp, p, cp->launch_quota, cp->sm_mask)) {
+            return;
+        }
+        cp_next(cp, op, len, cp->seen_dispatches - 1, 0);
+        return;
+    case VMGPU_CMD_LAUNCH_TMD:
+        if (!cp_launch_tmd(cp, p)) {
             return;
         }
         cp_next(cp, op, len, cp->seen_dispatches - 1, 0);

@@ -10,6 +10,7 @@
 #include "kselftest_harness.h"
 
 #include "testhost.h"
+#include "vmgpu_cmd.h"
 #include "vmgpu_isa.h"
 
 #define VA0		0x20000000ull
@@ -496,7 +497,7 @@ TEST_F(cp, copy_linear_and_2d)
 static void expect_error_entry(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(cp) *self,
 			       const struct th_cmdbuf *cb, uint32_t bytes,
-			       uint32_t flags, uint32_t slot, uint32_t reserved,
+			       uint32_t flags, uint32_t slot, uint32_t min_level,
 			       uint32_t code, uint32_t bit)
 {
 	uint64_t va = cb ? th_cb_upload(self->th, &self->as, cb) : VA0;
@@ -504,7 +505,7 @@ static void expect_error_entry(struct __test_metadata *_metadata,
 	uint32_t irqs = self->th->irqs[0];
 
 	th_push(self->th, 0, va, cb && bytes == ~0u ? cb->n * 4 : bytes, 41,
-		flags | VMGPU_RING_F_IRQ, slot, reserved);
+		flags | VMGPU_RING_F_IRQ, slot, min_level);
 	th_doorbell(self->th, 0);
 	vg_device_run(self->dev);
 	ASSERT_EQ(code, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
@@ -543,8 +544,8 @@ TEST_F(cp, ring_entry_validation)
 
 	th_cb_init(&cb);
 	th_cb_end(&cb);
-	/* reserved field */
-	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0, 1,
+	/* min_level past the levels */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0, VMGPU_PRIORITY_LEVELS,
 			   VMGPU_FAULT_RING, VMGPU_INT_RING);
 	/* unknown flag */
 	expect_error_entry(_metadata, self, &cb, ~0u, 0x80, 0, 0,
@@ -783,6 +784,112 @@ TEST_F(cp, distributor_options_from_commands)
 	dispatch1(&cb, self->store, ptr_args(self->th, &self->as, cva));
 	th_cb_end(&cb);
 	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+}
+
+/* A task descriptor for @code, @grid blocks of @threads threads. */
+static uint64_t upload_tmd(struct testhost *th, struct th_as *as,
+			   uint64_t code, uint64_t args, uint32_t grid,
+			   uint32_t threads, uint32_t priority)
+{
+	struct vmgpu_tmd t;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	t.code_va = code;
+	t.args_va = args;
+	t.args_bytes = 8;
+	for (i = 0; i < 3; i++) {
+		t.grid[i] = t.block[i] = t.grid_total[i] = 1;
+	}
+	t.grid[0] = t.grid_total[0] = grid;
+	t.block[0] = threads;
+	t.priority = priority;
+	return th_upload(th, as, &t, sizeof(t));
+}
+
+/*
+ * LAUNCH_TMD: a dispatch read from memory when the command runs, checked
+ * then by the rules of a DISPATCH; SYNC can name it.
+ */
+TEST_F(cp, launch_tmd_from_memory)
+{
+	struct th_cmdbuf cb;
+	uint64_t cva, tmd, bad;
+	uint32_t *counter = counter_ptr(self->th, &self->as, &cva);
+	struct vmgpu_cmd_launch_tmd l;
+	struct vmgpu_tmd t;
+
+	tmd = upload_tmd(self->th, &self->as, self->add_one,
+			 ptr_args(self->th, &self->as, cva), 1, 1, 0);
+	th_cb_init(&cb);
+	dispatch1(&cb, self->add_one, ptr_args(self->th, &self->as, cva));
+	th_cb_sync(&cb, 1, 0);
+	l = vmgpu_encode_launch_tmd(tmd);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&l), VMGPU_CMD_NWORDS(&l));
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	EXPECT_EQ(2, *counter);		/* ordered by the SYNC: no lost add */
+	EXPECT_EQ(2, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_DISPATCHES)));
+
+	/* A TMD breaking a DISPATCH rule fails the packet at its address. */
+	memset(&t, 0, sizeof(t));
+	t.code_va = self->add_one;
+	t.block[0] = t.block[1] = t.block[2] = 1;	/* grid 0 */
+	bad = th_upload(self->th, &self->as, &t, sizeof(t));
+	th_ack_all(self->th, 0);
+	th_cb_init(&cb);
+	l = vmgpu_encode_launch_tmd(bad);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&l), VMGPU_CMD_NWORDS(&l));
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	EXPECT_EQ(bad, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+}
+
+/*
+ * The ring entry's min_level: no task of the packet is more urgent. B
+ * (priority 9) and then A (priority 1) wait behind a blocker on one SM;
+ * A goes first, unless the entry holds both at level 10.
+ */
+TEST_F(cp, ring_entry_min_level_bounds_priorities)
+{
+	const uint32_t two[3] = { 2, 1, 1 }, wide[3] = { 1024, 1, 1 };
+	struct vmgpu_trace_record b[8];
+	uint32_t min_level, first[2];
+	struct th_cmdbuf cb;
+	uint64_t cva, va;
+	size_t n;
+	int i;
+
+	counter_ptr(self->th, &self->as, &cva);
+	for (i = 0; i < 2; i++) {
+		min_level = i ? 10 : 0;
+		th_cb_init(&cb);
+		th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_LO, 1);
+		th_cb_dispatch(&cb, self->slow,
+			       ptr_args(self->th, &self->as, cva), 8, two,
+			       wide, 0, 12);
+		th_cb_dispatch(&cb, self->slow,
+			       ptr_args(self->th, &self->as, cva), 8, two,
+			       wide, 0, 9);
+		th_cb_dispatch(&cb, self->slow,
+			       ptr_args(self->th, &self->as, cva), 8, two,
+			       wide, 0, 1);
+		th_cb_end(&cb);
+		va = th_cb_upload(self->th, &self->as, &cb);
+		th_push(self->th, 0, va, cb.n * 4, 10 + i, VMGPU_RING_F_IRQ, 0,
+			min_level);
+		th_doorbell(self->th, 0);
+		vg_device_run(self->dev);
+		ASSERT_EQ(10 + i, th_fence_mem(self->th, 0));
+		n = blocks_of(self->dev, 10 + i, b, 8);
+		ASSERT_EQ(6, n);
+		first[i] = b[2].dispatch;	/* the first after the blocker */
+	}
+	EXPECT_EQ(2, first[0]);		/* A, more urgent */
+	EXPECT_EQ(1, first[1]);		/* both level 10: B came first */
 }
 
 /* A valid single-block dispatch, then one field changed. */

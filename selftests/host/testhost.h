@@ -78,7 +78,7 @@ void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 /* Write one ring entry at the tail (no doorbell). */
 void th_push(struct testhost *th, unsigned int gpu, uint64_t cmdbuf_va,
 	     uint32_t bytes, uint64_t seqno, uint32_t flags, uint32_t slot,
-	     uint32_t reserved);
+	     uint32_t min_level);
 /* Publish the tail and ring the doorbell. */
 void th_doorbell(struct testhost *th, unsigned int gpu);
 uint64_t th_fence_mem(struct testhost *th, unsigned int gpu);

@@ -495,6 +495,44 @@ TEST_F(api, dispatch_priority_band_of_the_context)
 	vmgpu_bo_destroy(k);
 }
 
+/* A dispatch from a task descriptor in a buffer, through the driver. */
+TEST_F(api, launch_tmd)
+{
+	struct store_to_args sa = { .value = 0x7d };
+	struct vmgpu_bo *k, *buf, *tmdbo, *argbo;
+	struct vmgpu_tmd *t;
+	uint32_t *m;
+	void *am;
+	int i;
+
+	k = make_kernel(self->dev, store_to_src);
+	buf = make_bo(self->dev, 4096, (void **)&m);
+	tmdbo = make_bo(self->dev, 4096, (void **)&t);
+	argbo = make_bo(self->dev, 4096, &am);
+	ASSERT_NE(NULL, k);
+	ASSERT_NE(NULL, argbo);
+	sa.addr = vmgpu_bo_gpu_va(buf) + 8;
+	memcpy(am, &sa, sizeof(sa));
+	t->code_va = vmgpu_bo_gpu_va(k);
+	t->args_va = vmgpu_bo_gpu_va(argbo);
+	t->args_bytes = sizeof(sa);
+	for (i = 0; i < 3; i++)
+		t->grid[i] = t->block[i] = t->grid_total[i] = 1;
+	ASSERT_EQ(0, vmgpu_cmdbuf_launch_tmd(self->cb, tmdbo, 0));
+	ASSERT_EQ(0, vmgpu_cmdbuf_use(self->cb, k, VMGPU_USE_READ));
+	ASSERT_EQ(0, vmgpu_cmdbuf_use(self->cb, argbo, VMGPU_USE_READ));
+	ASSERT_EQ(0, vmgpu_cmdbuf_use(self->cb, buf, 0));
+	ASSERT_EQ(0, submit_wait(_metadata, self, 0));
+	EXPECT_EQ(0x7d, m[2]);
+	/* The library refuses a TMD that runs past its buffer. */
+	EXPECT_EQ(-EINVAL, vmgpu_cmdbuf_launch_tmd(self->cb, tmdbo, 4096 - 64));
+	EXPECT_MSG(self->dev, "runs past the buffer");
+	vmgpu_bo_destroy(argbo);
+	vmgpu_bo_destroy(tmdbo);
+	vmgpu_bo_destroy(buf);
+	vmgpu_bo_destroy(k);
+}
+
 TEST(handle_over_an_open_fd)
 {
 	struct vmgpu_device *dev, *dev2;
