@@ -920,7 +920,12 @@ TEST_F_TIMEOUT(regress, regress_3_endless_kernel_keeps_guest_running, 180)
 	EXPECT_GT(0, sh->hung_status);
 	EXPECT_EQ(sh->hung_status, sh->hung_wait_ret);
 	EXPECT_GE((int64_t)(self->timeout_ms + 2000) * MS_NS, sh->hung_ns);
-	EXPECT_GT(100 * MS_NS, sh->hb_max_gap_ns);
+	/*
+	 * The bug stalled the guest for 12-17 s; a 2-core host running a
+	 * second VM beside this one has been seen to delay the heartbeat by
+	 * 120 ms on its own. Half a second separates the two.
+	 */
+	EXPECT_GT(500 * MS_NS, sh->hb_max_gap_ns);
 	/* The RTC counts seconds: allow for rounding at both ends. */
 	EXPECT_GT(2, sh->hb_rtc_s - sh->hb_mono_ns / SEC_NS)
 		TH_LOG("the guest's clock lost %lld s: it stood still longer than its clocksource counts",
