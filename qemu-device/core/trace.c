@@ -346,6 +346,12 @@ static const char *const fault_names[] = {
     [VMGPU_FAULT_PC_RANGE] = "pc-range",
 };
 
+const char *vg_trace_fault_name(uint32_t fault)
+{
+    return fault < VMGPU_FAULT_NUM && fault_names[fault] ? fault_names[fault]
+                                                         : "?";
+}
+
 /* Device time in ns as trace-event microseconds. */
 static void put_ts(FILE *f, const char *key, uint64_t ns)
 {
@@ -441,7 +447,7 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r,
         fprintf(f,
                 "{\"name\":\"error %s\",\"cat\":\"error\","
                 "\"ph\":\"i\",\"s\":\"t\",",
-                r->aux < VMGPU_FAULT_NUM ? fault_names[r->aux] : "?");
+                vg_trace_fault_name(r->aux));
         put_common(f, r, tid);
         break;
     case VMGPU_TRACE_IRQ:
@@ -522,20 +528,175 @@ char *vg_trace_json_string(const struct vmgpu_trace_record *recs, size_t n,
     return buf;
 }
 
+struct vmgpu_trace_record *vg_trace_records_from_buffer(const void *buf,
+                                                        size_t bytes,
+                                                        size_t *n)
+{
+    size_t count = bytes / VMGPU_TRACE_RECORD_SIZE, i;
+    struct vmgpu_trace_record *recs = calloc(count ? count : 1, sizeof(*recs));
+
+    if (!recs) {
+        return NULL;
+    }
+    for (i = 0; i < count; i++) {
+        vg_trace_record_decode(
+            (const uint8_t *)buf + i * VMGPU_TRACE_RECORD_SIZE, &recs[i]);
+    }
+    *n = count;
+    return recs;
+}
+
 int vg_trace_json_from_buffer(const void *buf, size_t bytes, FILE *out)
 {
-    size_t n = bytes / VMGPU_TRACE_RECORD_SIZE, i;
-    struct vmgpu_trace_record *recs = calloc(n ? n : 1, sizeof(*recs));
+    size_t n;
+    struct vmgpu_trace_record *recs =
+        vg_trace_records_from_buffer(buf, bytes, &n);
     int r;
 
     if (!recs) {
         return -1;
     }
-    for (i = 0; i < n; i++) {
-        vg_trace_record_decode(
-            (const uint8_t *)buf + i * VMGPU_TRACE_RECORD_SIZE, &recs[i]);
-    }
     r = vg_trace_json_write(recs, n, out);
     free(recs);
     return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Summary                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cmp_packet(const void *pa, const void *pb)
+{
+    const struct vmgpu_trace_record *a =
+        *(const struct vmgpu_trace_record *const *)pa;
+    const struct vmgpu_trace_record *b =
+        *(const struct vmgpu_trace_record *const *)pb;
+
+    CMP(a->gpu, b->gpu);
+    CMP(a->start_ns, b->start_ns);
+    CMP((uintptr_t)a, (uintptr_t)b);
+    return 0;
+}
+
+int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
+                       struct vg_trace_summary *s)
+{
+    const struct vmgpu_trace_record **packets =
+        calloc(n ? n : 1, sizeof(*packets));
+    size_t npackets = 0, i;
+
+    memset(s, 0, sizeof(*s));
+    if (!packets) {
+        return -1;
+    }
+    s->records = n;
+    for (i = 0; i < n; i++) {
+        const struct vmgpu_trace_record *r = &recs[i];
+        struct vg_trace_gpu_summary *g = &s->gpu[r->gpu];
+
+        if (i == 0 || r->start_ns < s->first_ns) {
+            s->first_ns = r->start_ns;
+        }
+        if (vg_trace_end_ns(r) > s->last_ns) {
+            s->last_ns = vg_trace_end_ns(r);
+        }
+        if (!g->records++) {
+            s->gpus++;
+            g->first_ns = r->start_ns;
+        }
+        if (r->start_ns < g->first_ns) {
+            g->first_ns = r->start_ns;
+        }
+        if (vg_trace_end_ns(r) > g->last_ns) {
+            g->last_ns = vg_trace_end_ns(r);
+        }
+        switch (r->kind) {
+        case VMGPU_TRACE_BLOCK:
+            g->blocks++;
+            break;
+        case VMGPU_TRACE_DISPATCH:
+            g->dispatches++;
+            break;
+        case VMGPU_TRACE_PACKET:
+            g->packets++;
+            packets[npackets++] = r;
+            break;
+        case VMGPU_TRACE_ERROR:
+            g->errors++;
+            break;
+        case VMGPU_TRACE_IRQ:
+            g->irqs++;
+            break;
+        }
+    }
+    /* Busy time: the union of each GPU's packet spans. */
+    qsort(packets, npackets, sizeof(*packets), cmp_packet);
+    for (i = 0; i < npackets;) {
+        unsigned int gpu = packets[i]->gpu;
+        uint64_t start = packets[i]->start_ns;
+        uint64_t end = vg_trace_end_ns(packets[i]);
+
+        for (i++; i < npackets && packets[i]->gpu == gpu &&
+                  packets[i]->start_ns <= end;
+             i++) {
+            if (vg_trace_end_ns(packets[i]) > end) {
+                end = vg_trace_end_ns(packets[i]);
+            }
+        }
+        s->gpu[gpu].busy_ns += end - start;
+    }
+    free(packets);
+    return 0;
+}
+
+/* @ns as microseconds with nanosecond decimals. */
+static void put_us(FILE *f, int width, uint64_t ns)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof(buf), "%" PRIu64 ".%03u", ns / 1000,
+             (unsigned int)(ns % 1000));
+    fprintf(f, "%*s", width, buf);
+}
+
+int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
+                           FILE *out)
+{
+    struct vg_trace_summary *s = malloc(sizeof(*s));
+    uint64_t makespan;
+    unsigned int g;
+
+    if (!s || vg_trace_summarize(recs, n, s)) {
+        free(s);
+        return -1;
+    }
+    makespan = s->last_ns - s->first_ns;
+    fprintf(out, "%zu records, %u GPU%s, device time ", s->records, s->gpus,
+            s->gpus == 1 ? "" : "s");
+    put_us(out, 0, s->first_ns);
+    fputs(" .. ", out);
+    put_us(out, 0, s->last_ns);
+    fputs(" us, makespan ", out);
+    put_us(out, 0, makespan);
+    fputs(" us\n", out);
+    fprintf(out, "%3s %6s %11s %11s %7s %10s %7s %6s %5s\n", "gpu", "busy%",
+            "busy_us", "span_us", "packets", "dispatches", "blocks", "errors",
+            "irqs");
+    for (g = 0; g < 256; g++) {
+        const struct vg_trace_gpu_summary *gs = &s->gpu[g];
+
+        if (!gs->records) {
+            continue;
+        }
+        fprintf(out, "%3u %6.1f ", g,
+                makespan ? 100.0 * (double)gs->busy_ns / (double)makespan
+                         : 0.0);
+        put_us(out, 11, gs->busy_ns);
+        fputc(' ', out);
+        put_us(out, 11, gs->last_ns - gs->first_ns);
+        fprintf(out, " %7u %10u %7u %6u %5u\n", gs->packets, gs->dispatches,
+                gs->blocks, gs->errors, gs->irqs);
+    }
+    free(s);
+    return ferror(out) ? -1 : 0;
 }

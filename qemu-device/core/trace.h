@@ -5,10 +5,10 @@
  * fetches by DMA and the ones a host test collects are the same thing,
  * and one converter turns either into Chrome/Perfetto trace-event JSON.
  *
- * The converter half (track layout, vg_trace_json_*,
+ * The converter half (track layout, vg_trace_json_*, the summary,
  * vg_trace_record_{encode,decode}) depends on nothing but vmgpu_hw.h and
  * libc, so host tools can link this file alone (or libvgcore.a) to convert
- * records fetched from a VM.
+ * records fetched from a VM; trace_svg.c draws them.
  */
 #ifndef VG_TRACE_H
 #define VG_TRACE_H
@@ -87,6 +87,8 @@ void vg_trace_track_name(const struct vg_trace_track *t, char *buf,
                          size_t len);
 /* The end of a record's span; never before its start. */
 uint64_t vg_trace_end_ns(const struct vmgpu_trace_record *r);
+/* "unmapped", "budget"... for VMGPU_FAULT_*; "?" for other values. */
+const char *vg_trace_fault_name(uint32_t fault);
 
 /*
  * Chrome/Perfetto trace-event JSON of @n records: one process per GPU, one
@@ -104,5 +106,39 @@ char *vg_trace_json_string(const struct vmgpu_trace_record *recs, size_t n,
                            size_t *len);
 /* Convert a raw buffer of @bytes fetched from the device. */
 int vg_trace_json_from_buffer(const void *buf, size_t bytes, FILE *out);
+/*
+ * The records of a raw buffer (whole records only), malloc()ed; NULL if
+ * out of memory. *n is their number.
+ */
+struct vmgpu_trace_record *vg_trace_records_from_buffer(const void *buf,
+                                                        size_t bytes,
+                                                        size_t *n);
+
+/* Per GPU totals of a trace; the GPU has records if records != 0. */
+struct vg_trace_gpu_summary {
+    size_t records;
+    uint64_t first_ns, last_ns;     /* extent of its records */
+    uint64_t busy_ns;               /* union of its packets' spans */
+    uint32_t packets, dispatches, blocks, errors, irqs;
+};
+
+struct vg_trace_summary {
+    size_t records;
+    uint64_t first_ns, last_ns;     /* the makespan: first start, last end */
+    unsigned int gpus;              /* GPUs with records */
+    struct vg_trace_gpu_summary gpu[256];
+};
+
+/* Returns 0, or -1 if out of memory. */
+int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
+                       struct vg_trace_summary *s);
+/*
+ * The summary as a few lines of text: the makespan, and per GPU busy %
+ * (its packets' union over the trace's makespan), the span of its records,
+ * packets, dispatches, blocks, errors, interrupts. Returns 0, or -1 on a
+ * write error or without memory.
+ */
+int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
+                           FILE *out);
 
 #endif
