@@ -10,6 +10,7 @@
 #include "host.h"
 #include "le.h"
 #include "trace.h"
+#include "vmgpu_cmd.h"
 
 void vg_trace_init(struct vg_trace *t, const struct vg_host *host)
 {
@@ -320,19 +321,6 @@ void vg_trace_track_name(const struct vg_trace_track *t, char *buf,
 /* JSON                                                                 */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_names[] = {
-    [VMGPU_CMD_NOP] = "NOP",
-    [VMGPU_CMD_SET_STATE] = "SET_STATE",
-    [VMGPU_CMD_DISPATCH] = "DISPATCH",
-    [VMGPU_CMD_SYNC] = "SYNC",
-    [VMGPU_CMD_BARRIER] = "BARRIER",
-    [VMGPU_CMD_TIMESTAMP] = "TIMESTAMP",
-    [VMGPU_CMD_WRITE_VALUE] = "WRITE_VALUE",
-    [VMGPU_CMD_WAIT_VALUE] = "WAIT_VALUE",
-    [VMGPU_CMD_COPY] = "COPY",
-    [VMGPU_CMD_END] = "END",
-};
-
 static const char *const fault_names[] = {
     [VMGPU_FAULT_NONE] = "none",
     [VMGPU_FAULT_UNMAPPED] = "unmapped",
@@ -398,9 +386,7 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r,
     switch (r->kind) {
     case VMGPU_TRACE_CMD:
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"cmd\",\"ph\":\"X\",",
-                r->aux < VMGPU_CMD_NUM_OPS && cmd_names[r->aux]
-                    ? cmd_names[r->aux]
-                    : "CMD?");
+                vmgpu_cmd_name(r->aux) ? vmgpu_cmd_name(r->aux) : "CMD?");
         put_common(f, r, tid);
         fputc(',', f);
         put_ts(f, "dur", dur_of(r));

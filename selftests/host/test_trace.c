@@ -1170,6 +1170,32 @@ TEST(svg_of_no_records_and_of_every_kind_is_well_formed)
 	free(json);
 }
 
+/* A command added to the table is named in the JSON without more work. */
+TEST(every_command_of_the_table_is_named)
+{
+#define NAME_OF(name, code, type) { code, "\"name\":\"" #name "\"" },
+	static const struct {
+		uint32_t op;
+		const char *json;
+	} cmds[] = { VMGPU_CMD_TABLE(NAME_OF) };
+#undef NAME_OF
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct vmgpu_trace_record r = rec(VMGPU_TRACE_CMD, 0,
+						  VMGPU_TRACE_SM_NONE, 1, 2,
+						  VMGPU_TRACE_NONE,
+						  VMGPU_TRACE_NONE);
+		char *json;
+
+		r.aux = cmds[i].op;
+		json = json_of(&r, 1);
+		ASSERT_NE(NULL, json);
+		EXPECT_NE(NULL, strstr(json, cmds[i].json)) TH_LOG("%s", json);
+		free(json);
+	}
+}
+
 TEST(summary_busy_is_the_union_of_packets_over_the_makespan)
 {
 	struct vmgpu_trace_record r[] = {
