@@ -10,9 +10,15 @@
  *   dispatches 24..31  vecadd of slice pairs, each after its two saxpys
  *   dispatch 32        saxpy over all pair sums, after a barrier
  * 33 dispatches, 24 syncs, one barrier, one interrupt. Every result is
- * compared bit for bit with the same computation on the CPU.
+ * compared bit for bit with the same computation on the CPU. The device's
+ * trace of the run is drawn as an SVG timeline (and summarised) when the
+ * driver's debugfs trace is there.
  *
- *   vmgpu-demo [-b]     (-b also runs the one-packet-per-kernel baseline)
+ *   vmgpu-demo [-b] [-o FILE.svg]
+ *
+ *   -b   also run the one-packet-per-kernel baseline (its timeline goes to
+ *        FILE-baseline.svg)
+ *   -o   where the timeline goes (default /tmp/vmgpu-demo.svg)
  */
 #include <errno.h>
 #include <math.h>
@@ -23,18 +29,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devtrace.h"
 #include "tool_common.h"
+#include "trace.h"
+#include "trace_svg.h"
 #include "vmgpu.h"
 #include "vmgpu_hw.h"
 
 static const struct tool tool = {
 	.name = "vmgpu-demo",
 	.usage =
-	"usage: vmgpu-demo [-b]\n"
+	"usage: vmgpu-demo [-b] [-o FILE.svg]\n"
 	"Run a 33-kernel pipeline (blur3x3, saxpy, vecadd) as one packet on\n"
-	"every GPU of the first vmgpu device at once, and compare every result\n"
-	"with the CPU's.\n"
-	"  -b              also run it as one packet per kernel (the baseline)\n"
+	"every GPU of the first vmgpu device at once, compare every result\n"
+	"with the CPU's, and draw the device's trace of the run as a timeline.\n"
+	"  -b              also run it as one packet per kernel (the baseline;\n"
+	"                  its timeline goes to FILE-baseline.svg)\n"
+	"  -o FILE.svg     where the timeline goes (default /tmp/vmgpu-demo.svg)\n"
 	"  -h, --help      this help\n"
 	"  --version       the version\n",
 };
@@ -46,6 +57,9 @@ static const struct tool tool = {
 #define SLICE	(PIX / SLICES)
 #define PAIRS	(SLICES / 2)
 #define BLURS	8
+
+/* A run is ~350 records of 64 bytes per GPU: ample room for 8 GPUs. */
+#define TIMELINE_KIB	1024
 
 struct blur_args { uint32_t w, h; uint64_t in, out; };
 struct saxpy_args { uint32_t n; float a; uint64_t x, y; };
@@ -329,6 +343,67 @@ static int run_all(struct vmgpu_device *dev, struct vmgpu_context *ctx,
 	return failed;
 }
 
+/* Record the device's trace from now on; false if there is none. */
+static bool timeline_start(void)
+{
+	int ret = devtrace_enable(TIMELINE_KIB);
+
+	if (ret)
+		printf("vmgpu-demo: no device trace in debugfs (%s), no timeline\n",
+		       strerror(-ret));
+	return !ret;
+}
+
+/* Stop recording, draw the run's records at @svg and summarise them. */
+static void timeline_write(const char *svg)
+{
+	struct vmgpu_trace_record *recs = NULL;
+	unsigned int dropped = 0;
+	char path[400];
+	size_t bytes, n = 0;
+	void *buf = NULL;
+	FILE *f;
+	long size;
+	int ret;
+
+	ret = devtrace_enable(0);
+	if (!ret)
+		ret = devtrace_path("trace", path, sizeof(path));
+	if (ret) {
+		printf("vmgpu-demo: device trace: %s\n", strerror(-ret));
+		return;
+	}
+	f = fopen(path, "rb");
+	if (f) {
+		buf = devtrace_slurp(f, &bytes);
+		fclose(f);
+	}
+	if (buf)
+		recs = vg_trace_records_from_buffer(buf, bytes, &n);
+	free(buf);
+	f = recs ? fopen(svg, "w") : NULL;
+	if (!f) {
+		printf("vmgpu-demo: no timeline: %s: %s\n", recs ? svg : path,
+		       strerror(errno));
+		free(recs);
+		return;
+	}
+	ret = vg_trace_svg_write(recs, n, f);
+	size = ftell(f);
+	if (fclose(f) || ret || size < 0) {
+		printf("vmgpu-demo: writing the timeline %s failed\n", svg);
+		free(recs);
+		return;
+	}
+	printf("vmgpu-demo: timeline of this run: %s (%ld bytes, %zu trace records)\n",
+	       svg, size, n);
+	if (!devtrace_dropped(&dropped) && dropped)
+		printf("vmgpu-demo: %u trace records did not fit in %u KiB: the timeline is cut short\n",
+		       dropped, TIMELINE_KIB);
+	vg_trace_summary_write(recs, n, stdout);
+	free(recs);
+}
+
 int main(int argc, char **argv)
 {
 	struct vmgpu_bo *kblur, *ksaxpy, *kvecadd;
@@ -337,19 +412,26 @@ int main(int argc, char **argv)
 	struct vmgpu_device *dev;
 	struct vmgpu_info info;
 	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
-	bool baseline = false;
-	char err[256];
+	const char *svg = "/tmp/vmgpu-demo.svg";
+	char err[256], baseline_svg[300];
+	bool baseline = false, tracing;
 	uint32_t i;
 	int ret, c;
 
-	while ((c = getopt_long(argc, argv, "bh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bho:", lo, NULL)) != -1) {
 		if (c == 'b')
 			baseline = true;
+		else if (c == 'o')
+			svg = optarg;
 		else
 			tool_common_option(&tool, c);
 	}
 	if (optind < argc)
 		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
+	/* FILE.svg -> FILE-baseline.svg */
+	snprintf(baseline_svg, sizeof(baseline_svg), "%.*s-baseline.svg",
+		 strlen(svg) > 4 && !strcmp(svg + strlen(svg) - 4, ".svg") ?
+		 (int)strlen(svg) - 4 : (int)strlen(svg), svg);
 	if (vmgpu_device_open(0, &dev, err, sizeof(err))) {
 		fprintf(stderr, "vmgpu-demo: %s\n", err);
 		return 1;
@@ -389,17 +471,23 @@ int main(int argc, char **argv)
 	printf("vmgpu-demo: %u GPUs x %u SMs; per GPU one packet of %u kernels (%u blur3x3, %u saxpy, %u vecadd, 1 saxpy), 24 syncs, 1 barrier\n",
 	       info.num_gpus, info.sms_per_gpu,
 	       vmgpu_cmdbuf_dispatch_count(g[0].cb), BLURS, SLICES, PAIRS);
+	tracing = timeline_start();
 	ret = run_all(dev, ctx, g, info.num_gpus, 0,
 		      "batched: one packet, one interrupt per GPU");
 	if (ret < 0)
 		goto fail;
+	if (tracing)
+		timeline_write(svg);
 	if (baseline) {
-		int r2 = run_all(dev, ctx, g, info.num_gpus,
-				 VMGPU_SUBMIT_BASELINE,
-				 "baseline: one packet and one interrupt per kernel");
+		int r2;
 
+		tracing = timeline_start();
+		r2 = run_all(dev, ctx, g, info.num_gpus, VMGPU_SUBMIT_BASELINE,
+			     "baseline: one packet and one interrupt per kernel");
 		if (r2 < 0)
 			goto fail;
+		if (tracing)
+			timeline_write(baseline_svg);
 		ret |= r2;
 	}
 	printf("\nvmgpu-demo: %s\n", ret ? "FAILED" : "all results match the CPU");

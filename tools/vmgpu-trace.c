@@ -1,172 +1,180 @@
 // SPDX-License-Identifier: MIT
 /*
  * vmgpu-trace: control the device's trace and turn its records into
- * Chrome/Perfetto trace-event JSON.
+ * Chrome/Perfetto trace-event JSON, an SVG timeline or a summary.
  *
- *   vmgpu-trace start [KIB]   allocate a KIB KiB buffer (default 1024), record
- *   vmgpu-trace stop          stop recording, keep the buffer for dump
- *   vmgpu-trace dump [FILE]   JSON of the records in FILE (raw records, as
- *                             read from debugfs) or of the device's buffer
+ *   vmgpu-trace start [KIB]          allocate a KIB KiB buffer (default
+ *                                    1024) and record
+ *   vmgpu-trace stop                 stop recording, keep the buffer
+ *   vmgpu-trace dump [IN]            trace-event JSON on stdout
+ *   vmgpu-trace svg [IN] OUT.svg     SVG timeline ("-": stdout)
+ *   vmgpu-trace summary [IN]         per GPU busy %, packets, dispatches...
  *
- * The records are struct vmgpu_trace_record (uapi/vmgpu_hw.h), read from
- * the driver's debugfs file "trace"; the JSON converter is the device
- * model's own (qemu-device/core/trace.c), so host and VM agree.
+ * IN is a file of raw records (struct vmgpu_trace_record, uapi/vmgpu_hw.h)
+ * as read from the driver's debugfs file "trace"; without it the device's
+ * buffer is read. The converters are the device model's own
+ * (qemu-device/core/trace.c, trace_svg.c), so host and VM agree.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "devtrace.h"
+#include "tool_common.h"
 #include "trace.h"
+#include "trace_svg.h"
 #include "vmgpu_hw.h"
 
-#define DRI_DEBUGFS "/sys/kernel/debug/dri"
+static const struct tool tool = {
+	.name = "vmgpu-trace",
+	.usage =
+	"usage: vmgpu-trace start [KIB]        record into a fresh KIB KiB buffer\n"
+	"                                      (default 1024)\n"
+	"       vmgpu-trace stop               stop recording, keep the records\n"
+	"       vmgpu-trace dump [IN]          Chrome/Perfetto trace-event JSON\n"
+	"       vmgpu-trace svg [IN] OUT.svg   SVG timeline (OUT.svg - : stdout)\n"
+	"       vmgpu-trace summary [IN]       per GPU busy %, packets, dispatches\n"
+	"IN: raw records as read from debugfs (default: the device's buffer)\n"
+	"  -h, --help      this help\n"
+	"  --version       the version\n",
+};
 
-/* The debugfs directory of the first DRM minor whose driver is vmgpu. */
-static int find_debugfs(char *dir, size_t len)
+static int control(unsigned long kib)
 {
-	DIR *d = opendir(DRI_DEBUGFS);
-	struct dirent *e;
-	int ret = -ENODEV;
+	int ret = devtrace_enable(kib);
 
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) && ret) {
-		char path[512], name[64] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), DRI_DEBUGFS "/%s/name", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f) && !strncmp(name, "vmgpu ", 6)) {
-			snprintf(dir, len, DRI_DEBUGFS "/%s", e->d_name);
-			ret = 0;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return ret;
+	if (ret == -ENODEV || ret == -ENOENT)
+		fprintf(stderr, "vmgpu-trace: no vmgpu debugfs directory under %s\n",
+			DEVTRACE_DRI_DEBUGFS);
+	else if (ret)
+		fprintf(stderr, "vmgpu-trace: trace_enable: %s\n", strerror(-ret));
+	return ret ? 1 : 0;
 }
 
-static int write_ctrl(const char *value)
+/* The records of @file, or of the device's buffer if NULL. */
+static struct vmgpu_trace_record *load(const char *file, size_t *n)
 {
-	char dir[300], path[400];
-	FILE *f;
-	int ret = find_debugfs(dir, sizeof(dir));
-
-	if (ret) {
-		fprintf(stderr, "vmgpu-trace: no vmgpu debugfs directory under %s: %s\n",
-			DRI_DEBUGFS, strerror(-ret));
-		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/trace_enable", dir);
-	f = fopen(path, "w");
-	if (!f || fputs(value, f) < 0 || fclose(f)) {
-		fprintf(stderr, "vmgpu-trace: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
-/* Read all of @f into a malloc'd buffer. */
-static void *slurp(FILE *f, size_t *bytes)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		char *bigger;
-
-		n += got;
-		if (got == 0)
-			break;
-		if (n < cap)
-			continue;
-		bigger = realloc(buf, cap * 2);
-		if (!bigger) {
-			free(buf);
-			return NULL;
-		}
-		buf = bigger;
-		cap *= 2;
-	}
-	*bytes = n;
-	return buf;
-}
-
-static int dump(const char *file)
-{
-	char dir[300], path[400];
+	struct vmgpu_trace_record *recs;
+	char path[400];
 	size_t bytes;
 	void *buf;
 	FILE *f;
 	int ret;
 
 	if (!file) {
-		ret = find_debugfs(dir, sizeof(dir));
+		ret = devtrace_path("trace", path, sizeof(path));
 		if (ret) {
 			fprintf(stderr, "vmgpu-trace: no vmgpu debugfs directory: %s\n",
 				strerror(-ret));
-			return 1;
+			return NULL;
 		}
-		snprintf(path, sizeof(path), "%s/trace", dir);
 		file = path;
 	}
 	f = fopen(file, "rb");
 	if (!f) {
 		fprintf(stderr, "vmgpu-trace: %s: %s\n", file, strerror(errno));
-		return 1;
+		return NULL;
 	}
-	buf = slurp(f, &bytes);
+	buf = devtrace_slurp(f, &bytes);
 	fclose(f);
 	if (!buf) {
 		fprintf(stderr, "vmgpu-trace: out of memory reading %s\n", file);
-		return 1;
+		return NULL;
 	}
 	if (bytes % VMGPU_TRACE_RECORD_SIZE)
 		fprintf(stderr, "vmgpu-trace: %s: %zu trailing bytes ignored\n",
 			file, bytes % VMGPU_TRACE_RECORD_SIZE);
-	ret = vg_trace_json_from_buffer(buf, bytes - bytes % VMGPU_TRACE_RECORD_SIZE,
-					stdout);
+	recs = vg_trace_records_from_buffer(buf, bytes, n);
 	free(buf);
+	if (!recs)
+		fprintf(stderr, "vmgpu-trace: out of memory decoding %s\n", file);
+	return recs;
+}
+
+enum output { OUT_JSON, OUT_SVG, OUT_SUMMARY };
+
+static int convert(const char *in, const char *out, enum output what)
+{
+	struct vmgpu_trace_record *recs;
+	FILE *f = stdout;
+	size_t n;
+	int ret;
+
+	recs = load(in, &n);
+	if (!recs)
+		return 1;
+	if (out && strcmp(out, "-")) {
+		f = fopen(out, "w");
+		if (!f) {
+			fprintf(stderr, "vmgpu-trace: %s: %s\n", out, strerror(errno));
+			free(recs);
+			return 1;
+		}
+	}
+	switch (what) {
+	case OUT_JSON:
+		ret = vg_trace_json_write(recs, n, f);
+		break;
+	case OUT_SVG:
+		ret = vg_trace_svg_write(recs, n, f);
+		break;
+	default:
+		ret = vg_trace_summary_write(recs, n, f);
+		break;
+	}
+	if (f != stdout && fclose(f))
+		ret = -1;
+	else if (f == stdout && fflush(f))
+		ret = -1;
+	free(recs);
 	if (ret) {
-		fprintf(stderr, "vmgpu-trace: %s: not a vmgpu trace\n", file);
+		fprintf(stderr, "vmgpu-trace: writing %s failed\n",
+			out && strcmp(out, "-") ? out : "stdout");
 		return 1;
 	}
 	return 0;
 }
 
-static int usage(void)
-{
-	fprintf(stderr,
-		"usage: vmgpu-trace start [KIB] | stop | dump [FILE]\n");
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage();
-	if (!strcmp(argv[1], "start") && argc <= 3) {
-		char value[32];
-		char *end;
-		unsigned long kib = argc == 3 ? strtoul(argv[2], &end, 0) : 1024;
+	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
+	const char *cmd;
+	int c, args;
 
-		if ((argc == 3 && (*end || !kib)) || kib > 256 * 1024) {
-			fprintf(stderr, "vmgpu-trace: buffer size must be 1..262144 KiB\n");
-			return 2;
-		}
-		snprintf(value, sizeof(value), "%lu\n", kib);
-		return write_ctrl(value);
+	/* "+": options end at the command, whose operands may start with '-'. */
+	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1)
+		tool_common_option(&tool, c);
+	if (optind == argc)
+		tool_usage_error(&tool, "no command");
+	cmd = argv[optind];
+	argv += optind + 1;
+	args = argc - optind - 1;
+	if (!strcmp(cmd, "start")) {
+		char *end = NULL;
+		unsigned long kib = args ? strtoul(argv[0], &end, 0) : 1024;
+
+		if (args > 1)
+			tool_usage_error(&tool, "start takes one operand");
+		if ((args && (*end || !kib)) || kib > 256 * 1024)
+			tool_usage_error(&tool, "buffer size must be 1..262144 KiB");
+		return control(kib);
 	}
-	if (!strcmp(argv[1], "stop") && argc == 2)
-		return write_ctrl("0\n");
-	if (!strcmp(argv[1], "dump") && argc <= 3)
-		return dump(argc == 3 ? argv[2] : NULL);
-	return usage();
+	if (!strcmp(cmd, "stop")) {
+		if (args)
+			tool_usage_error(&tool, "stop takes no operand");
+		return control(0);
+	}
+	if (!strcmp(cmd, "dump") || !strcmp(cmd, "summary")) {
+		if (args > 1)
+			tool_usage_error(&tool, "%s takes at most one operand", cmd);
+		return convert(args ? argv[0] : NULL, NULL,
+			       cmd[0] == 'd' ? OUT_JSON : OUT_SUMMARY);
+	}
+	if (!strcmp(cmd, "svg")) {
+		if (args < 1 || args > 2)
+			tool_usage_error(&tool, "svg takes [IN] OUT.svg");
+		return convert(args == 2 ? argv[0] : NULL, argv[args - 1], OUT_SVG);
+	}
+	tool_usage_error(&tool, "unknown command '%s'", cmd);
 }

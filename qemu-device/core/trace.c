@@ -10,6 +10,7 @@
 #include "host.h"
 #include "le.h"
 #include "trace.h"
+#include "vmgpu_cmd.h"
 
 void vg_trace_init(struct vg_trace *t, const struct vg_host *host)
 {
@@ -105,21 +106,220 @@ void vg_trace_emit(struct vg_trace *t, const struct vmgpu_trace_record *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON                                                                 */
+/* Tracks                                                               */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_names[] = {
-    [VMGPU_CMD_NOP] = "NOP",
-    [VMGPU_CMD_SET_STATE] = "SET_STATE",
-    [VMGPU_CMD_DISPATCH] = "DISPATCH",
-    [VMGPU_CMD_SYNC] = "SYNC",
-    [VMGPU_CMD_BARRIER] = "BARRIER",
-    [VMGPU_CMD_TIMESTAMP] = "TIMESTAMP",
-    [VMGPU_CMD_WRITE_VALUE] = "WRITE_VALUE",
-    [VMGPU_CMD_WAIT_VALUE] = "WAIT_VALUE",
-    [VMGPU_CMD_COPY] = "COPY",
-    [VMGPU_CMD_END] = "END",
+uint64_t vg_trace_end_ns(const struct vmgpu_trace_record *r)
+{
+    return r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
+}
+
+/* Spans get lanes; everything else sits on the CP's first lane. */
+static bool is_span(const struct vmgpu_trace_record *r)
+{
+    return r->kind == VMGPU_TRACE_CMD || r->kind == VMGPU_TRACE_PACKET ||
+           r->kind == VMGPU_TRACE_BLOCK;
+}
+
+static unsigned int group_of(const struct vmgpu_trace_record *r)
+{
+    switch (r->kind) {
+    case VMGPU_TRACE_CMD:
+        return VG_TRACE_GROUP_COMMANDS;
+    case VMGPU_TRACE_BLOCK:
+        return VG_TRACE_GROUP_SM;
+    default:
+        return VG_TRACE_GROUP_CP;
+    }
+}
+
+static unsigned int group_sm_of(const struct vmgpu_trace_record *r)
+{
+    return r->kind == VMGPU_TRACE_BLOCK ? r->sm : 0;
+}
+
+#define CMP(a, b)                                                              \
+    do {                                                                       \
+        if ((a) != (b)) {                                                      \
+            return (a) < (b) ? -1 : 1;                                         \
+        }                                                                      \
+    } while (0)
+
+static int cmp_group(const struct vmgpu_trace_record *a,
+                     const struct vmgpu_trace_record *b)
+{
+    CMP(a->gpu, b->gpu);
+    CMP(group_of(a), group_of(b));
+    CMP(group_sm_of(a), group_sm_of(b));
+    return 0;
+}
+
+/*
+ * Group, then the order lanes are handed out in. The records' position
+ * breaks the last ties, so the order is total and qsort() cannot make the
+ * result depend on anything but the records.
+ */
+static int cmp_span(const void *pa, const void *pb)
+{
+    const struct vmgpu_trace_record *a =
+        *(const struct vmgpu_trace_record *const *)pa;
+    const struct vmgpu_trace_record *b =
+        *(const struct vmgpu_trace_record *const *)pb;
+    int c = cmp_group(a, b);
+
+    if (c) {
+        return c;
+    }
+    CMP(a->start_ns, b->start_ns);
+    CMP(vg_trace_end_ns(a), vg_trace_end_ns(b));
+    CMP(a->dispatch, b->dispatch);
+    CMP(a->block, b->block);
+    CMP(a->seqno, b->seqno);
+    CMP((uintptr_t)a, (uintptr_t)b);
+    return 0;
+}
+
+struct lane_group {
+    const struct vmgpu_trace_record *first;
+    uint32_t lanes;
+    size_t first_track;
 };
+
+static void add_track(struct vg_trace_layout *l, unsigned int gpu,
+                      unsigned int group, unsigned int sm, uint32_t lane,
+                      uint32_t *index)
+{
+    struct vg_trace_track *t = &l->tracks[l->ntracks++];
+
+    t->gpu = gpu;
+    t->group = group;
+    t->sm = sm;
+    t->lane = lane;
+    t->index = (*index)++;
+}
+
+int vg_trace_layout_init(struct vg_trace_layout *l,
+                         const struct vmgpu_trace_record *recs, size_t n)
+{
+    size_t m = n ? n : 1, nspans = 0, ngroups = 0, gi, i, j;
+    const struct vmgpu_trace_record **order = calloc(m, sizeof(*order));
+    struct lane_group *groups = calloc(m, sizeof(*groups));
+    uint64_t *lane_end = calloc(m, sizeof(*lane_end));
+    uint32_t *lane = calloc(m, sizeof(*lane));
+    size_t *group_idx = calloc(m, sizeof(*group_idx));
+    size_t cp_track[256];
+    bool gpus[256];
+    unsigned int g;
+    int ret = -1;
+
+    memset(l, 0, sizeof(*l));
+    memset(gpus, 0, sizeof(gpus));
+    /* At most one track per span, plus each GPU's CP lane 0. */
+    l->tracks = calloc(n + 256, sizeof(*l->tracks));
+    l->track_of = calloc(m, sizeof(*l->track_of));
+    if (!order || !groups || !lane_end || !lane || !group_idx ||
+        !l->tracks || !l->track_of) {
+        vg_trace_layout_destroy(l);
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        gpus[recs[i].gpu] = true;
+        if (is_span(&recs[i])) {
+            order[nspans++] = &recs[i];
+        }
+    }
+    qsort(order, nspans, sizeof(*order), cmp_span);
+
+    /*
+     * One group at a time; lane_end[k] is when lane k's last span ends.
+     * The scan is linear in the lanes, which for records the device wrote
+     * are bounded by the blocks an SM holds at once (sm-blocks).
+     */
+    for (i = 0; i < nspans; i = j) {
+        struct lane_group *grp = &groups[ngroups];
+
+        grp->first = order[i];
+        grp->lanes = 0;
+        for (j = i; j < nspans && !cmp_group(order[i], order[j]); j++) {
+            const struct vmgpu_trace_record *r = order[j];
+            uint32_t k = 0;
+
+            while (k < grp->lanes && lane_end[k] > r->start_ns) {
+                k++;
+            }
+            if (k == grp->lanes) {
+                grp->lanes++;
+            }
+            lane_end[k] = vg_trace_end_ns(r);
+            lane[r - recs] = k;
+            group_idx[r - recs] = ngroups;
+        }
+        ngroups++;
+    }
+
+    /* Tracks in display order: per GPU its CP lanes, commands, SMs. */
+    gi = 0;
+    for (g = 0; g < 256; g++) {
+        uint32_t index = 0, k;
+
+        if (!gpus[g]) {
+            continue;
+        }
+        cp_track[g] = l->ntracks;
+        if (gi == ngroups || groups[gi].first->gpu != g ||
+            group_of(groups[gi].first) != VG_TRACE_GROUP_CP) {
+            add_track(l, g, VG_TRACE_GROUP_CP, 0, 0, &index);
+        }
+        for (; gi < ngroups && groups[gi].first->gpu == g; gi++) {
+            groups[gi].first_track = l->ntracks;
+            for (k = 0; k < groups[gi].lanes; k++) {
+                add_track(l, g, group_of(groups[gi].first),
+                          group_sm_of(groups[gi].first), k, &index);
+            }
+        }
+    }
+    for (i = 0; i < n; i++) {
+        l->track_of[i] = is_span(&recs[i])
+                             ? groups[group_idx[i]].first_track + lane[i]
+                             : cp_track[recs[i].gpu];
+    }
+    ret = 0;
+out:
+    free(order);
+    free(groups);
+    free(lane_end);
+    free(lane);
+    free(group_idx);
+    return ret;
+}
+
+void vg_trace_layout_destroy(struct vg_trace_layout *l)
+{
+    free(l->tracks);
+    free(l->track_of);
+    memset(l, 0, sizeof(*l));
+}
+
+void vg_trace_track_name(const struct vg_trace_track *t, char *buf,
+                         size_t len)
+{
+    static const char *const group_names[] = {
+        [VG_TRACE_GROUP_CP] = "CP",
+        [VG_TRACE_GROUP_COMMANDS] = "CP commands",
+    };
+
+    if (t->group == VG_TRACE_GROUP_SM) {
+        snprintf(buf, len, "SM %u / lane %u", t->sm, t->lane);
+    } else if (t->lane) {
+        snprintf(buf, len, "%s / lane %u", group_names[t->group], t->lane);
+    } else {
+        snprintf(buf, len, "%s", group_names[t->group]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                 */
+/* ------------------------------------------------------------------ */
 
 static const char *const fault_names[] = {
     [VMGPU_FAULT_NONE] = "none",
@@ -134,7 +334,11 @@ static const char *const fault_names[] = {
     [VMGPU_FAULT_PC_RANGE] = "pc-range",
 };
 
-#define TRACE_MAX_SM_TRACKS VMGPU_MAX_SMS
+const char *vg_trace_fault_name(uint32_t fault)
+{
+    return fault < VMGPU_FAULT_NUM && fault_names[fault] ? fault_names[fault]
+                                                         : "?";
+}
 
 /* Device time in ns as trace-event microseconds. */
 static void put_ts(FILE *f, const char *key, uint64_t ns)
@@ -172,20 +376,18 @@ static void put_args(FILE *f, const struct vmgpu_trace_record *r)
 
 static uint64_t dur_of(const struct vmgpu_trace_record *r)
 {
-    return r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+    return vg_trace_end_ns(r) - r->start_ns;
 }
 
-static void put_event(FILE *f, const struct vmgpu_trace_record *r)
+/* Record @idx of a trace, on thread @tid of its GPU. */
+static void put_event(FILE *f, const struct vmgpu_trace_record *r,
+                      size_t idx, unsigned int tid)
 {
-    unsigned int tid = r->sm < TRACE_MAX_SM_TRACKS ? r->sm + 1u : 0u;
-
     switch (r->kind) {
     case VMGPU_TRACE_CMD:
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"cmd\",\"ph\":\"X\",",
-                r->aux < VMGPU_CMD_NUM_OPS && cmd_names[r->aux]
-                    ? cmd_names[r->aux]
-                    : "CMD?");
-        put_common(f, r, 0);
+                vmgpu_cmd_name(r->aux) ? vmgpu_cmd_name(r->aux) : "CMD?");
+        put_common(f, r, tid);
         fputc(',', f);
         put_ts(f, "dur", dur_of(r));
         break;
@@ -194,7 +396,7 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r)
                 "{\"name\":\"packet %" PRIu64 "\",\"cat\":\"packet\","
                 "\"ph\":\"X\",",
                 r->seqno);
-        put_common(f, r, 0);
+        put_common(f, r, tid);
         fputc(',', f);
         put_ts(f, "dur", dur_of(r));
         break;
@@ -208,38 +410,42 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r)
         put_ts(f, "dur", dur_of(r));
         break;
     case VMGPU_TRACE_DISPATCH:
-        /* Dispatches overlap: an async span each, begin and end. */
+        /*
+         * Dispatches overlap: an async span each, begin and end. The
+         * record's position in the id keeps two spans apart even if a
+         * seqno comes back (a test, a GPU reset).
+         */
         fprintf(f,
                 "{\"name\":\"dispatch %u\",\"cat\":\"dispatch\","
-                "\"ph\":\"b\",\"id\":\"g%u.s%" PRIu64 ".d%u\",",
-                r->dispatch, r->gpu, r->seqno, r->dispatch);
-        put_common(f, r, 0);
+                "\"ph\":\"b\",\"id\":\"g%u.s%" PRIu64 ".d%u.r%zu\",",
+                r->dispatch, r->gpu, r->seqno, r->dispatch, idx);
+        put_common(f, r, tid);
         put_args(f, r);
         fprintf(f,
                 ",\n{\"name\":\"dispatch %u\",\"cat\":\"dispatch\","
-                "\"ph\":\"e\",\"id\":\"g%u.s%" PRIu64 ".d%u\","
-                "\"pid\":%u,\"tid\":0,",
-                r->dispatch, r->gpu, r->seqno, r->dispatch, r->gpu);
-        put_ts(f, "ts", r->end_ns);
+                "\"ph\":\"e\",\"id\":\"g%u.s%" PRIu64 ".d%u.r%zu\","
+                "\"pid\":%u,\"tid\":%u,",
+                r->dispatch, r->gpu, r->seqno, r->dispatch, idx, r->gpu, tid);
+        put_ts(f, "ts", vg_trace_end_ns(r));
         fputc('}', f);
         return;
     case VMGPU_TRACE_ERROR:
         fprintf(f,
                 "{\"name\":\"error %s\",\"cat\":\"error\","
                 "\"ph\":\"i\",\"s\":\"t\",",
-                r->aux < VMGPU_FAULT_NUM ? fault_names[r->aux] : "?");
-        put_common(f, r, 0);
+                vg_trace_fault_name(r->aux));
+        put_common(f, r, tid);
         break;
     case VMGPU_TRACE_IRQ:
         fprintf(f,
                 "{\"name\":\"irq 0x%x\",\"cat\":\"irq\","
                 "\"ph\":\"i\",\"s\":\"t\",",
                 r->aux);
-        put_common(f, r, 0);
+        put_common(f, r, tid);
         break;
     default:
         fprintf(f, "{\"name\":\"kind %u\",\"ph\":\"i\",\"s\":\"t\",", r->kind);
-        put_common(f, r, 0);
+        put_common(f, r, tid);
         break;
     }
     put_args(f, r);
@@ -248,52 +454,41 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r)
 int vg_trace_json_write(const struct vmgpu_trace_record *recs, size_t n,
                         FILE *out)
 {
-    static const size_t words = (TRACE_MAX_SM_TRACKS + 63) / 64;
-    uint64_t sms[256][(TRACE_MAX_SM_TRACKS + 63) / 64];
-    bool gpus[256];
-    bool first = true;
-    unsigned int g, s;
+    struct vg_trace_layout l;
+    char name[64];
     size_t i;
 
-    memset(sms, 0, sizeof(sms));
-    memset(gpus, 0, sizeof(gpus));
-    for (i = 0; i < n; i++) {
-        gpus[recs[i].gpu] = true;
-        if (recs[i].sm < TRACE_MAX_SM_TRACKS) {
-            sms[recs[i].gpu][recs[i].sm / 64] |= 1ull << (recs[i].sm % 64);
-        }
+    if (vg_trace_layout_init(&l, recs, n)) {
+        return -1;
     }
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
-    for (g = 0; g < 256; g++) {
-        if (!gpus[g]) {
-            continue;
-        }
-        fprintf(out,
-                "%s{\"name\":\"process_name\",\"ph\":\"M\","
-                "\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"GPU %u\"}},\n"
-                "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
-                "\"tid\":0,\"args\":{\"name\":\"CP\"}}",
-                first ? "" : ",\n", g, g, g);
-        first = false;
-        for (s = 0; s < words * 64; s++) {
-            if (!(sms[g][s / 64] >> (s % 64) & 1)) {
-                continue;
-            }
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+    for (i = 0; i < l.ntracks; i++) {
+        const struct vg_trace_track *t = &l.tracks[i];
+
+        if (t->index == 0) {
             fprintf(out,
-                    ",\n{\"name\":\"thread_name\",\"ph\":\"M\","
-                    "\"pid\":%u,\"tid\":%u,\"args\":{\"name\":"
-                    "\"SM %u\"}}",
-                    g, s + 1, s);
+                    "%s\n{\"name\":\"process_name\",\"ph\":\"M\","
+                    "\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"GPU %u\"}},"
+                    "\n{\"name\":\"process_sort_index\",\"ph\":\"M\","
+                    "\"pid\":%u,\"tid\":0,\"args\":{\"sort_index\":%u}},",
+                    i ? "," : "", t->gpu, t->gpu, t->gpu, t->gpu);
+        } else {
+            fputc(',', out);
         }
+        vg_trace_track_name(t, name, sizeof(name));
+        fprintf(out,
+                "\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
+                "\"tid\":%u,\"args\":{\"name\":\"%s\"}},"
+                "\n{\"name\":\"thread_sort_index\",\"ph\":\"M\","
+                "\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
+                t->gpu, t->index, name, t->gpu, t->index, t->index);
     }
     for (i = 0; i < n; i++) {
-        if (!first) {
-            fputs(",\n", out);
-        }
-        first = false;
-        put_event(out, &recs[i]);
+        fputs(i || l.ntracks ? ",\n" : "\n", out);
+        put_event(out, &recs[i], i, l.tracks[l.track_of[i]].index);
     }
     fputs("\n]}\n", out);
+    vg_trace_layout_destroy(&l);
     return ferror(out) ? -1 : 0;
 }
 
@@ -319,20 +514,175 @@ char *vg_trace_json_string(const struct vmgpu_trace_record *recs, size_t n,
     return buf;
 }
 
+struct vmgpu_trace_record *vg_trace_records_from_buffer(const void *buf,
+                                                        size_t bytes,
+                                                        size_t *n)
+{
+    size_t count = bytes / VMGPU_TRACE_RECORD_SIZE, i;
+    struct vmgpu_trace_record *recs = calloc(count ? count : 1, sizeof(*recs));
+
+    if (!recs) {
+        return NULL;
+    }
+    for (i = 0; i < count; i++) {
+        vg_trace_record_decode(
+            (const uint8_t *)buf + i * VMGPU_TRACE_RECORD_SIZE, &recs[i]);
+    }
+    *n = count;
+    return recs;
+}
+
 int vg_trace_json_from_buffer(const void *buf, size_t bytes, FILE *out)
 {
-    size_t n = bytes / VMGPU_TRACE_RECORD_SIZE, i;
-    struct vmgpu_trace_record *recs = calloc(n ? n : 1, sizeof(*recs));
+    size_t n;
+    struct vmgpu_trace_record *recs =
+        vg_trace_records_from_buffer(buf, bytes, &n);
     int r;
 
     if (!recs) {
         return -1;
     }
-    for (i = 0; i < n; i++) {
-        vg_trace_record_decode(
-            (const uint8_t *)buf + i * VMGPU_TRACE_RECORD_SIZE, &recs[i]);
-    }
     r = vg_trace_json_write(recs, n, out);
     free(recs);
     return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Summary                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cmp_packet(const void *pa, const void *pb)
+{
+    const struct vmgpu_trace_record *a =
+        *(const struct vmgpu_trace_record *const *)pa;
+    const struct vmgpu_trace_record *b =
+        *(const struct vmgpu_trace_record *const *)pb;
+
+    CMP(a->gpu, b->gpu);
+    CMP(a->start_ns, b->start_ns);
+    CMP((uintptr_t)a, (uintptr_t)b);
+    return 0;
+}
+
+int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
+                       struct vg_trace_summary *s)
+{
+    const struct vmgpu_trace_record **packets =
+        calloc(n ? n : 1, sizeof(*packets));
+    size_t npackets = 0, i;
+
+    memset(s, 0, sizeof(*s));
+    if (!packets) {
+        return -1;
+    }
+    s->records = n;
+    for (i = 0; i < n; i++) {
+        const struct vmgpu_trace_record *r = &recs[i];
+        struct vg_trace_gpu_summary *g = &s->gpu[r->gpu];
+
+        if (i == 0 || r->start_ns < s->first_ns) {
+            s->first_ns = r->start_ns;
+        }
+        if (vg_trace_end_ns(r) > s->last_ns) {
+            s->last_ns = vg_trace_end_ns(r);
+        }
+        if (!g->records++) {
+            s->gpus++;
+            g->first_ns = r->start_ns;
+        }
+        if (r->start_ns < g->first_ns) {
+            g->first_ns = r->start_ns;
+        }
+        if (vg_trace_end_ns(r) > g->last_ns) {
+            g->last_ns = vg_trace_end_ns(r);
+        }
+        switch (r->kind) {
+        case VMGPU_TRACE_BLOCK:
+            g->blocks++;
+            break;
+        case VMGPU_TRACE_DISPATCH:
+            g->dispatches++;
+            break;
+        case VMGPU_TRACE_PACKET:
+            g->packets++;
+            packets[npackets++] = r;
+            break;
+        case VMGPU_TRACE_ERROR:
+            g->errors++;
+            break;
+        case VMGPU_TRACE_IRQ:
+            g->irqs++;
+            break;
+        }
+    }
+    /* Busy time: the union of each GPU's packet spans. */
+    qsort(packets, npackets, sizeof(*packets), cmp_packet);
+    for (i = 0; i < npackets;) {
+        unsigned int gpu = packets[i]->gpu;
+        uint64_t start = packets[i]->start_ns;
+        uint64_t end = vg_trace_end_ns(packets[i]);
+
+        for (i++; i < npackets && packets[i]->gpu == gpu &&
+                  packets[i]->start_ns <= end;
+             i++) {
+            if (vg_trace_end_ns(packets[i]) > end) {
+                end = vg_trace_end_ns(packets[i]);
+            }
+        }
+        s->gpu[gpu].busy_ns += end - start;
+    }
+    free(packets);
+    return 0;
+}
+
+/* @ns as microseconds with nanosecond decimals. */
+static void put_us(FILE *f, int width, uint64_t ns)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof(buf), "%" PRIu64 ".%03u", ns / 1000,
+             (unsigned int)(ns % 1000));
+    fprintf(f, "%*s", width, buf);
+}
+
+int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
+                           FILE *out)
+{
+    struct vg_trace_summary *s = malloc(sizeof(*s));
+    uint64_t makespan;
+    unsigned int g;
+
+    if (!s || vg_trace_summarize(recs, n, s)) {
+        free(s);
+        return -1;
+    }
+    makespan = s->last_ns - s->first_ns;
+    fprintf(out, "%zu records, %u GPU%s, device time ", s->records, s->gpus,
+            s->gpus == 1 ? "" : "s");
+    put_us(out, 0, s->first_ns);
+    fputs(" .. ", out);
+    put_us(out, 0, s->last_ns);
+    fputs(" us, makespan ", out);
+    put_us(out, 0, makespan);
+    fputs(" us\n", out);
+    fprintf(out, "%3s %6s %11s %11s %7s %10s %7s %6s %5s\n", "gpu", "busy%",
+            "busy_us", "span_us", "packets", "dispatches", "blocks", "errors",
+            "irqs");
+    for (g = 0; g < 256; g++) {
+        const struct vg_trace_gpu_summary *gs = &s->gpu[g];
+
+        if (!gs->records) {
+            continue;
+        }
+        fprintf(out, "%3u %6.1f ", g,
+                makespan ? 100.0 * (double)gs->busy_ns / (double)makespan
+                         : 0.0);
+        put_us(out, 11, gs->busy_ns);
+        fputc(' ', out);
+        put_us(out, 11, gs->last_ns - gs->first_ns);
+        fprintf(out, " %7u %10u %7u %6u %5u\n", gs->packets, gs->dispatches,
+                gs->blocks, gs->errors, gs->irqs);
+    }
+    free(s);
+    return ferror(out) ? -1 : 0;
 }

@@ -385,7 +385,7 @@ TEST(same_workload_gives_identical_trace)
 			TH_LOG("timeline differs from %s", GOLDEN_TRACE);
 	free(golden);
 	EXPECT_NE(NULL, strstr(j1, "\"traceEvents\""));
-	EXPECT_NE(NULL, strstr(j1, "\"name\":\"SM 0\""));
+	EXPECT_NE(NULL, strstr(j1, "\"name\":\"SM 0 / lane 0\""));
 	EXPECT_NE(NULL, strstr(j1, "\"name\":\"GPU 1\""));
 	EXPECT_NE(NULL, strstr(j1, "\"name\":\"WAIT_VALUE\""));
 	free(j1);

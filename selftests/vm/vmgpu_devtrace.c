@@ -214,7 +214,24 @@ TEST_F(trace, vmgpu_trace_tool_writes_json)
 	EXPECT_EQ(0, pclose(p));
 	EXPECT_NE(NULL, strstr(json, "traceEvents"));
 	EXPECT_NE(NULL, strstr(json, "\"ph\""));
+	EXPECT_NE(NULL, strstr(json, "\"name\":\"SM 0 / lane 0\""));
+
+	/* The same buffer as a picture and as a summary. */
+	ASSERT_EQ(0, system("vmgpu-trace svg /tmp/devtrace.svg"));
+	n = read_file("/tmp/devtrace.svg", json, sizeof(json) - 1);
+	json[n] = 0;
+	EXPECT_EQ(0, strncmp(json, "<?xml", 5));
+	EXPECT_NE(NULL, strstr(json, "</svg>\n"));
+	unlink("/tmp/devtrace.svg");
+	p = popen("vmgpu-trace summary", "r");
+	ASSERT_NE(NULL, p);
+	n = fread(json, 1, sizeof(json) - 1, p);
+	json[n] = 0;
+	EXPECT_EQ(0, pclose(p));
+	EXPECT_NE(NULL, strstr(json, " makespan ")) TH_LOG("%s", json);
+
 	EXPECT_NE(0, system("vmgpu-trace start 99999999 2>/dev/null"));
+	EXPECT_NE(0, system("vmgpu-trace frob 2>/dev/null"));
 }
 
 TEST_HARNESS_MAIN
