@@ -345,6 +345,7 @@ static bool has_name(const struct named *names, size_t n, long long pid,
 	return false;
 }
 
+/* Say which rule broke (into @why of the checker) and stop. */
 #define BAD(...)						\
 	do {							\
 		snprintf(why, len, __VA_ARGS__);		\
@@ -562,12 +563,6 @@ static bool xml_space(char c)
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-#define XBAD(...)						\
-	do {							\
-		snprintf(why, len, __VA_ARGS__);		\
-		goto out;					\
-	} while (0)
-
 /*
  * 0 if @text is well-formed XML: an optional declaration, then exactly one
  * root element; tags balanced and properly nested; attributes unique per
@@ -584,7 +579,7 @@ static int check_xml(const char *text, char *why, size_t len)
 	if (!strncmp(p, "<?xml", 5)) {
 		p = strstr(p, "?>");
 		if (!p)
-			XBAD("unterminated XML declaration");
+			BAD("unterminated XML declaration");
 		p += 2;
 	}
 	while (*p) {
@@ -592,22 +587,22 @@ static int check_xml(const char *text, char *why, size_t len)
 			const char *end = strstr(p + 4, "-->");
 
 			if (!end)
-				XBAD("unterminated comment");
+				BAD("unterminated comment");
 			p = end + 3;
 		} else if (p[0] == '<' && p[1] == '/') {
 			size_t n = xml_name(p + 2);
 
 			if (!n)
-				XBAD("bad closing tag at offset %td", p - text);
+				BAD("bad closing tag at offset %td", p - text);
 			if (!depth || stack_len[depth - 1] != n ||
 			    strncmp(stack[depth - 1], p + 2, n))
-				XBAD("closing tag </%.*s> at offset %td does not match",
+				BAD("closing tag </%.*s> at offset %td does not match",
 				     (int)n, p + 2, p - text);
 			p += 2 + n;
 			while (xml_space(*p))
 				p++;
 			if (*p++ != '>')
-				XBAD("closing tag </%.*s> not closed", (int)n,
+				BAD("closing tag </%.*s> not closed", (int)n,
 				     stack[depth - 1]);
 			depth--;
 		} else if (*p == '<') {
@@ -615,12 +610,12 @@ static int check_xml(const char *text, char *why, size_t len)
 			size_t attr_len[64], nattrs = 0, n = xml_name(p + 1), i;
 
 			if (!n)
-				XBAD("bad tag at offset %td", p - text);
+				BAD("bad tag at offset %td", p - text);
 			if (!depth && roots++)
-				XBAD("second root element at offset %td",
+				BAD("second root element at offset %td",
 				     p - text);
 			if (depth == 64)
-				XBAD("elements nested too deep");
+				BAD("elements nested too deep");
 			stack[depth] = p + 1;
 			stack_len[depth] = n;
 			p += 1 + n;
@@ -629,7 +624,7 @@ static int check_xml(const char *text, char *why, size_t len)
 				char q;
 
 				if (!xml_space(*p) && *p != '>' && *p != '/')
-					XBAD("attribute not separated by space at offset %td",
+					BAD("attribute not separated by space at offset %td",
 					     p - text);
 				while (xml_space(*p))
 					p++;
@@ -637,12 +632,12 @@ static int check_xml(const char *text, char *why, size_t len)
 					break;
 				an = xml_name(p);
 				if (!an)
-					XBAD("bad attribute name at offset %td",
+					BAD("bad attribute name at offset %td",
 					     p - text);
 				for (i = 0; i < nattrs; i++)
 					if (attr_len[i] == an &&
 					    !strncmp(attrs[i], p, an))
-						XBAD("attribute %.*s repeated",
+						BAD("attribute %.*s repeated",
 						     (int)an, p);
 				if (nattrs < 64) {
 					attrs[nattrs] = p;
@@ -652,23 +647,23 @@ static int check_xml(const char *text, char *why, size_t len)
 				while (xml_space(*p))
 					p++;
 				if (*p++ != '=')
-					XBAD("attribute %.*s without value",
+					BAD("attribute %.*s without value",
 					     (int)an, attrs[nattrs - 1]);
 				while (xml_space(*p))
 					p++;
 				q = *p++;
 				if (q != '"' && q != '\'')
-					XBAD("attribute %.*s value not quoted",
+					BAD("attribute %.*s value not quoted",
 					     (int)an, attrs[nattrs - 1]);
 				while (*p != q) {
 					if (!*p || *p == '<')
-						XBAD("'<' or end of text in attribute %.*s",
+						BAD("'<' or end of text in attribute %.*s",
 						     (int)an, attrs[nattrs - 1]);
 					if (*p == '&') {
 						size_t en = xml_entity(p);
 
 						if (!en)
-							XBAD("bare '&' in attribute %.*s",
+							BAD("bare '&' in attribute %.*s",
 							     (int)an,
 							     attrs[nattrs - 1]);
 						p += en;
@@ -686,13 +681,13 @@ static int check_xml(const char *text, char *why, size_t len)
 			}
 		} else {
 			if (!depth && !xml_space(*p))
-				XBAD("text outside the root element at offset %td",
+				BAD("text outside the root element at offset %td",
 				     p - text);
 			if (*p == '&') {
 				size_t en = xml_entity(p);
 
 				if (!en)
-					XBAD("bare '&' in text at offset %td",
+					BAD("bare '&' in text at offset %td",
 					     p - text);
 				p += en;
 			} else {
@@ -701,10 +696,10 @@ static int check_xml(const char *text, char *why, size_t len)
 		}
 	}
 	if (depth)
-		XBAD("<%.*s> never closed", (int)stack_len[depth - 1],
+		BAD("<%.*s> never closed", (int)stack_len[depth - 1],
 		     stack[depth - 1]);
 	if (!roots)
-		XBAD("no root element");
+		BAD("no root element");
 	ret = 0;
 out:
 	return ret;
