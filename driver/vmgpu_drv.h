@@ -116,6 +116,7 @@ struct vmgpu_as_slot {
  *	handled by @irq_work
  * @irq_work: deferred half of the interrupt path
  * @irq_seqno: completed seqno the hard handler saw last
+ * @reset_fence: the fence word when the GPU was quiesced for a reset
  * @ring: the ring of entries, @ring_entries long, device-visible
  * @ring_dma: bus address of @ring
  * @ring_entries: ring size (power of two)
@@ -149,6 +150,7 @@ struct vmgpu_gpu {
 	atomic_t pending;
 	struct work_struct irq_work;
 	u64 irq_seqno;
+	u64 reset_fence;
 
 	struct vmgpu_ring_entry *ring;
 	dma_addr_t ring_dma;

@@ -314,6 +314,13 @@ void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
 	/* Read the fence word before anything the device wrote before it. */
 	rmb();
 	/*
+	 * After a reset, only what was done when the GPU was quiesced: a
+	 * packet fenced between then and the reset may have lost its error
+	 * with the registers, and is run again instead.
+	 */
+	if (drop_rest)
+		completed = min(completed, gpu->reset_fence);
+	/*
 	 * An error the hard handler has not latched yet: its packet may
 	 * already show as done in the fence word. Leave it (and what
 	 * follows) for the run the error interrupt queues, so the packet

@@ -55,7 +55,17 @@ static void vmgpu_gpu_quiesce(struct vmgpu_gpu *gpu)
 	disable_irq(gpu->irq);
 	cancel_work_sync(&gpu->irq_work);
 	atomic_set(&gpu->pending, 0);
-	/* Before a reset wipes the error registers (PCI reset: the FLR). */
+	/*
+	 * The GPU runs on until the reset, and a packet it abandons until
+	 * then has its error reported in registers the reset wipes, then its
+	 * fence written. So: the fence word first, then what error the
+	 * registers hold. Every packet up to that fence had its error
+	 * reported before it and so latched now; a packet fenced later only
+	 * passes for done if the restart sees it done by this fence.
+	 */
+	gpu->reset_fence = READ_ONCE(*gpu->fence_cpu);
+	/* The fence word before the error registers, as said above. */
+	rmb();
 	vmgpu_irq_latch_pending(gpu);
 }
 

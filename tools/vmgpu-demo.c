@@ -354,6 +354,30 @@ static bool timeline_start(void)
 	return !ret;
 }
 
+/* The same records as Chrome/Perfetto JSON beside the SVG: FILE.json. */
+static void json_write(const char *svg, const struct vmgpu_trace_record *recs,
+		       size_t n)
+{
+	size_t len = strlen(svg);
+	char json[400];
+	FILE *f;
+	int ret;
+
+	snprintf(json, sizeof(json), "%.*s.json",
+		 len > 4 && !strcmp(svg + len - 4, ".svg") ? (int)len - 4 :
+							    (int)len, svg);
+	f = fopen(json, "w");
+	if (!f) {
+		printf("vmgpu-demo: %s: %s\n", json, strerror(errno));
+		return;
+	}
+	ret = vg_trace_json_write(recs, n, f);
+	if (fclose(f) || ret)
+		printf("vmgpu-demo: writing %s failed\n", json);
+	else
+		printf("vmgpu-demo: its trace for Perfetto: %s\n", json);
+}
+
 /* Stop recording, draw the run's records at @svg and summarise them. */
 static void timeline_write(const char *svg)
 {
@@ -397,6 +421,7 @@ static void timeline_write(const char *svg)
 	}
 	printf("vmgpu-demo: timeline of this run: %s (%ld bytes, %zu trace records)\n",
 	       svg, size, n);
+	json_write(svg, recs, n);
 	if (!devtrace_dropped(&dropped) && dropped)
 		printf("vmgpu-demo: %u trace records did not fit in %u KiB: the timeline is cut short\n",
 		       dropped, TIMELINE_KIB);
