@@ -16,10 +16,8 @@
 #include <linux/uaccess.h>
 #include <drm/drm_print.h>
 
+#include "vmgpu_drm.h"
 #include "vmgpu_drv.h"
-
-/* One physically contiguous buffer: the page allocator's largest block. */
-#define VMGPU_DEVTRACE_MAX_KIB	4096
 
 static void vmgpu_devtrace_stop(struct vmgpu_device *vdev)
 {
@@ -69,9 +67,9 @@ static ssize_t vmgpu_devtrace_ctrl_write(struct file *file,
 	ret = kstrtouint_from_user(ubuf, len, 0, &kib);
 	if (ret)
 		return ret;
-	if (kib > VMGPU_DEVTRACE_MAX_KIB) {
+	if (kib > DRM_VMGPU_TRACE_MAX_KIB) {
 		drm_dbg(&vdev->drm, "trace buffer over %u KiB\n",
-			VMGPU_DEVTRACE_MAX_KIB);
+			DRM_VMGPU_TRACE_MAX_KIB);
 		return -E2BIG;
 	}
 	mutex_lock(&vdev->devtrace.lock);

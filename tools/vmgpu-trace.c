@@ -24,6 +24,7 @@
 #include "tool_common.h"
 #include "trace.h"
 #include "trace_svg.h"
+#include "vmgpu_drm.h"
 #include "vmgpu_hw.h"
 
 static const struct tool tool = {
@@ -156,8 +157,9 @@ int main(int argc, char **argv)
 
 		if (args > 1)
 			tool_usage_error(&tool, "start takes one operand");
-		if ((args && (*end || !kib)) || kib > 256 * 1024)
-			tool_usage_error(&tool, "buffer size must be 1..262144 KiB");
+		if ((args && (*end || !kib)) || kib > DRM_VMGPU_TRACE_MAX_KIB)
+			tool_usage_error(&tool, "buffer size must be 1..%u KiB",
+					 DRM_VMGPU_TRACE_MAX_KIB);
 		return control(kib);
 	}
 	if (!strcmp(cmd, "stop")) {

@@ -214,6 +214,13 @@ enum drm_vmgpu_priority {
 #define DRM_VMGPU_LEVEL_MIN_LOW		10
 #define DRM_VMGPU_LEVEL_DEFAULT_LOW	12
 
+/*
+ * The largest device-trace buffer the debugfs file "trace_enable" accepts,
+ * in KiB (one physically contiguous buffer: the page allocator's largest
+ * block); more is -E2BIG.
+ */
+#define DRM_VMGPU_TRACE_MAX_KIB		4096
+
 /**
  * struct drm_vmgpu_ctx_create - argument of DRM_IOCTL_VMGPU_CTX_CREATE
  *
