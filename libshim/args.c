@@ -208,20 +208,18 @@ int shim_args_block(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a,
 	return 0;
 }
 
-int shim_args_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a)
+uint32_t shim_args_buffers(const struct vmgpu_args *a,
+			   const struct vmgpu_bo **bos, uint32_t *use)
 {
 	const struct shim_kernel_sig *ks = a->kernel->sig;
-	uint32_t i;
-	int ret;
+	uint32_t i, n = 0;
 
 	for (i = 0; i < ks->num_params; i++) {
 		if (!a->bufs[i])
 			continue;
-		ret = vmgpu_cmdbuf_use(cb, a->bufs[i],
-				       ks->params[i].type == VMGPU_PARAM_BUF_RO ?
-				       VMGPU_USE_READ : 0);
-		if (ret)
-			return ret;
+		bos[n] = a->bufs[i];
+		use[n++] = ks->params[i].type == VMGPU_PARAM_BUF_RO ?
+			   VMGPU_USE_READ : 0;
 	}
-	return 0;
+	return n;
 }

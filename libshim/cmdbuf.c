@@ -208,6 +208,19 @@ static int heap_put(struct vmgpu_cmdbuf *cb, const void *data, uint32_t bytes,
 	return 0;
 }
 
+/* Declare a typed dispatch's buffer arguments with their access. */
+static int use_arg_buffers(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a)
+{
+	const struct vmgpu_bo *bos[VMGPU_MAX_PARAMS];
+	uint32_t use[VMGPU_MAX_PARAMS], n, i;
+	int ret = 0;
+
+	n = shim_args_buffers(a, bos, use);
+	for (i = 0; i < n && !ret; i++)
+		ret = vmgpu_cmdbuf_use(cb, bos[i], use[i]);
+	return ret;
+}
+
 int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 			  const struct vmgpu_dispatch_desc *d)
 {
@@ -274,7 +287,7 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	}
 	ret = vmgpu_cmdbuf_use(cb, d->kernel, VMGPU_USE_READ);
 	if (!ret && d->typed_args)
-		ret = shim_args_use(cb, d->typed_args);
+		ret = use_arg_buffers(cb, d->typed_args);
 	if (ret)
 		return ret;
 	ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);

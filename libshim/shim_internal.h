@@ -79,14 +79,13 @@ struct vmgpu_args {
 	uint8_t block[VMGPU_MAX_ARGS_BYTES];
 };
 
-/*
- * The argument block of @a for a dispatch of @kernel, once every
- * parameter is set; and the declaration of its buffers to @cb.
- */
+/* The argument block of @a for a dispatch of @kernel, every parameter set. */
 int shim_args_block(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a,
 		    const struct vmgpu_bo *kernel, const void **block,
 		    uint32_t *bytes);
-int shim_args_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a);
+/* Its buffer arguments and their use (VMGPU_USE_*); returns how many. */
+uint32_t shim_args_buffers(const struct vmgpu_args *a,
+			   const struct vmgpu_bo **bos, uint32_t *use);
 
 /* The buffer of @dev holding GPU address @va, if any. */
 bool shim_find_bo(struct vmgpu_device *dev, uint64_t va, uint32_t *handle,
