@@ -412,6 +412,21 @@ static int get_param(int fd, uint32_t param, uint64_t *v)
  * Wait for a syncobj in slices of a second, up to @timeout_ms, returning
  * early (-EINTR) when the run stops. 0, -ETIME, or the wait's error.
  */
+/*
+ * Wait until @h is signalled: 0 also when its packet failed (the wait
+ * returns the packet's error; callers read it from the status), or the
+ * wait's own error.
+ */
+static int wait_signalled(struct vmgpu_device *dev, uint32_t h,
+			  int64_t timeout_ns)
+{
+	int ret = vmgpu_syncobj_wait(dev, h, 0, timeout_ns);
+
+	if (ret < 0 && ret != -ETIME && vmgpu_syncobj_status(dev, h) < 0)
+		return 0;
+	return ret;
+}
+
 static int wait_sync(struct vmgpu_device *dev, uint32_t h, unsigned int timeout_ms)
 {
 	int64_t end = now_ns() + (int64_t)timeout_ms * MS;
@@ -422,14 +437,7 @@ static int wait_sync(struct vmgpu_device *dev, uint32_t h, unsigned int timeout_
 
 		if (left <= 0)
 			return -ETIME;
-		ret = vmgpu_syncobj_wait(dev, h, 0, left < NS ? left : NS);
-		/*
-		 * A failed packet's fence is signalled too: the wait returns
-		 * its error, the callers read it from the status.
-		 */
-		if (ret < 0 && ret != -ETIME &&
-		    vmgpu_syncobj_status(dev, h) < 0)
-			ret = 0;
+		ret = wait_signalled(dev, h, left < NS ? left : NS);
 		note(C_SYNCOBJ_WAIT, ret == -ETIME ? 0 : ret);
 		if (ret != -ETIME)
 			return ret;
@@ -2679,10 +2687,7 @@ static int fill_finish(struct vmgpu_device *dev, uint32_t *m, uint32_t sync,
 	if (stoppable) {
 		ret = wait_sync(dev, sync, timeout_ms);
 	} else {
-		ret = vmgpu_syncobj_wait(dev, sync, 0, (int64_t)timeout_ms * MS);
-		if (ret < 0 && ret != -ETIME &&
-		    vmgpu_syncobj_status(dev, sync) < 0)
-			ret = 0;	/* signalled with an error: see below */
+		ret = wait_signalled(dev, sync, (int64_t)timeout_ms * MS);
 		note(C_SYNCOBJ_WAIT, ret);
 	}
 	if (ret) {
