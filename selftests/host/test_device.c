@@ -336,28 +336,6 @@ static char *workload(size_t *len, struct vg_device **keep_dev,
  */
 #define GOLDEN_TRACE VMGPU_GOLDEN_DIR "/determinism-trace.json"
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
-	    !fseek(f, 0, SEEK_SET)) {
-		buf = malloc(n + 1);
-		if (buf && fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else if (buf) {
-			*len = n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 TEST(same_workload_gives_identical_trace)
 {
 	size_t l1, l2, lg = 0;
@@ -377,7 +355,7 @@ TEST(same_workload_gives_identical_trace)
 		ASSERT_EQ(l1, fwrite(j1, 1, l1, f));
 		ASSERT_EQ(0, fclose(f));
 	}
-	golden = read_file(GOLDEN_TRACE, &lg);
+	golden = th_read_file(GOLDEN_TRACE, &lg);
 	ASSERT_NE(NULL, golden) TH_LOG("%s missing", GOLDEN_TRACE);
 	EXPECT_EQ(lg, l1) TH_LOG("timeline differs from %s", GOLDEN_TRACE);
 	if (lg == l1)

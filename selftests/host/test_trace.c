@@ -980,30 +980,6 @@ TEST(resident_blocks_get_their_own_tracks)
 	free(recs);
 }
 
-/* test_device's mixed workload: copies, waits, syncs, two GPUs. */
-/* The whole file at @path, NUL-terminated (malloc()ed), or NULL. */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (len = ftell(f)) > 0 &&
-	    !fseek(f, 0, SEEK_SET)) {
-		text = malloc(len + 1);
-		if (text && fread(text, 1, len, f) == (size_t)len) {
-			text[len] = 0;
-		} else {
-			free(text);
-			text = NULL;
-		}
-	}
-	fclose(f);
-	return text;
-}
-
 /*
  * The demo's trace from a VM run (scripts/check brings it back and names
  * it in VMGPU_DEMO_TRACE): several blocks resident per SM, every rule.
@@ -1015,7 +991,7 @@ TEST(demo_trace_keeps_the_rules)
 
 	if (!path)
 		SKIP(return, "VMGPU_DEMO_TRACE not set (scripts/check sets it)");
-	text = read_text(path);
+	text = th_read_file(path, NULL);
 	ASSERT_NE(NULL, text) TH_LOG("%s", path);
 	EXPECT_EQ(0, check_trace_json(text, why, sizeof(why)))
 		TH_LOG("%s", why);
@@ -1024,9 +1000,11 @@ TEST(demo_trace_keeps_the_rules)
 	free(text);
 }
 
+/* test_device's mixed workload: copies, waits, syncs, two GPUs. */
 TEST(recorded_determinism_trace_keeps_the_rules)
 {
-	char *text = read_text(VMGPU_GOLDEN_DIR "/determinism-trace.json");
+	char *text = th_read_file(VMGPU_GOLDEN_DIR "/determinism-trace.json",
+				  NULL);
 	char why[200] = "";
 
 	ASSERT_NE(NULL, text);

@@ -441,3 +441,27 @@ uint64_t th_builtin(struct testhost *th, struct th_as *as, const char *name)
 		th_die("no such built-in kernel");
 	return th_kernel(th, as, src);
 }
+
+char *th_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		text = malloc(n + 1);
+		if (text && fread(text, 1, n, f) == (size_t)n) {
+			text[n] = 0;
+			if (len)
+				*len = n;
+		} else {
+			free(text);
+			text = NULL;
+		}
+	}
+	fclose(f);
+	return text;
+}

@@ -124,6 +124,11 @@ void th_cb_submit(struct testhost *th, struct th_as *as, unsigned int gpu,
 uint64_t th_kernel(struct testhost *th, struct th_as *as, const char *src);
 uint64_t th_builtin(struct testhost *th, struct th_as *as, const char *name);
 /* Copy @bytes of @data into fresh GPU memory; returns the VA. */
+/*
+ * The whole file at @path, NUL-terminated, malloc()ed; its length in
+ * *@len if @len is not NULL. NULL if it cannot be read or is empty.
+ */
+char *th_read_file(const char *path, size_t *len);
 uint64_t th_upload(struct testhost *th, struct th_as *as, const void *data,
 		   uint64_t bytes);
 
