@@ -86,6 +86,9 @@ static const char *const vmgpu_hw_counter_names[VMGPU_CNT_NUM] = {
 	[VMGPU_CNT_BYTES_LOCAL] = "hw_bytes_local",
 	[VMGPU_CNT_BYTES_LINK] = "hw_bytes_link",
 	[VMGPU_CNT_BYTES_HOST] = "hw_bytes_host",
+	[VMGPU_CNT_MMIO_WRITES] = "hw_mmio_writes",
+	[VMGPU_CNT_DEVICE_LAUNCHES] = "hw_device_launches",
+	[VMGPU_CNT_QUEUE_ITEMS] = "hw_queue_items",
 };
 
 /*

@@ -30,13 +30,6 @@ static const struct mnemonic mnemonics[] = {
 #undef X_MNEM
 };
 
-static const char *const sreg_names[VMGPU_SREG_COUNT] = {
-	"%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
-	"%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y",
-	"%nctaid.z", "%origin.x", "%origin.y", "%origin.z", "%laneid",
-	"%warpid", "%gpuid", "%smid",
-};
-
 struct symbol {
 	char name[MAX_NAME];
 	uint32_t value;
@@ -65,6 +58,7 @@ struct assembler {
 	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
 	uint32_t nparams;
 	uint32_t params_end;		/* first byte after every parameter */
+	uint32_t isa;			/* ISA version the code needs */
 };
 
 static int asm_error(struct assembler *as, const char *fmt, ...)
@@ -330,8 +324,10 @@ static int parse_sreg(struct assembler *as, const char *tok, uint32_t *out)
 	uint32_t i;
 
 	for (i = 0; i < VMGPU_SREG_COUNT; i++) {
-		if (!strcmp(tok, sreg_names[i])) {
+		if (!strcmp(tok, vmgpu_sreg_name(i))) {
 			*out = i;
+			if (i >= vmgpu_isa_sregs(1))
+				as->isa = 2;
 			return 0;
 		}
 	}
@@ -401,7 +397,7 @@ static const int format_operands[] = {
 	[VMGPU_FMT_ALU] = 3, [VMGPU_FMT_UNARY] = 2, [VMGPU_FMT_ALU3] = 4,
 	[VMGPU_FMT_SETP] = 3, [VMGPU_FMT_PRED2] = 3, [VMGPU_FMT_PRED1] = 2,
 	[VMGPU_FMT_LOAD] = 2, [VMGPU_FMT_STORE] = 2, [VMGPU_FMT_ATOM] = 3,
-	[VMGPU_FMT_CAS] = 4, [VMGPU_FMT_LEA] = 4,
+	[VMGPU_FMT_CAS] = 4, [VMGPU_FMT_LEA] = 4, [VMGPU_FMT_LAUNCH] = 3,
 };
 
 /* Encode one instruction line (mnemonic + operands) into *out. */
@@ -423,6 +419,8 @@ static int encode(struct assembler *as, const char *mnem, char *rest,
 	ap = oi.flags & VMGPU_OPF_A_PAIR;
 	bp = oi.flags & VMGPU_OPF_B_PAIR;
 	fl = oi.flags & VMGPU_OPF_FLOAT;
+	if (oi.flags & VMGPU_OPF_ISA2)
+		as->isa = 2;
 	r = split_operands(as, rest, ops, &nops);
 	if (r)
 		return r;
@@ -563,6 +561,16 @@ static int encode(struct assembler *as, const char *mnem, char *rest,
 			r = parse_reg(as, ops[2], false, &b);
 		if (!r)
 			r = parse_reg(as, ops[3], false, &imm);
+		break;
+	case VMGPU_FMT_LAUNCH:
+		r = parse_mem(as, ops[0], ap, &a, &imm);
+		if (!r && imm)
+			return asm_error(as, "'%s' takes no address offset",
+					 mnem);
+		if (!r)
+			r = parse_reg(as, ops[1], bp, &b);
+		if (!r)
+			r = parse_reg(as, ops[2], false, &imm);
 		break;
 	case VMGPU_FMT_LEA:
 		r = parse_reg(as, ops[0], dp, &d);
@@ -851,7 +859,9 @@ static int put_signature(struct assembler *as, struct vmgpu_exec_header *h,
 int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
 		       char *err, size_t errlen)
 {
-	struct assembler as = { .err = err, .errlen = errlen };
+	struct assembler as = {
+		.err = err, .errlen = errlen, .isa = VMGPU_ISA_VERSION_MIN,
+	};
 	struct vmgpu_exec_header h;
 	uint8_t *img = NULL;
 	uint32_t i, sig_bytes;
@@ -886,7 +896,8 @@ int vmgpu_asm_assemble(const char *src, void **image, size_t *bytes,
 
 	memset(&h, 0, sizeof(h));
 	h.magic = htole32(VMGPU_EXEC_MAGIC);
-	h.isa_version = htole32(VMGPU_ISA_VERSION);
+	/* The oldest version that has every instruction used. */
+	h.isa_version = htole32(as.isa);
 	h.num_regs = htole32(as.regs_set ? as.regs : as.regs_used);
 	h.shared_bytes = htole32(as.shared);
 	if (!as.args_set) {

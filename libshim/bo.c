@@ -264,7 +264,8 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 
 		memcpy(&w, (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES +
 		       (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
-		if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes)) {
+		if (!vmgpu_insn_valid(le64toh(w), h.isa_version, h.num_regs,
+				      h.args_bytes)) {
 			free(ks);
 			return shim_set_error(dev, -EINVAL,
 					      "kernel_create: invalid instruction %#018llx at %u",

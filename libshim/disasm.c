@@ -27,12 +27,6 @@ static const char *mnemonic_of(uint32_t op)
 	return NULL;
 }
 
-static const char *const sreg_names[VMGPU_SREG_COUNT] = {
-	"%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
-	"%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y",
-	"%nctaid.z", "%origin.x", "%origin.y", "%origin.z", "%laneid",
-	"%warpid", "%gpuid", "%smid",
-};
 
 struct outbuf {
 	char *buf;
@@ -133,7 +127,8 @@ static int disasm_one(struct outbuf *o, uint64_t w, bool labels,
 	bool is_imm = VMGPU_INSN_IS_IMM(w), fl;
 	struct vmgpu_isa_opinfo oi = { 0 };
 
-	if (!vmgpu_insn_valid(w, VMGPU_ISA_MAX_REGS, VMGPU_MAX_ARGS_BYTES)) {
+	if (!vmgpu_insn_valid(w, VMGPU_ISA_VERSION, VMGPU_ISA_MAX_REGS,
+			      VMGPU_MAX_ARGS_BYTES)) {
 		out(o, ".insn 0x%016" PRIx64, w);
 		return -EINVAL;
 	}
@@ -162,7 +157,7 @@ static int disasm_one(struct outbuf *o, uint64_t w, bool labels,
 			out(o, "r%u", b);
 		break;
 	case VMGPU_FMT_SREG:
-		out(o, " r%u, %s", d, sreg_names[a]);
+		out(o, " r%u, %s", d, vmgpu_sreg_name(a));
 		break;
 	case VMGPU_FMT_SEL:
 		out(o, " r%u, p%u, r%u, r%u", d, imm, a, b);
@@ -212,6 +207,9 @@ static int disasm_one(struct outbuf *o, uint64_t w, bool labels,
 		break;
 	case VMGPU_FMT_LEA:
 		out(o, " r%u, r%u, r%u, %u", d, a, b, imm);
+		break;
+	case VMGPU_FMT_LAUNCH:
+		out(o, " [r%u], r%u, r%u", a, b, imm);
 		break;
 	}
 	return 0;

@@ -22,6 +22,7 @@ const char *vmgpu_fault_name(uint32_t fault)
 		[VMGPU_FAULT_BAD_COMMAND] = "malformed command",
 		[VMGPU_FAULT_RING] = "bad ring entry",
 		[VMGPU_FAULT_PC_RANGE] = "branch or run past the end of the code",
+		[VMGPU_FAULT_TASK] = "device-side launch or enqueue refused",
 	};
 
 	if (fault == VMGPU_FAULT_TIMEOUT)

@@ -198,8 +198,44 @@ static FILE *open_debugfs(struct vmgpu_device *dev, const char *name,
 	return f;
 }
 
-int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
-		       struct vmgpu_gpu_counters *c)
+/*
+ * Call @fn for every "key value" pair of GPU @gpu's line of the driver's
+ * counters file.
+ */
+static int counters_each(struct vmgpu_device *dev, uint32_t gpu,
+			 void (*fn)(void *ctx, const char *key, uint64_t v),
+			 void *ctx)
+{
+	char path[96], line[2048], want[16];
+	int found = 0, err;
+	FILE *f;
+
+	f = open_debugfs(dev, "counters", path, sizeof(path), &err);
+	if (!f)
+		return err;
+	snprintf(want, sizeof(want), "gpu%u", gpu);
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok = strtok_r(line, " \n", &save);
+
+		if (!tok || strcmp(tok, want))
+			continue;
+		found = 1;
+		while ((tok = strtok_r(NULL, " \n", &save))) {
+			char *val = strtok_r(NULL, " \n", &save);
+
+			if (!val)
+				break;
+			fn(ctx, tok, strtoull(val, NULL, 0));
+		}
+	}
+	fclose(f);
+	if (!found)
+		return shim_set_error(dev, -ENOENT, "%s: no line for GPU %u",
+				      path, gpu);
+	return 0;
+}
+
+static void counters_fill(void *ctx, const char *key, uint64_t v)
 {
 	static const struct {
 		const char *name;
@@ -213,41 +249,57 @@ int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
 		K(hw_busy_ns),
 #undef K
 	};
-	char path[96], line[2048], want[16];
-	int found = 0, err;
-	FILE *f;
+	size_t i;
 
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i].name))
+			*(uint64_t *)((char *)ctx + keys[i].off) = v;
+}
+
+int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
+		       struct vmgpu_gpu_counters *c)
+{
 	if (!dev)
 		return -EINVAL;
 	if (!c)
 		return shim_set_error(dev, -EINVAL, "counters: NULL");
 	memset(c, 0, sizeof(*c));
-	f = open_debugfs(dev, "counters", path, sizeof(path), &err);
-	if (!f)
-		return err;
-	snprintf(want, sizeof(want), "gpu%u", gpu);
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *tok = strtok_r(line, " \n", &save);
+	return counters_each(dev, gpu, counters_fill, c);
+}
 
-		if (!tok || strcmp(tok, want))
-			continue;
-		found = 1;
-		while ((tok = strtok_r(NULL, " \n", &save))) {
-			char *val = strtok_r(NULL, " \n", &save);
-			size_t i;
+struct counter_lookup {
+	const char *name;
+	uint64_t *value;
+	bool found;
+};
 
-			if (!val)
-				break;
-			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-				if (!strcmp(tok, keys[i].name))
-					*(uint64_t *)((char *)c + keys[i].off) =
-						strtoull(val, NULL, 0);
-		}
+static void counter_match(void *ctx, const char *key, uint64_t v)
+{
+	struct counter_lookup *l = ctx;
+
+	if (!strcmp(key, l->name)) {
+		*l->value = v;
+		l->found = true;
 	}
-	fclose(f);
-	if (!found)
-		return shim_set_error(dev, -ENOENT, "%s: no line for GPU %u",
-				      path, gpu);
+}
+
+int vmgpu_gpu_counter(struct vmgpu_device *dev, uint32_t gpu,
+		      const char *name, uint64_t *value)
+{
+	struct counter_lookup l = { name, value, false };
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	if (!name || !value)
+		return shim_set_error(dev, -EINVAL, "gpu_counter: NULL");
+	ret = counters_each(dev, gpu, counter_match, &l);
+	if (ret)
+		return ret;
+	if (!l.found)
+		return shim_set_error(dev, -ENOENT,
+				      "gpu_counter: GPU %u has no counter '%s'",
+				      gpu, name);
 	return 0;
 }
 

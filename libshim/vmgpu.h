@@ -398,6 +398,14 @@ struct vmgpu_gpu_counters {
 /* Read GPU @gpu's driver and device counters. */
 int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
 		       struct vmgpu_gpu_counters *c);
+/*
+ * Read one counter of GPU @gpu by its name in the driver's debugfs
+ * counters file: the driver's own, or "hw_" and a device counter's name
+ * (Documentation/hardware-interface.rst), e.g. "hw_mmio_writes",
+ * "hw_device_launches", "hw_queue_items". -ENOENT if there is none.
+ */
+int vmgpu_gpu_counter(struct vmgpu_device *dev, uint32_t gpu,
+		      const char *name, uint64_t *value);
 /* Jobs the driver holds (queued, running or not yet freed), all files. */
 int vmgpu_jobs_alive(struct vmgpu_device *dev);
 

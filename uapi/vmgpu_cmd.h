@@ -502,6 +502,61 @@ static inline struct vmgpu_cmd_dispatch vmgpu_tmd_dispatch(const void *tmd)
 	return c;
 }
 
+/* A queue task's fields (struct vmgpu_tmd_queue); capacity 0: not one. */
+struct vmgpu_tmd_queue_info {
+	vmgpu_u64 items_va;
+	vmgpu_u32 capacity;
+	vmgpu_u32 coalesce;
+	vmgpu_u32 coalesce_timeout_ns;
+};
+
+/*
+ * Decode a task descriptor at @tmd (little-endian bytes): the DISPATCH it
+ * stands for into @c, to be checked by vmgpu_cmd_check() like any other,
+ * and for a queue task its queue into @q (a queue task stands for a
+ * one-block DISPATCH with its other fields). Returns 0, or -1 with *why
+ * set if the queue fields break their rules.
+ */
+static inline int vmgpu_tmd_decode(const void *tmd,
+				   struct vmgpu_cmd_dispatch *c,
+				   struct vmgpu_tmd_queue_info *q,
+				   const char **why)
+{
+	vmgpu_u32 flags = VMGPU_CMD_U32(tmd, vmgpu_tmd, flags);
+	vmgpu_u32 i;
+
+	*c = vmgpu_tmd_dispatch(tmd);
+	memset(q, 0, sizeof(*q));
+	if (!(flags & VMGPU_TMD_F_QUEUE))
+		return 0;
+	q->items_va = VMGPU_CMD_U64(tmd, vmgpu_tmd_queue, items_va);
+	q->capacity = VMGPU_CMD_U32(tmd, vmgpu_tmd_queue, capacity);
+	q->coalesce = VMGPU_CMD_U32(tmd, vmgpu_tmd_queue, coalesce);
+	q->coalesce_timeout_ns =
+		VMGPU_CMD_U32(tmd, vmgpu_tmd_queue, coalesce_timeout_ns);
+	*why = "queue items misaligned";
+	if (q->items_va % 4)
+		return -1;
+	*why = "queue capacity out of range";
+	if (!q->capacity || q->capacity > VMGPU_MAX_QUEUE_ITEMS)
+		return -1;
+	*why = "queue coalescing out of range";
+	if (!q->coalesce || q->coalesce > VMGPU_MAX_COALESCE ||
+	    q->coalesce_timeout_ns > VMGPU_MAX_COALESCE_TIMEOUT_NS)
+		return -1;
+	*why = "queue reserved field not zero";
+	for (i = 0; i < 4; i++)
+		if (VMGPU_CMD_U32(tmd, vmgpu_tmd_queue, reserved0[i]))
+			return -1;
+	c->flags &= ~VMGPU_TMD_F_QUEUE;
+	for (i = 0; i < 3; i++) {
+		c->grid[i] = 1;
+		c->origin[i] = 0;
+		c->grid_total[i] = 1;
+	}
+	return 0;
+}
+
 static inline struct vmgpu_cmd_end vmgpu_encode_end(void)
 {
 	struct vmgpu_cmd_end c = { VMGPU_CMD_HEADER(VMGPU_CMD_END) };

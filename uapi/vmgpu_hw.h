@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		1
+#define VMGPU_HW_VERSION_MINOR		2
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -142,6 +142,10 @@ enum vmgpu_counter {
 	VMGPU_CNT_BYTES_LOCAL,		/* bytes moved from this GPU's memory */
 	VMGPU_CNT_BYTES_LINK,		/* bytes moved over GPU links */
 	VMGPU_CNT_BYTES_HOST,		/* bytes moved over the host bus */
+	/* 1.2 */
+	VMGPU_CNT_MMIO_WRITES,		/* host writes to this GPU's registers */
+	VMGPU_CNT_DEVICE_LAUNCHES,	/* child tasks launched by kernels (LAUNCH) */
+	VMGPU_CNT_QUEUE_ITEMS,		/* work items appended by kernels (ENQ) */
 	VMGPU_CNT_NUM
 };
 
@@ -171,6 +175,13 @@ enum vmgpu_fault {
 	VMGPU_FAULT_BAD_COMMAND,	/* malformed command word */
 	VMGPU_FAULT_RING,		/* ring registers or entry invalid */
 	VMGPU_FAULT_PC_RANGE,		/* branch or run past the end of the code */
+	/*
+	 * (1.2) Device-side work refused: a LAUNCH whose task descriptor is
+	 * bad, an ENQ naming no queue task of the packet or a full queue, or
+	 * over the per-block or per-packet task limits. ERR_ADDR is the
+	 * descriptor's address.
+	 */
+	VMGPU_FAULT_TASK,
 	VMGPU_FAULT_NUM
 };
 
@@ -295,6 +306,12 @@ struct vmgpu_cmd_dispatch {
 #define VMGPU_DISPATCH_F_ALL \
 	(VMGPU_DISPATCH_F_HEAD | VMGPU_DISPATCH_F_SEQUENTIAL | \
 	 VMGPU_DISPATCH_F_THROTTLE)
+/*
+ * (1.2) In a task descriptor only (struct vmgpu_tmd_queue): a queue task,
+ * whose blocks are made from the work items kernels append to it (ENQ).
+ */
+#define VMGPU_TMD_F_QUEUE		(1u << 8)
+#define VMGPU_TMD_F_ALL			(VMGPU_DISPATCH_F_ALL | VMGPU_TMD_F_QUEUE)
 #define VMGPU_MAX_BLOCK_THREADS		1024
 #define VMGPU_MAX_SHARED_BYTES		(48 * 1024)
 #define VMGPU_MAX_ARGS_BYTES		4096
@@ -397,8 +414,47 @@ struct vmgpu_tmd {
 	vmgpu_u64 sm_mask;		/* affinity, 0: all SMs */
 };
 
+/*
+ * A queue task's descriptor (1.2, flags has VMGPU_TMD_F_QUEUE): the same
+ * 96 bytes, with the grid fields giving the queue instead. Kernels append
+ * 32-bit work items with ENQ naming the descriptor's address; the device
+ * stores item i at items_va + 4 * i and makes a block of the task from
+ * every @coalesce items, or from the 1..coalesce - 1 items waiting when
+ * the oldest of them has waited @coalesce_timeout_ns. A block reads its
+ * items' range from the ITEM_BASE and ITEM_COUNT special registers; its
+ * CTAID_X counts the task's blocks from 0. The task ends when the packet's
+ * BARRIER or END finds nothing of the packet running and no item waiting.
+ */
+struct vmgpu_tmd_queue {
+	vmgpu_u64 code_va;
+	vmgpu_u64 args_va;
+	vmgpu_u32 args_bytes;
+	vmgpu_u32 flags;		/* VMGPU_TMD_F_QUEUE | VMGPU_DISPATCH_F_* */
+	vmgpu_u64 items_va;		/* 4-byte aligned, capacity * 4 bytes */
+	vmgpu_u32 capacity;		/* items over the task's life, >= 1 */
+	vmgpu_u32 block[3];
+	vmgpu_u32 coalesce;		/* items per block, 1..MAX_COALESCE */
+	vmgpu_u32 coalesce_timeout_ns;	/* <= VMGPU_MAX_COALESCE_TIMEOUT_NS */
+	vmgpu_u32 reserved0[4];		/* must be zero */
+	vmgpu_u32 shared_bytes;
+	vmgpu_u32 priority;
+	vmgpu_u32 quota;
+	vmgpu_u32 reserved;		/* must be zero */
+	vmgpu_u64 sm_mask;
+};
+
 #define VMGPU_TMD_BYTES			96
 #define VMGPU_PRIORITY_LEVELS		16
+#define VMGPU_MAX_QUEUE_ITEMS		(1u << 24)
+#define VMGPU_MAX_COALESCE		1024
+#define VMGPU_MAX_COALESCE_TIMEOUT_NS	10000000
+/*
+ * Tasks in one packet: its DISPATCH and LAUNCH_TMD commands (at most
+ * VMGPU_MAX_DISPATCHES_PER_PACKET) and the child tasks its kernels launch.
+ */
+#define VMGPU_MAX_TASKS_PER_PACKET	1024
+/* LAUNCH and ENQ one block may do (one per active lane each time). */
+#define VMGPU_MAX_BLOCK_WORK		4096
 
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {

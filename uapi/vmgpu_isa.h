@@ -23,7 +23,14 @@
 
 #include "vmgpu_hw.h"
 
-#define VMGPU_ISA_VERSION		1
+/*
+ * Version 2 adds device-side work (LAUNCH, ENQ) and the work-item special
+ * registers of queue tasks. A device of version N runs executables of
+ * versions VMGPU_ISA_VERSION_MIN..N; an executable may use only the
+ * instructions and special registers of its own version.
+ */
+#define VMGPU_ISA_VERSION		2
+#define VMGPU_ISA_VERSION_MIN		1
 #define VMGPU_ISA_MAX_REGS		128	/* general registers per thread */
 #define VMGPU_ISA_NUM_PREDS		8	/* p0..p7, per thread */
 #define VMGPU_ISA_MAX_CODE		(1u << 20)	/* instructions */
@@ -68,6 +75,7 @@ enum vmgpu_isa_format {
 	VMGPU_FMT_ATOM,		/* op rD, [rA + imm], rB */
 	VMGPU_FMT_CAS,		/* op rD, [rA], rB, rC */
 	VMGPU_FMT_LEA,		/* op rD, rA, rB, shift(imm) */
+	VMGPU_FMT_LAUNCH,	/* op [rA], rB, rC (version 2) */
 };
 
 /* Operand properties (flags column of the opcode table). */
@@ -77,6 +85,8 @@ enum vmgpu_isa_format {
 #define VMGPU_OPF_B_PAIR	0x08	/* B (register form) names a pair */
 #define VMGPU_OPF_FLOAT		0x10	/* immediate is a float */
 #define VMGPU_OPF_SHARED	0x20	/* shared-memory access */
+#define VMGPU_OPF_ISA2		0x40	/* new in ISA version 2 */
+#define VMGPU_OPF_WORK		0x80	/* device-side work: no memory access */
 
 /*
  * The opcode table: X(NAME, code, "mnemonic", format, flags, access bytes).
@@ -92,6 +102,10 @@ enum vmgpu_isa_format {
 	X(SEL,     0x06, "sel",      SEL,   0, 0) \
 	X(LDARG,   0x07, "ldarg",    ARG,   0, 4) \
 	X(LDARG64, 0x08, "ldarg.64", ARG,   VMGPU_OPF_D_PAIR, 8) \
+	X(LAUNCH,  0x09, "launch",   LAUNCH, VMGPU_OPF_ISA2 | VMGPU_OPF_WORK | \
+					    VMGPU_OPF_A_PAIR | VMGPU_OPF_B_PAIR, 0) \
+	X(ENQ,     0x0a, "enq",      STORE, VMGPU_OPF_ISA2 | VMGPU_OPF_WORK | \
+					    VMGPU_OPF_A_PAIR, 0) \
 	X(ADD,     0x10, "add",      ALU,   VMGPU_OPF_IMM, 0) \
 	X(SUB,     0x11, "sub",      ALU,   VMGPU_OPF_IMM, 0) \
 	X(MUL,     0x12, "mul",      ALU,   VMGPU_OPF_IMM, 0) \
@@ -208,8 +222,31 @@ enum vmgpu_sreg {
 	VMGPU_SREG_WARPID,	/* warp within the block */
 	VMGPU_SREG_GPUID,	/* GPU index */
 	VMGPU_SREG_SMID,	/* SM index within the GPU */
+	VMGPU_SREG_COUNT_V1,
+	/* Version 2: the work items of a queue task's block (0 otherwise). */
+	VMGPU_SREG_ITEM_BASE = VMGPU_SREG_COUNT_V1, /* first item's index */
+	VMGPU_SREG_ITEM_COUNT,	/* items in this block, 1..coalesce */
 	VMGPU_SREG_COUNT
 };
+
+/* Assembly name of special register @s ("%tid.x"), NULL if none. */
+static inline const char *vmgpu_sreg_name(vmgpu_u32 s)
+{
+	static const char *const names[VMGPU_SREG_COUNT] = {
+		"%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
+		"%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y",
+		"%nctaid.z", "%origin.x", "%origin.y", "%origin.z", "%laneid",
+		"%warpid", "%gpuid", "%smid", "%itembase", "%itemcount",
+	};
+
+	return s < VMGPU_SREG_COUNT ? names[s] : 0;
+}
+
+/* Special registers an executable of ISA version @isa may read. */
+static inline vmgpu_u32 vmgpu_isa_sregs(vmgpu_u32 isa)
+{
+	return isa >= 2 ? VMGPU_SREG_COUNT : VMGPU_SREG_COUNT_V1;
+}
 
 /* ------------------------------------------------------------------ */
 /* Instruction validation                                                 */
@@ -243,15 +280,16 @@ static inline int vmgpu_isa_reg_ok(vmgpu_u32 r, int pair, vmgpu_u32 num_regs)
 }
 
 /*
- * Is instruction @w well formed for a kernel with @num_regs registers and
- * an argument block of @args_bytes? Every field a format does not use must
- * be zero, registers (both halves of a pair) must exist, predicates and
- * special registers must exist, LEA shifts are 0..31, argument reads are
- * aligned and inside the block. Branch targets are not checked here: a
- * branch past the code faults only when taken (VMGPU_FAULT_PC_RANGE).
+ * Is instruction @w well formed for an executable of ISA version @isa
+ * with @num_regs registers and an argument block of @args_bytes? The
+ * opcode and special registers must exist in that version, every field a
+ * format does not use must be zero, registers (both halves of a pair)
+ * must exist, predicates must exist, LEA shifts are 0..31, argument reads
+ * are aligned and inside the block. Branch targets are not checked here:
+ * a branch past the code faults only when taken (VMGPU_FAULT_PC_RANGE).
  */
-static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
-				   vmgpu_u32 args_bytes)
+static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 isa,
+				   vmgpu_u32 num_regs, vmgpu_u32 args_bytes)
 {
 	vmgpu_u32 d = VMGPU_INSN_D(w), a = VMGPU_INSN_A(w);
 	vmgpu_u32 b = VMGPU_INSN_B(w), imm = VMGPU_INSN_IMM(w);
@@ -262,6 +300,8 @@ static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
 	if (!vmgpu_isa_opinfo(VMGPU_INSN_OP(w), &oi))
 		return 0;
 	if (is_imm && !(oi.flags & VMGPU_OPF_IMM))
+		return 0;
+	if ((oi.flags & VMGPU_OPF_ISA2) && isa < 2)
 		return 0;
 	dp = oi.flags & VMGPU_OPF_D_PAIR;
 	ap = oi.flags & VMGPU_OPF_A_PAIR;
@@ -281,7 +321,7 @@ static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
 			return 0;
 		return is_imm ? !b : vmgpu_isa_reg_ok(b, 0, n) && !imm;
 	case VMGPU_FMT_SREG:
-		return vmgpu_isa_reg_ok(d, 0, n) && a < VMGPU_SREG_COUNT &&
+		return vmgpu_isa_reg_ok(d, 0, n) && a < vmgpu_isa_sregs(isa) &&
 		       !b && !imm;
 	case VMGPU_FMT_SEL:
 		return vmgpu_isa_reg_ok(d, 0, n) && vmgpu_isa_reg_ok(a, 0, n) &&
@@ -321,6 +361,9 @@ static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
 	case VMGPU_FMT_LEA:
 		return vmgpu_isa_reg_ok(d, dp, n) && vmgpu_isa_reg_ok(a, ap, n) &&
 		       vmgpu_isa_reg_ok(b, 0, n) && imm < 32;
+	case VMGPU_FMT_LAUNCH:
+		return !d && vmgpu_isa_reg_ok(a, ap, n) &&
+		       vmgpu_isa_reg_ok(b, bp, n) && imm < n;
 	}
 	return 0;
 }
@@ -341,7 +384,7 @@ static inline int vmgpu_insn_valid(vmgpu_u64 w, vmgpu_u32 num_regs,
  */
 struct vmgpu_exec_header {
 	vmgpu_u32 magic;		/* VMGPU_EXEC_MAGIC */
-	vmgpu_u32 isa_version;		/* VMGPU_ISA_VERSION */
+	vmgpu_u32 isa_version;		/* VMGPU_ISA_VERSION_MIN.. */
 	vmgpu_u32 num_regs;		/* general registers per thread, 1..128 */
 	vmgpu_u32 shared_bytes;		/* static shared memory per block */
 	vmgpu_u32 args_bytes;		/* argument block, multiple of 4 */
@@ -436,7 +479,8 @@ static inline int vmgpu_param_is_buffer(vmgpu_u32 type)
 static inline int vmgpu_exec_header_valid(const struct vmgpu_exec_header *h)
 {
 	return h->magic == VMGPU_EXEC_MAGIC &&
-	       h->isa_version == VMGPU_ISA_VERSION &&
+	       h->isa_version >= VMGPU_ISA_VERSION_MIN &&
+	       h->isa_version <= VMGPU_ISA_VERSION &&
 	       h->num_regs >= 1 && h->num_regs <= VMGPU_ISA_MAX_REGS &&
 	       h->shared_bytes <= VMGPU_MAX_SHARED_BYTES &&
 	       h->args_bytes <= VMGPU_MAX_ARGS_BYTES &&

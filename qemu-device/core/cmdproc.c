@@ -39,26 +39,34 @@ int vg_cp_init(struct vg_cp *cp, struct vg_gpu_common *gc, struct vg_mmu *mmu,
     cp->sms = sms;
     cp->ce = ce;
     cp->buf = malloc(VMGPU_CMDBUF_MAX_BYTES);
-    cp->disp = calloc(VMGPU_MAX_DISPATCHES_PER_PACKET, sizeof(*cp->disp));
-    cp->dstate = calloc(VMGPU_MAX_DISPATCHES_PER_PACKET, sizeof(*cp->dstate));
+    cp->disp = calloc(VMGPU_MAX_TASKS_PER_PACKET, sizeof(*cp->disp));
+    cp->dstate = calloc(VMGPU_MAX_TASKS_PER_PACKET, sizeof(*cp->dstate));
+    /* Untouched pages of the arena cost no host memory. */
     cp->args_arena =
-        malloc((size_t)VMGPU_MAX_DISPATCHES_PER_PACKET * VMGPU_MAX_ARGS_BYTES);
+        malloc((size_t)VMGPU_MAX_TASKS_PER_PACKET * VMGPU_MAX_ARGS_BYTES);
     cp->syncs = calloc(MAX_SYNCS, sizeof(*cp->syncs));
     if (!cp->buf || !cp->disp || !cp->dstate || !cp->args_arena || !cp->syncs) {
         vg_cp_destroy(cp);
         return -1;
     }
-    for (i = 0; i < VMGPU_MAX_DISPATCHES_PER_PACKET; i++) {
+    for (i = 0; i < VMGPU_MAX_TASKS_PER_PACKET; i++) {
         cp->disp[i].args = cp->args_arena + (size_t)i * VMGPU_MAX_ARGS_BYTES;
     }
     return 0;
+}
+
+/* One past the last task of the packet: its commands', then children. */
+static uint32_t cp_tasks_end(const struct vg_cp *cp)
+{
+    return cp->num_children ? cp->num_dispatches + cp->num_children
+                            : cp->seen_dispatches;
 }
 
 static void cp_free_packet(struct vg_cp *cp)
 {
     uint32_t i;
 
-    for (i = 0; i < cp->seen_dispatches; i++) {
+    for (i = 0; i < cp_tasks_end(cp); i++) {
         struct vg_dispatch *d = &cp->disp[i];
         uint8_t *args = d->args;
 
@@ -66,10 +74,12 @@ static void cp_free_packet(struct vg_cp *cp)
         memset(d, 0, sizeof(*d));
         d->args = args;
     }
-    memset(cp->dstate, 0, cp->num_dispatches * sizeof(*cp->dstate));
+    memset(cp->dstate, 0, cp_tasks_end(cp) * sizeof(*cp->dstate));
     cp->have_packet = false;
     cp->gc->packet = NULL;
     cp->num_dispatches = cp->seen_dispatches = 0;
+    cp->num_children = 0;
+    cp->open_queues = 0;
     cp->num_syncs = 0;
     cp->outstanding = 0;
     cp->aborted = false;
@@ -232,7 +242,7 @@ static void cp_fail(struct vg_cp *cp, uint32_t code, uint64_t addr, uint32_t pc,
 
     if (cp->have_packet && !cp->aborted) {
         cp->aborted = true;
-        for (i = 0; i < cp->seen_dispatches; i++) {
+        for (i = 0; i < cp_tasks_end(cp); i++) {
             cp->disp[i].cancelled = true;
             vg_wdist_remove(cp->wd, &cp->disp[i].task);
         }
@@ -372,8 +382,7 @@ static void cp_fetch(struct vg_cp *cp)
     cp->sm_mask = 0;
 
     if (cp->entry.min_level >= VMGPU_PRIORITY_LEVELS ||
-        (cp->entry.flags & ~VMGPU_RING_F_ALL) ||
-        cp->entry.cmdbuf_bytes % 4 ||
+        (cp->entry.flags & ~VMGPU_RING_F_ALL) || cp->entry.cmdbuf_bytes % 4 ||
         cp->entry.cmdbuf_bytes > VMGPU_CMDBUF_MAX_BYTES ||
         cp->entry.as_slot >= VMGPU_AS_SLOTS) {
         /* Keep ERR_SLOT meaningful even for a bad slot number. */
@@ -409,16 +418,32 @@ static void dispatch_launch(struct vg_cp *cp, struct vg_dispatch *d)
                 VG_EV_DISPATCH_READY, d->index, cp->serial);
 }
 
-/* Returns false after cp_fail(). */
 /*
- * A DISPATCH at @p (or the one a TMD stands for), with the launch quota
- * and affinity @quota and @sm_mask. Returns false after cp_fail().
+ * Where a task comes from, for its checks and error reports: a command of
+ * the packet (its word) or a kernel's LAUNCH (the descriptor's address and
+ * the instruction).
  */
-static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
-                        uint64_t sm_mask)
+struct cp_task_src {
+    uint32_t index;    /* its index in the packet */
+    uint64_t err_addr; /* reported for a malformed task */
+    uint32_t err_pc;
+    uint32_t bad_code; /* VMGPU_FAULT_BAD_COMMAND, or _TASK from a kernel */
+    uint64_t tmd_va;   /* its descriptor, 0 for a DISPATCH */
+    uint32_t parent;   /* the launching task, or NONE */
+};
+
+/*
+ * Set up task @src->index from the DISPATCH at @p (or the one a task
+ * descriptor stands for), with the launch quota and affinity @quota and
+ * @sm_mask and, for a queue task, its queue @q (capacity 0: none); then
+ * send it on its way. Returns false after cp_fail().
+ */
+static bool cp_dispatch(struct vg_cp *cp, const struct cp_task_src *src,
+                        const uint8_t *p, uint32_t quota, uint64_t sm_mask,
+                        const struct vmgpu_tmd_queue_info *q)
 {
     uint64_t usable;
-    uint32_t slot = cp->entry.as_slot, index = cp->seen_dispatches;
+    uint32_t slot = cp->entry.as_slot, index = src->index;
     struct vg_dispatch *d = &cp->disp[index];
     struct vmgpu_exec_header hdr;
     uint64_t code_va = DISPATCH_U64(p, code_va);
@@ -432,13 +457,14 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
     size_t size;
     int code;
 
-    cp->seen_dispatches++;
     d->index = index;
     d->serial = cp->serial;
+    d->tmd_va = src->tmd_va;
+    d->parent = src->parent;
     code =
         vg_mmu_read(cp->mmu, slot, code_va, &hdr, sizeof(hdr), &fault_va, NULL);
     if (code) {
-        cp_fail(cp, code, fault_va, cp->pc, index);
+        cp_fail(cp, code, fault_va, src->err_pc, index);
         return false;
     }
     /* The header is little-endian like everything else; so is the host. */
@@ -455,7 +481,7 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
     code = vg_mmu_read(cp->mmu, slot, code_va, image, size, &fault_va, NULL);
     if (code) {
         free(image);
-        cp_fail(cp, code, fault_va, cp->pc, index);
+        cp_fail(cp, code, fault_va, src->err_pc, index);
         return false;
     }
     code = vg_kernel_load(&k, image, size, &bad_pc);
@@ -468,15 +494,14 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
     if (vg_kernel_args_bytes(k) != args_bytes ||
         (uint64_t)vg_kernel_shared_bytes(k) + shared_bytes >
             VMGPU_MAX_SHARED_BYTES) {
-        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
-                cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
+        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, index);
         return false;
     }
     if (args_bytes) {
         code = vg_mmu_read(cp->mmu, slot, args_va, d->args, args_bytes,
                            &fault_va, NULL);
         if (code) {
-            cp_fail(cp, code, fault_va, cp->pc, index);
+            cp_fail(cp, code, fault_va, src->err_pc, index);
             return false;
         }
     }
@@ -511,6 +536,17 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
     d->task.quota = quota;
     d->task.sm_mask = sm_mask;
     d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
+    if (q->capacity) {
+        /* Its blocks are numbered in x; at most one block per item. */
+        d->task.queue = true;
+        d->task.blocks_total = 0;
+        d->task.coalesce = q->coalesce;
+        d->task.coalesce_timeout = VG_NS(q->coalesce_timeout_ns);
+        d->items_va = q->items_va;
+        d->capacity = q->capacity;
+        l->grid[0] = l->grid_total[0] = q->capacity;
+        cp->open_queues++;
+    }
     threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
     d->task.need.threads = threads;
     d->task.need.regs = vg_kernel_regs(k) * threads;
@@ -524,8 +560,7 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
                               : vg_wdist_all_sms(cp->wd);
     if (!vg_wdist_fits(cp->wd, &d->task.need, d->task.throttle) ||
         (d->task.sm_mask && !(d->task.sm_mask & usable))) {
-        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
-                cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, index);
+        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, index);
         return false;
     }
     d->budget = cp->instr_budget ? cp->instr_budget : cp->gc->cfg->instr_budget;
@@ -539,37 +574,147 @@ static bool cp_dispatch(struct vg_cp *cp, const uint8_t *p, uint32_t quota,
 }
 
 /*
- * LAUNCH_TMD: read the task descriptor and check it by the rules of the
- * DISPATCH it stands for (it was not there when the packet was checked).
- * Returns false after cp_fail().
+ * Task @src->index from the descriptor at @src->tmd_va, whose bytes are
+ * @tmd: checked by the rules of the DISPATCH it stands for (it was not
+ * there when the packet was checked). A kernel's LAUNCH may not start a
+ * queue task. Returns false after cp_fail().
  */
-static bool cp_launch_tmd(struct vg_cp *cp, const uint8_t *p)
+static bool cp_task_from_tmd(struct vg_cp *cp, const struct cp_task_src *src,
+                             const uint8_t *tmd, bool queue_ok)
 {
-    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_launch_tmd, tmd_va), fault_va;
-    uint8_t tmd[VMGPU_TMD_BYTES];
+    struct vmgpu_tmd_queue_info q;
     struct vmgpu_cmd_dispatch c;
     struct vmgpu_cmd_checker ck;
     const char *why;
+
+    vmgpu_cmd_checker_init(&ck, 1);
+    if (vmgpu_tmd_decode(tmd, &c, &q, &why) || (q.capacity && !queue_ok) ||
+        vmgpu_cmd_check(&ck, &c, VMGPU_CMD_LEN_DISPATCH, &why)) {
+        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, src->index);
+        return false;
+    }
+    return cp_dispatch(cp, src, (const uint8_t *)&c,
+                       VMGPU_CMD_U32(tmd, vmgpu_tmd, quota),
+                       VMGPU_CMD_U64(tmd, vmgpu_tmd, sm_mask), &q);
+}
+
+/* LAUNCH_TMD: the task descriptor is read when the command runs. */
+static bool cp_launch_tmd(struct vg_cp *cp, const uint8_t *p)
+{
+    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_launch_tmd, tmd_va), fault_va;
+    struct cp_task_src src = {
+        .index = cp->seen_dispatches++,
+        .err_addr = va,
+        .err_pc = cp->pc,
+        .bad_code = VMGPU_FAULT_BAD_COMMAND,
+        .tmd_va = va,
+        .parent = NONE,
+    };
+    uint8_t tmd[VMGPU_TMD_BYTES];
     int code;
 
     code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, tmd, sizeof(tmd),
                        &fault_va, NULL);
     if (code) {
-        cp->seen_dispatches++; /* the failing task is this index */
-        cp_fail(cp, code, fault_va, cp->pc, cp->seen_dispatches - 1);
+        cp_fail(cp, code, fault_va, cp->pc, src.index);
         return false;
     }
-    c = vmgpu_tmd_dispatch(tmd);
-    vmgpu_cmd_checker_init(&ck, 1);
-    if (vmgpu_cmd_check(&ck, &c, VMGPU_CMD_LEN_DISPATCH, &why)) {
-        cp->seen_dispatches++;
-        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc,
-                cp->seen_dispatches - 1);
+    return cp_task_from_tmd(cp, &src, tmd, true);
+}
+
+/*
+ * A kernel's LAUNCH (W7), acted on when its block completes: a child task
+ * of @parent from the descriptor at @w->va, with the argument block and
+ * blocks in x the instruction gave (0: the descriptor's). It reaches the
+ * distributor after the same launch latency as a command's dispatch, with
+ * no interrupt and no register access. Returns false after cp_fail().
+ */
+static bool cp_launch_child(struct vg_cp *cp, struct vg_dispatch *parent,
+                            const struct vg_work *w)
+{
+    struct cp_task_src src = {
+        .index = cp->num_dispatches + cp->num_children,
+        .err_addr = w->va,
+        .err_pc = w->pc,
+        .bad_code = VMGPU_FAULT_TASK,
+        .tmd_va = w->va,
+        .parent = parent->index,
+    };
+    uint8_t tmd[VMGPU_TMD_BYTES];
+    uint64_t fault_va, args = htole64(w->args_va);
+    uint32_t gx = htole32(w->value);
+    int code;
+
+    if (src.index >= VMGPU_MAX_TASKS_PER_PACKET || w->va % 8) {
+        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w->pc, parent->index);
         return false;
     }
-    return cp_dispatch(cp, (const uint8_t *)&c,
-                       VMGPU_CMD_U32(tmd, vmgpu_tmd, quota),
-                       VMGPU_CMD_U64(tmd, vmgpu_tmd, sm_mask));
+    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, w->va, tmd, sizeof(tmd),
+                       &fault_va, NULL);
+    if (code) {
+        cp_fail(cp, code, fault_va, w->pc, parent->index);
+        return false;
+    }
+    if (w->args_va) {
+        memcpy(tmd + offsetof(struct vmgpu_tmd, args_va), &args, 8);
+    }
+    if (w->value) {
+        /* The index space in x grows with the portion: origin + grid. */
+        uint32_t total =
+            htole32(VMGPU_CMD_U32(tmd, vmgpu_tmd, origin[0]) + w->value);
+
+        memcpy(tmd + offsetof(struct vmgpu_tmd, grid), &gx, 4);
+        memcpy(tmd + offsetof(struct vmgpu_tmd, grid_total), &total, 4);
+    }
+    cp->num_children++;
+    parent->children++;
+    cp->gc->cnt[VMGPU_CNT_DEVICE_LAUNCHES]++;
+    return cp_task_from_tmd(cp, &src, tmd, false);
+}
+
+/* The queue task of this packet whose descriptor is at @va, or NULL. */
+static struct vg_dispatch *cp_find_queue(struct vg_cp *cp, uint64_t va)
+{
+    uint32_t i;
+
+    for (i = 0; i < cp_tasks_end(cp); i++) {
+        struct vg_dispatch *d = &cp->disp[i];
+
+        if (d->task.queue && d->tmd_va == va &&
+            cp->dstate[i].state != VG_DISP_DONE) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * A kernel's ENQ (W7), acted on when its block completes: the device
+ * stores the item in the queue task's next place and hands it to the
+ * distributor. Returns false after cp_fail().
+ */
+static bool cp_enqueue(struct vg_cp *cp, struct vg_dispatch *from,
+                       const struct vg_work *w)
+{
+    struct vg_dispatch *q = cp_find_queue(cp, w->va);
+    uint32_t item = htole32(w->value);
+    uint64_t fault_va = 0;
+    int code;
+
+    if (!q || q->task.items == q->capacity) {
+        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w->pc, from->index);
+        return false;
+    }
+    code = vg_mmu_write(cp->mmu, cp->entry.as_slot,
+                        q->items_va + 4ull * q->task.items, &item, 4, &fault_va,
+                        NULL);
+    if (code) {
+        cp_fail(cp, code, fault_va, w->pc, from->index);
+        return false;
+    }
+    vg_wdist_add_items(cp->wd, &q->task, 1, vg_gpu_now(cp->gc));
+    cp->gc->cnt[VMGPU_CNT_QUEUE_ITEMS]++;
+    return true;
 }
 
 void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
@@ -577,8 +722,9 @@ void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
     struct vg_dispatch *d;
 
     if (!cp->have_packet || serial != cp->serial || cp->aborted ||
-        index >= cp->seen_dispatches) {
-        return;
+        index >= cp_tasks_end(cp) ||
+        cp->dstate[index].state != VG_DISP_LAUNCHING) {
+        return; /* stale, or a queue closed on its way */
     }
     d = &cp->disp[index];
     cp->dstate[index].state = VG_DISP_RUNNING;
@@ -595,7 +741,8 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     cp->outstanding--;
     cp->gc->cnt[VMGPU_CNT_DISPATCHES]++;
     vg_gpu_trace(cp->gc, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE, d->start,
-                 d->end, d->index, NONE, 0, d->task.blocks_total, 0);
+                 d->end, d->index, NONE, 0,
+                 d->task.queue ? d->task.next_block : d->task.blocks_total, 0);
     for (i = 0; i < cp->num_syncs; i++) {
         uint32_t consumer = cp->syncs[i].consumer;
         struct vg_cp_dispatch_state *c = &cp->dstate[consumer];
@@ -620,6 +767,96 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     }
 }
 
+/*
+ * A task's own blocks are done: it is done once its children are, and
+ * then so may be its parent, up the chain (a parent's completion, and so
+ * its SYNC consumers and the packet's fence, waits for its children).
+ */
+static void task_blocks_finished(struct vg_cp *cp, struct vg_dispatch *d)
+{
+    d->blocks_finished = true;
+    while (d && d->blocks_finished && !d->children) {
+        struct vg_dispatch *parent =
+            d->parent == NONE ? NULL : &cp->disp[d->parent];
+
+        dispatch_done(cp, d);
+        if (parent) {
+            parent->children--;
+        }
+        d = parent;
+    }
+}
+
+/*
+ * Queue tasks end (W7) when nothing of the packet can give them items any
+ * more: the CP waits at a BARRIER or END, no block of the packet runs, no
+ * item waits, and every task not done waits for SYNC producers (or is a
+ * queue). Checked whenever one of these may have become true.
+ */
+static void cp_close_queues(struct vg_cp *cp)
+{
+    uint32_t i, end = cp_tasks_end(cp);
+
+    if (!cp->open_queues || cp->aborted ||
+        (cp->state != VG_CP_WAIT_BARRIER && cp->state != VG_CP_WAIT_END)) {
+        return;
+    }
+    for (i = 0; i < end; i++) {
+        const struct vg_dispatch *d = &cp->disp[i];
+        enum vg_dispatch_state st = cp->dstate[i].state;
+
+        if (st == VG_DISP_DONE || st == VG_DISP_UNSEEN ||
+            st == VG_DISP_WAITING) {
+            continue;
+        }
+        if (d->task.blocks_running ||
+            (d->task.queue ? vg_wdist_items_waiting(&d->task) != 0
+                           : !d->blocks_finished)) {
+            return;
+        }
+    }
+    for (i = 0; i < end && cp->open_queues; i++) {
+        struct vg_dispatch *d = &cp->disp[i];
+
+        if (d->task.queue && cp->dstate[i].state != VG_DISP_DONE &&
+            cp->dstate[i].state != VG_DISP_UNSEEN) {
+            cp->open_queues--;
+            vg_wdist_close(cp->wd, &d->task);
+            task_blocks_finished(cp, d);
+        }
+    }
+}
+
+/*
+ * Act on a completed block's LAUNCH and ENQ records, in program order
+ * (there are none unless its stores reached memory). Returns false after
+ * cp_fail().
+ */
+static bool cp_block_work(struct vg_cp *cp, const struct vg_block_outcome *o)
+{
+    uint32_t i;
+    bool items = false;
+
+    for (i = 0; i < o->nwork; i++) {
+        const struct vg_work *w = &o->work[i];
+
+        if (w->kind == VG_WORK_LAUNCH) {
+            if (!cp_launch_child(cp, o->d, w)) {
+                return false;
+            }
+        } else {
+            if (!cp_enqueue(cp, o->d, w)) {
+                return false;
+            }
+            items = true;
+        }
+    }
+    if (items) {
+        vg_sms_issue(cp->sms);
+    }
+    return true;
+}
+
 void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
 {
     if (o->stored) {
@@ -627,9 +864,10 @@ void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
     }
     if (o->current && o->faulted && !cp->aborted) {
         cp_fail(cp, o->fault.code, o->fault.addr, o->fault.pc, o->d->index);
-    } else if (o->finished) {
-        dispatch_done(cp, o->d);
+    } else if (cp_block_work(cp, o) && o->finished) {
+        task_blocks_finished(cp, o->d);
     }
+    cp_close_queues(cp);
     if (cp->aborted && cp->state == VG_CP_DRAIN && !cp->sms->resident) {
         cp_go_fence(cp);
     }
@@ -781,12 +1019,23 @@ static void cp_execute(struct vg_cp *cp)
             break;
         }
         break;
-    case VMGPU_CMD_DISPATCH:
-        if (!cp_dispatch(cp, p, cp->launch_quota, cp->sm_mask)) {
+    case VMGPU_CMD_DISPATCH: {
+        struct cp_task_src src = {
+            .index = cp->seen_dispatches++,
+            .err_addr = cp->entry.cmdbuf_va + 4ull * cp->pc,
+            .err_pc = cp->pc,
+            .bad_code = VMGPU_FAULT_BAD_COMMAND,
+            .parent = NONE,
+        };
+        struct vmgpu_tmd_queue_info no_queue = { 0 };
+
+        if (!cp_dispatch(cp, &src, p, cp->launch_quota, cp->sm_mask,
+                         &no_queue)) {
             return;
         }
         cp_next(cp, op, len, cp->seen_dispatches - 1, 0);
         return;
+    }
     case VMGPU_CMD_LAUNCH_TMD:
         if (!cp_launch_tmd(cp, p)) {
             return;
@@ -807,6 +1056,7 @@ static void cp_execute(struct vg_cp *cp)
         if (cp->outstanding) {
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_BARRIER;
+            cp_close_queues(cp);
             return;
         }
         break;
@@ -865,6 +1115,7 @@ static void cp_execute(struct vg_cp *cp)
         if (cp->outstanding) {
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_END;
+            cp_close_queues(cp);
             return;
         }
         cp_trace_cmd(cp, op, cp->cmd_start,

@@ -69,12 +69,14 @@ struct vg_cp {
     uint32_t pc; /* word index of the next command */
     uint32_t num_dispatches;
     uint32_t seen_dispatches;
-    struct vg_dispatch *disp;            /* VMGPU_MAX_DISPATCHES_PER_PACKET */
+    struct vg_dispatch *disp;            /* VMGPU_MAX_TASKS_PER_PACKET */
     struct vg_cp_dispatch_state *dstate; /* the same, by index */
     uint8_t *args_arena;                 /* their argument blocks */
     struct vg_sync_dep *syncs;
     uint32_t num_syncs;
-    uint32_t outstanding; /* reached, not done */
+    uint32_t num_children; /* tasks launched by kernels (after dispatches) */
+    uint32_t open_queues;  /* queue tasks not closed yet */
+    uint32_t outstanding;  /* reached, not done */
     bool aborted;
     uint64_t instr_budget; /* SET_STATE INSTR_BUDGET, 0 = default */
     uint32_t default_priority;

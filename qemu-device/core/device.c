@@ -484,6 +484,8 @@ static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
     uint32_t old;
     unsigned int n;
 
+    /* What the host did to this GPU; device-side work does none. */
+    r->counters[VMGPU_CNT_MMIO_WRITES]++;
     if (off >= VMGPU_GPU_AS_ROOT_LO(0) &&
         off < VMGPU_GPU_AS_ROOT_LO(VMGPU_AS_SLOTS)) {
         uint64_t root;

@@ -83,6 +83,7 @@ struct vg_interp {
     const uint32_t *abort; /* vg_launch.abort of the running block */
     uint32_t shared_total;
     uint32_t ctaid[3];
+    uint32_t item_base, item_count; /* a queue task's block: its items */
     uint32_t sm;
 };
 
@@ -761,6 +762,39 @@ static inline __attribute__((always_inline)) bool sstore(
     return true;
 }
 
+/*
+ * LAUNCH and ENQ: one record per active lane, in lane order, into the
+ * block's log; the device acts on them when the block completes, like on
+ * its stores. Without a log (a block run outside a GPU) there is nobody
+ * to act on them: refused.
+ */
+static bool device_work(struct vg_interp *it, uint32_t (*R)[W],
+                        const struct vg_insn *in, uint32_t active, uint32_t pc)
+{
+    struct vg_work w = { .pc = pc };
+    uint32_t l, m;
+
+    for (m = active; m; m &= m - 1) {
+        l = __builtin_ctz(m);
+        w.va = ((uint64_t)R[in->a + 1][l] << 32 | R[in->a][l]) +
+               (uint64_t)(int64_t)(int32_t)in->imm;
+        if (in->op == VMGPU_OP_LAUNCH) {
+            w.kind = VG_WORK_LAUNCH;
+            w.va = (uint64_t)R[in->a + 1][l] << 32 | R[in->a][l];
+            w.args_va = (uint64_t)R[in->b + 1][l] << 32 | R[in->b][l];
+            w.value = R[in->imm & 0xff][l];
+        } else {
+            w.kind = VG_WORK_ENQ;
+            w.value = R[in->b][l];
+        }
+        if (!it->log || !vg_storelog_add_work(it->log, &w)) {
+            set_fault(it, VMGPU_FAULT_TASK, w.va, pc);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* Execution                                                            */
 /* ------------------------------------------------------------------ */
@@ -802,6 +836,10 @@ static uint32_t sreg_value(const struct vg_interp *it, uint32_t sreg,
         return l->gpu;
     case VMGPU_SREG_SMID:
         return it->sm;
+    case VMGPU_SREG_ITEM_BASE:
+        return it->item_base;
+    case VMGPU_SREG_ITEM_COUNT:
+        return it->item_count;
     }
     return 0;
 }
@@ -1426,6 +1464,10 @@ run_warp(struct vg_interp *it, uint32_t warp)
         case VMGPU_OP_STS_64:
             ok = sstore(it, R, in, active, 8, pc);
             break;
+        case VMGPU_OP_LAUNCH:
+        case VMGPU_OP_ENQ:
+            ok = device_work(it, R, in, active, pc);
+            break;
         default:
             /* Unreachable: vg_kernel_load() validated the code. */
             set_fault(it, VMGPU_FAULT_ILLEGAL_INSTR, 0, pc);
@@ -1467,6 +1509,16 @@ int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
                         struct vg_block_stats *stats,
                         struct vg_fault_info *fault)
 {
+    return vg_interp_run_items(it, l, pos, 0, 0, sm, log, budget, stats, fault);
+}
+
+int vg_interp_run_items(struct vg_interp *it, const struct vg_launch *l,
+                        const uint32_t pos[3], uint32_t item_base,
+                        uint32_t item_count, uint32_t sm,
+                        struct vg_storelog *log, uint64_t *budget,
+                        struct vg_block_stats *stats,
+                        struct vg_fault_info *fault)
+{
     struct vg_block_stats dummy_stats;
     struct vg_fault_info dummy_fault;
     uint32_t nwarps, w, i, running;
@@ -1489,6 +1541,9 @@ int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
     it->l = l;
     it->k = l->kernel;
     it->log = log;
+    if (log) {
+        vg_storelog_begin(log);
+    }
     it->stats = stats;
     it->budget = *budget;
     it->abort = l->abort;
@@ -1497,6 +1552,8 @@ int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
     for (i = 0; i < 3; i++) {
         it->ctaid[i] = l->origin[i] + pos[i];
     }
+    it->item_base = item_base;
+    it->item_count = item_count;
     if (++it->tlb_gen == 0) {
         memset(it->tlb, 0, sizeof(it->tlb));
         it->tlb_gen = 1;

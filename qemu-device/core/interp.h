@@ -2,8 +2,9 @@
 /*
  * The SM's instruction interpreter: runs one thread block of a loaded
  * kernel (kernel.h) at a time, warp by warp, all lanes of a warp
- * together, its global stores into the block's store log (storelog.h);
- * atomics act on memory at once. Documentation/isa.rst has the details.
+ * together, its global stores and device-side work (LAUNCH, ENQ) into the
+ * block's store log (storelog.h); atomics act on memory at once.
+ * Documentation/isa.rst has the details.
  */
 #ifndef VG_INTERP_H
 #define VG_INTERP_H
@@ -73,6 +74,17 @@ void vg_interp_free(struct vg_interp *it);
  */
 int vg_interp_run_block(struct vg_interp *it, const struct vg_launch *l,
                         const uint32_t pos[3], uint32_t sm,
+                        struct vg_storelog *log, uint64_t *budget,
+                        struct vg_block_stats *stats,
+                        struct vg_fault_info *fault);
+/*
+ * The same for a block of a queue task, which works on the @item_count
+ * work items from index @item_base (the ITEM_BASE and ITEM_COUNT special
+ * registers; both 0 for other blocks).
+ */
+int vg_interp_run_items(struct vg_interp *it, const struct vg_launch *l,
+                        const uint32_t pos[3], uint32_t item_base,
+                        uint32_t item_count, uint32_t sm,
                         struct vg_storelog *log, uint64_t *budget,
                         struct vg_block_stats *stats,
                         struct vg_fault_info *fault);

@@ -41,7 +41,8 @@ int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
         uint64_t w;
 
         memcpy(&w, code + (size_t)pc * VMGPU_INSN_BYTES, sizeof(w));
-        if (!vmgpu_insn_valid(le64toh(w), h.num_regs, h.args_bytes)) {
+        if (!vmgpu_insn_valid(le64toh(w), h.isa_version, h.num_regs,
+                              h.args_bytes)) {
             if (bad_pc) {
                 *bad_pc = pc;
             }

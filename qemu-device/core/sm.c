@@ -65,9 +65,10 @@ void vg_sms_reset(struct vg_sms *sms)
     sms->wake_at = 0;
 }
 
-static void run_block(struct vg_sms *sms, struct vg_dispatch *d, uint32_t sm,
-                      uint32_t block)
+static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
 {
+    struct vg_dispatch *d = (struct vg_dispatch *)cta->task;
+    uint32_t sm = cta->sm, block = cta->block;
     struct vg_gpu_common *gc = sms->gc;
     const struct vg_cost *cost = gc->cost;
     struct vg_sm *s = &sms->sm[sm];
@@ -99,8 +100,9 @@ static void run_block(struct vg_sms *sms, struct vg_dispatch *d, uint32_t sm,
     pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
     memset(&stats, 0, sizeof(stats));
     memset(&slot->fault, 0, sizeof(slot->fault));
-    r = vg_interp_run_block(sms->interp, &d->launch, pos, sm, slot->log,
-                            &d->budget, &stats, &slot->fault);
+    r = vg_interp_run_items(sms->interp, &d->launch, pos, cta->item_base,
+                            cta->item_count, sm, slot->log, &d->budget, &stats,
+                            &slot->fault);
 
     /*
      * Price the block: its warp instructions on the SM's issue pipeline
@@ -139,15 +141,14 @@ void vg_sms_issue(struct vg_sms *sms)
 {
     vg_time_t now = vg_gpu_now(sms->gc);
     uint64_t wake = 0;
-    struct vg_wd_task *t;
-    uint32_t sm, block;
+    struct vg_wd_cta cta;
 
     if (sms->wake_at && sms->wake_at <= now) {
         sms->wake_at = 0;
     }
     while (!__atomic_load_n(&sms->gc->abort, __ATOMIC_RELAXED) &&
-           vg_wdist_next(sms->wd, now, &t, &sm, &block, &wake)) {
-        run_block(sms, (struct vg_dispatch *)t, sm, block);
+           vg_wdist_next(sms->wd, now, &cta, &wake)) {
+        run_block(sms, &cta);
     }
     if (wake && (!sms->wake_at || wake < sms->wake_at)) {
         sms->wake_at = wake;
@@ -190,6 +191,7 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
         vg_storelog_apply(slot->log);
         vg_gpu_memory_changed(gc);
         out->stored = true;
+        out->work = vg_storelog_work(slot->log, &out->nwork);
     }
     if (out->current && !d->cancelled && !slot->faulted) {
         out->finished = ++d->blocks_done == d->task.blocks_total;

@@ -38,6 +38,13 @@ struct vg_dispatch {
     uint64_t budget;      /* warp instructions left */
     vg_time_t start, end; /* first block issued, last done */
     bool started;
+    /* Device-side work (W7): the command processor's bookkeeping. */
+    uint64_t tmd_va;      /* LAUNCH_TMD or LAUNCH: its descriptor, else 0 */
+    uint32_t parent;      /* index of the task that launched it, or ~0 */
+    uint32_t children;    /* its child tasks not done yet */
+    bool blocks_finished; /* its own blocks are all done */
+    uint64_t items_va;    /* queue task: where its items go */
+    uint32_t capacity;    /* queue task: items it can take */
 };
 
 /* A block resident on an SM, between issue and completion. */
@@ -76,6 +83,12 @@ struct vg_block_outcome {
     bool faulted;  /* it stopped on a fault: fault says where */
     bool finished; /* it was the dispatch's last block */
     struct vg_fault_info fault;
+    /*
+     * The LAUNCH and ENQ records of a block whose stores reached memory,
+     * valid until the SMs issue another block.
+     */
+    const struct vg_work *work;
+    uint32_t nwork;
 };
 
 int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,

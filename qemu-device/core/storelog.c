@@ -39,6 +39,7 @@ void vg_storelog_free(struct vg_storelog *log)
     }
     free(log->pages);
     free(log->pool);
+    free(log->work);
     free(log->hash);
     free(log);
 }
@@ -182,7 +183,28 @@ void vg_storelog_discard(struct vg_storelog *log)
 {
     if (log) {
         log_reset(log);
+        log->nwork = 0;
     }
+}
+
+bool vg_storelog_add_work(struct vg_storelog *log, const struct vg_work *w)
+{
+    if (log->nwork == log->cap_work) {
+        uint32_t cap = log->cap_work ? log->cap_work * 2 : 16;
+        void *n;
+
+        if (log->cap_work >= VMGPU_MAX_BLOCK_WORK) {
+            return false;
+        }
+        n = realloc(log->work, cap * sizeof(*log->work));
+        if (!n) {
+            return false;
+        }
+        log->work = n;
+        log->cap_work = cap;
+    }
+    log->work[log->nwork++] = *w;
+    return true;
 }
 
 void vg_storelog_flush(struct vg_storelog *log, uint64_t page_va, uint32_t off,

@@ -6,6 +6,10 @@
  * in device time, or discards it (a fault, a reset, an abandoned packet).
  * Documentation/isa.rst ("Memory model") gives the rules. The lookups
  * the interpreter makes per access are inline here.
+ *
+ * The device-side work a block asks for (LAUNCH, ENQ) is an effect like
+ * its stores: the log keeps it in program order, and whoever applies the
+ * log acts on it (vg_storelog_work()); discarding the log drops it.
  */
 #ifndef VG_STORELOG_H
 #define VG_STORELOG_H
@@ -32,6 +36,20 @@ struct vg_logpage {
 
 #define VG_STORELOG_FILTER_BITS 4096
 
+/* A LAUNCH or ENQ of one lane, in program order. */
+enum vg_work_kind {
+    VG_WORK_LAUNCH = 1, /* child task from the descriptor at @va */
+    VG_WORK_ENQ,        /* item @value to the queue task at @va */
+};
+
+struct vg_work {
+    uint32_t kind;    /* enum vg_work_kind */
+    uint32_t value;   /* ENQ: the item; LAUNCH: blocks in x, 0: TMD's */
+    uint64_t va;      /* the task descriptor */
+    uint64_t args_va; /* LAUNCH: argument block, 0: the TMD's */
+    uint32_t pc;      /* for error reports */
+};
+
 struct vg_storelog {
     struct vg_logpage **pages; /* in use */
     uint32_t npages, cap_pages;
@@ -45,14 +63,37 @@ struct vg_storelog {
      * whose bit is clear skip the log.
      */
     uint64_t filter[VG_STORELOG_FILTER_BITS / 64];
+    struct vg_work *work; /* the block's LAUNCH and ENQ records */
+    uint32_t nwork, cap_work;
 };
 
 struct vg_storelog *vg_storelog_new(void);
 void vg_storelog_free(struct vg_storelog *log);
-/* Write the logged stores to memory in program order, then empty the log. */
+/*
+ * Write the logged stores to memory in program order, then empty the
+ * log's pages. The work records stay for the caller (vg_storelog_work())
+ * until the next block starts with the log (vg_storelog_begin()).
+ */
 void vg_storelog_apply(struct vg_storelog *log);
-/* Drop the logged stores (a faulting block). */
+/* Drop the logged stores and work (a faulting block). */
 void vg_storelog_discard(struct vg_storelog *log);
+/* A block starts with the log: forget the previous block's work. */
+static inline void vg_storelog_begin(struct vg_storelog *log)
+{
+    log->nwork = 0;
+}
+/*
+ * Record a LAUNCH or ENQ. Returns false when the block already holds
+ * VMGPU_MAX_BLOCK_WORK records, or out of memory.
+ */
+bool vg_storelog_add_work(struct vg_storelog *log, const struct vg_work *w);
+/* The work records of the block whose log was applied, in program order. */
+static inline const struct vg_work *vg_storelog_work(
+    const struct vg_storelog *log, uint32_t *n)
+{
+    *n = log ? log->nwork : 0;
+    return log ? log->work : NULL;
+}
 /* Number of distinct pages with logged stores (for tests, cost models). */
 uint32_t vg_storelog_pages(const struct vg_storelog *log);
 /* Add the shadow of @page_va, not in the log yet; NULL when out of memory. */

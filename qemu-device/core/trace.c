@@ -332,6 +332,7 @@ static const char *const fault_names[] = {
     [VMGPU_FAULT_BAD_COMMAND] = "bad-command",
     [VMGPU_FAULT_RING] = "ring",
     [VMGPU_FAULT_PC_RANGE] = "pc-range",
+    [VMGPU_FAULT_TASK] = "task",
 };
 
 const char *vg_trace_fault_name(uint32_t fault)

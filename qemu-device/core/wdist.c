@@ -12,6 +12,28 @@ static uint32_t level_of(const struct vg_wd_task *t)
     return t->level;
 }
 
+/* Has it a CTA left to issue (a queue task: an item waiting)? */
+static bool has_work(const struct vg_wd_task *t)
+{
+    return t->queue ? t->items != t->items_issued
+                    : t->next_block < t->blocks_total;
+}
+
+/* A queue task in its last state: nothing waits and nothing will come. */
+static bool queue_idle(const struct vg_wd_task *t)
+{
+    return t->queue && t->items == t->items_issued;
+}
+
+/* W5's coalescing rule: may a CTA of @t be issued at @now? */
+static bool batch_ready(const struct vg_wd_task *t, uint64_t now)
+{
+    uint32_t waiting = t->items - t->items_issued;
+
+    return !t->queue || waiting >= t->coalesce ||
+           (waiting && now >= t->wait_since + t->coalesce_timeout);
+}
+
 /* More urgent, or as urgent and allocated earlier. */
 static bool task_before(const struct vg_wd_task *a, const struct vg_wd_task *b)
 {
@@ -206,13 +228,17 @@ static void pending_unlink(struct vg_wdist *wd, struct vg_wd_task *t)
     t->next = NULL;
 }
 
+/* The first pending TMD with work (an idle queue task waits for items). */
 static struct vg_wd_task *pending_first(struct vg_wdist *wd)
 {
+    struct vg_wd_task *t;
     uint32_t l;
 
     for (l = 0; l < VG_WD_LEVELS; l++) {
-        if (wd->pending[l]) {
-            return wd->pending[l];
+        for (t = wd->pending[l]; t; t = t->next) {
+            if (has_work(t)) {
+                return t;
+            }
         }
     }
     return NULL;
@@ -228,17 +254,23 @@ static void table_leave(struct vg_wdist *wd, struct vg_wd_task *t)
 /*
  * The table TMD to evict for a more urgent one: the least urgent that
  * still has CTAs to issue (one with none left only drains), the most
- * recently allocated among equals.
+ * recently allocated among equals. An idle queue task goes first, for
+ * any pending TMD (*@any set).
  */
-static struct vg_wd_task *victim(struct vg_wdist *wd)
+static struct vg_wd_task *victim(struct vg_wdist *wd, bool *any)
 {
     struct vg_wd_task *v = NULL;
     uint32_t i;
 
+    *any = false;
     for (i = 0; i < wd->pol.table_slots; i++) {
         struct vg_wd_task *t = wd->table[i];
 
-        if (t && t->next_block < t->blocks_total && (!v || task_before(v, t))) {
+        if (t && queue_idle(t)) {
+            *any = true;
+            return t;
+        }
+        if (t && has_work(t) && (!v || task_before(v, t))) {
             v = t;
         }
     }
@@ -260,13 +292,14 @@ static uint32_t free_slot(const struct vg_wdist *wd)
 static void admit(struct vg_wdist *wd)
 {
     struct vg_wd_task *t, *v;
+    bool any;
     uint32_t i;
 
     while ((t = pending_first(wd))) {
         i = free_slot(wd);
         if (i == wd->pol.table_slots) {
-            v = victim(wd);
-            if (!v || level_of(t) >= level_of(v)) {
+            v = victim(wd, &any);
+            if (!v || (!any && level_of(t) >= level_of(v))) {
                 return;
             }
             i = v->slot;
@@ -294,8 +327,31 @@ void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task)
     task->blocks_running = 0;
     task->quota_used = 0;
     task->evictions = 0;
+    /* A queue task may have items already: they came during its launch. */
     pending_push(wd, task, task->head);
     admit(wd);
+}
+
+void vg_wdist_add_items(struct vg_wdist *wd, struct vg_wd_task *task,
+                        uint32_t n, uint64_t now)
+{
+    if (!n) {
+        return;
+    }
+    if (queue_idle(task)) {
+        task->wait_since = now;
+    }
+    task->items += n;
+    if (task->where == VG_WD_PENDING) {
+        admit(wd);
+    }
+}
+
+bool vg_wdist_close(struct vg_wdist *wd, struct vg_wd_task *task)
+{
+    task->closed = true;
+    vg_wdist_remove(wd, task);
+    return !task->blocks_running;
 }
 
 void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task)
@@ -322,8 +378,7 @@ static bool may_run_on(const struct vg_wdist *wd, const struct vg_wd_task *t,
                             !(vg_wdist_throttle_sms(wd) >> sm & 1))) {
         return false;
     }
-    return t->next_block < t->blocks_total &&
-           (!t->sm_mask || (t->sm_mask >> sm & 1)) &&
+    return has_work(t) && (!t->sm_mask || (t->sm_mask >> sm & 1)) &&
            (!t->sequential || !t->blocks_running);
 }
 
@@ -447,19 +502,24 @@ static void assign(struct vg_wdist *wd, uint64_t now)
 
 /* ---- CTA issue (W5) ---- */
 
-/* Room for another CTA of its TMD on an acknowledged SM, else 0. */
-static uint32_t availability(const struct vg_wdist *wd, uint32_t sm)
+/*
+ * Room for another CTA of its TMD on an eligible SM (acknowledged, and
+ * for a queue task its coalescing rule met), else 0.
+ */
+static uint32_t availability(const struct vg_wdist *wd, uint32_t sm,
+                             uint64_t now)
 {
     const struct vg_wd_sm *m = &wd->sm[sm];
 
-    if (!m->assigned || m->state != VG_WD_SM_LAUNCH) {
+    if (!m->assigned || m->state != VG_WD_SM_LAUNCH ||
+        !batch_ready(m->assigned, now)) {
         return 0;
     }
     return vg_wdist_sm_room(wd, sm, &m->assigned->need);
 }
 
 /* Position in the SM priority list of the SM that gets the next CTA. */
-static int32_t choose_sm(const struct vg_wdist *wd)
+static int32_t choose_sm(const struct vg_wdist *wd, uint64_t now)
 {
     uint32_t n = wd->num_sms, k, best_room = 0;
     int32_t best = -1;
@@ -468,14 +528,14 @@ static int32_t choose_sm(const struct vg_wdist *wd)
         for (k = 1; k <= n; k++) {
             uint32_t p = (uint32_t)(wd->last_sm + (int32_t)k + (int32_t)n) % n;
 
-            if (availability(wd, wd->pol.sm_order[p])) {
+            if (availability(wd, wd->pol.sm_order[p], now)) {
                 return (int32_t)p;
             }
         }
         return -1;
     }
     for (k = 0; k < n; k++) {
-        uint32_t room = availability(wd, wd->pol.sm_order[k]);
+        uint32_t room = availability(wd, wd->pol.sm_order[k], now);
 
         if (room > best_room) { /* ties: earlier in the list */
             best_room = room;
@@ -485,25 +545,43 @@ static int32_t choose_sm(const struct vg_wdist *wd)
     return best;
 }
 
-bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
-                   uint32_t *sm, uint32_t *block, uint64_t *wake)
+/* When SM @m, which cannot take a CTA at @now, may take one; 0: not by time. */
+static uint64_t eligible_at(const struct vg_wdist *wd, uint32_t s, uint64_t now)
+{
+    const struct vg_wd_sm *m = &wd->sm[s];
+    const struct vg_wd_task *t = m->assigned;
+    uint64_t at = 0;
+
+    if (!t || !vg_wdist_sm_room(wd, s, &t->need)) {
+        return 0;
+    }
+    if (m->state == VG_WD_SM_SYNC) {
+        at = m->ack_at;
+    }
+    if (!batch_ready(t, at > now ? at : now)) {
+        at = t->wait_since + t->coalesce_timeout;
+    }
+    return at > now ? at : 0;
+}
+
+bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_cta *cta,
+                   uint64_t *wake)
 {
     struct vg_wd_task *t;
     struct vg_wd_sm *m;
+    uint64_t at;
     int32_t p;
     uint32_t s;
 
     *wake = 0;
     assign(wd, now);
-    p = choose_sm(wd);
+    p = choose_sm(wd, now);
     if (p < 0) {
-        /* Nothing now: maybe once a state sync is acknowledged. */
+        /* Nothing now: maybe once a state sync or a timeout is due. */
         for (s = 0; s < wd->num_sms; s++) {
-            m = &wd->sm[s];
-            if (m->assigned && m->state == VG_WD_SM_SYNC &&
-                vg_wdist_sm_room(wd, s, &m->assigned->need) &&
-                (!*wake || m->ack_at < *wake)) {
-                *wake = m->ack_at;
+            at = eligible_at(wd, s, now);
+            if (at && (!*wake || at < *wake)) {
+                *wake = at;
             }
         }
         return false;
@@ -520,9 +598,19 @@ bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
     } else {
         wd->running_normal++;
     }
-    *task = t;
-    *sm = s;
-    *block = t->next_block++;
+    cta->task = t;
+    cta->sm = s;
+    cta->block = t->next_block++;
+    cta->item_base = cta->item_count = 0;
+    if (t->queue) {
+        uint32_t waiting = t->items - t->items_issued;
+
+        cta->item_base = t->items_issued;
+        cta->item_count = waiting < t->coalesce ? waiting : t->coalesce;
+        t->items_issued += cta->item_count;
+        /* One timer per task: it restarts for the items still waiting. */
+        t->wait_since = now;
+    }
     t->blocks_running++;
     t->quota_used++;
     wd->stats.issued++;
@@ -546,8 +634,8 @@ void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
     }
     task->blocks_running--;
     /* Its last CTA: the slot is free for a pending TMD. */
-    if (task->where == VG_WD_TABLE && task->next_block == task->blocks_total &&
-        !task->blocks_running) {
+    if (task->where == VG_WD_TABLE && !task->queue &&
+        task->next_block == task->blocks_total && !task->blocks_running) {
         table_leave(wd, task);
         admit(wd);
     }

@@ -38,7 +38,17 @@
  *   TMDs run, on those SMs. The unit leaves the mode, and the portions
  *   go back, when no throttle TMD is left and their blocks have drained.
  *
- * Queue TMDs (W7) are not built yet.
+ * - Queue TMDs (W7): a queue task has no grid; kernels append work items
+ *   to it and its CTAs are made from them, @coalesce items each (W3's
+ *   coalescing rule), or from the 1..coalesce - 1 waiting items once the
+ *   oldest waiting item has waited @coalesce_timeout (W5: an SM assigned
+ *   a queue task is eligible only then). The unit keeps one timer per
+ *   task, as hardware would: it starts when an item arrives to an empty
+ *   wait list and restarts when a CTA takes items and some remain. A
+ *   queue task with no item waiting is not admitted to the table, and in
+ *   the table it is the first to be evicted, whatever its priority: an
+ *   idle queue must not keep the work that feeds it out of the table. It
+ *   ends when its owner closes it (vg_wdist_close()) and its CTAs drain.
  */
 #ifndef VG_WDIST_H
 #define VG_WDIST_H
@@ -74,14 +84,17 @@ enum vg_wd_where {
 
 struct vg_wd_task { /* a TMD */
     /* Set by the submitter (W3). */
-    uint32_t priority; /* lower = more urgent; level = min(priority, 15) */
-    bool head;         /* enter the pending list at its head */
-    bool sequential;   /* at most one CTA in flight */
-    bool throttle;     /* runs only in throttle mode (W6) */
-    uint32_t quota;    /* CTAs per turn; 0: no launch quota */
-    uint64_t sm_mask;  /* affinity: SMs it may use (0 = all) */
-    uint32_t blocks_total;
+    uint32_t priority;     /* lower = more urgent; level = min(priority, 15) */
+    bool head;             /* enter the pending list at its head */
+    bool sequential;       /* at most one CTA in flight */
+    bool throttle;         /* runs only in throttle mode (W6) */
+    uint32_t quota;        /* CTAs per turn; 0: no launch quota */
+    uint64_t sm_mask;      /* affinity: SMs it may use (0 = all) */
+    uint32_t blocks_total; /* grid tasks */
     struct vg_wd_need need;
+    bool queue;                /* a queue task (W7): no grid */
+    uint32_t coalesce;         /* queue: items per CTA, >= 1 */
+    uint64_t coalesce_timeout; /* queue: device time */
     /* The unit's state of it. */
     uint32_t level;          /* its pending list */
     uint64_t alloc_order;    /* when it (last) entered the table */
@@ -89,6 +102,10 @@ struct vg_wd_task { /* a TMD */
     uint32_t blocks_running; /* outstanding CTAs on SMs */
     uint32_t quota_used;     /* CTAs issued in the current turn */
     uint32_t evictions;      /* times it was evicted */
+    uint32_t items;          /* queue: items appended so far */
+    uint32_t items_issued;   /* queue: items given to CTAs */
+    uint64_t wait_since;     /* queue: the coalescing timer's start */
+    bool closed;             /* queue: no more items will come */
     enum vg_wd_where where;
     uint32_t slot;
     struct vg_wd_task *next; /* in its pending list */
@@ -170,22 +187,48 @@ uint64_t vg_wdist_throttle_sms(const struct vg_wdist *wd);
 /* Blocks of @need an SM can still take now (SPEC W5 availability). */
 uint32_t vg_wdist_sm_room(const struct vg_wdist *wd, uint32_t sm,
                           const struct vg_wd_need *need);
-/* Submit @task (blocks_total >= 1, next_block 0): pending, then table. */
+/*
+ * Submit @task (a grid task with blocks_total >= 1, or a queue task with
+ * coalesce >= 1): pending, then table.
+ */
 void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task);
+/* @n more work items for queue task @task at device time @now. */
+void vg_wdist_add_items(struct vg_wdist *wd, struct vg_wd_task *task,
+                        uint32_t n, uint64_t now);
+/*
+ * No more items will come to queue task @task, which has none waiting: it
+ * leaves the pending list or the table. True if it has no CTA running
+ * (it is done); else its last CTA's vg_wdist_block_done() finishes it.
+ */
+bool vg_wdist_close(struct vg_wdist *wd, struct vg_wd_task *task);
+/* Items waiting in queue task @task for a CTA. */
+static inline uint32_t vg_wdist_items_waiting(const struct vg_wd_task *task)
+{
+    return task->items - task->items_issued;
+}
 /*
  * Deallocation request (the task was abandoned): it leaves the pending
  * list or the table now and issues nothing more; its running blocks stay
  * until they finish.
  */
 void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task);
+/* A CTA the unit issues. */
+struct vg_wd_cta {
+    struct vg_wd_task *task;
+    uint32_t sm;
+    uint32_t block;      /* grid: index in the grid; queue: CTA number */
+    uint32_t item_base;  /* queue: its first item */
+    uint32_t item_count; /* queue: its items; 0 for a grid task */
+};
+
 /*
- * The next CTA at device time @now: true with the task, SM and block
- * index, the SM's resources reserved. False if none can be issued now;
- * then *@wake is the time an SM's acknowledgement makes one possible, or
- * 0 if only a finished block can.
+ * The next CTA at device time @now: true with @cta filled, the SM's
+ * resources reserved. False if none can be issued now; then *@wake is
+ * the time an SM's acknowledgement or a coalescing timeout makes one
+ * possible, or 0 if only a finished block or new work can.
  */
-bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_task **task,
-                   uint32_t *sm, uint32_t *block, uint64_t *wake);
+bool vg_wdist_next(struct vg_wdist *wd, uint64_t now, struct vg_wd_cta *cta,
+                   uint64_t *wake);
 /* A block of @task finished on @sm: give its resources back. */
 void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
                          uint32_t sm);

@@ -97,6 +97,8 @@ static const char every_op[] =
 	"	sts.8 [r2], r1\n	sts.16 [r2], r1\n	sts.32 [r2], r1\n"
 	"	sts.64 [r2], r4\n"
 	"	bar\n"
+	"	launch [r2], r4, r6\n	enq [r2 + 8], r1\n	enq [r2], r3\n"
+	"	s2r r1, %itembase\n	s2r r1, %itemcount\n"
 	"	bra p1, top\n	bra !p2, end\n	bra end\n	bra 5000\n"
 	"	.insn 0x7f\n"
 	"end:	exit\n";
@@ -143,6 +145,33 @@ TEST(every_opcode_round_trip)
 	free(img);
 }
 
+/* Code using a version-2 instruction or register says version 2. */
+TEST(isa_version_from_use)
+{
+	static const char *const v2[] = {
+		"launch [r0], r2, r4\nexit\n",
+		"enq [r0], r2\nexit\n",
+		"s2r r0, %itemcount\nexit\n",
+	};
+	struct vmgpu_exec_header h;
+	unsigned int i;
+	char err[256];
+	void *img;
+	size_t n;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, vmgpu_asm_assemble(v2[i], &img, &n, err,
+						sizeof(err)))
+			TH_LOG("%s", err);
+		memcpy(&h, img, sizeof(h));
+		EXPECT_EQ(2, h.isa_version);
+		free(img);
+	}
+	/* launch has no address offset */
+	EXPECT_EQ(-EINVAL, vmgpu_asm_assemble("launch [r0 + 8], r2, r4\n",
+					      &img, &n, err, sizeof(err)));
+}
+
 TEST(header_directives)
 {
 	struct vmgpu_exec_header h;
@@ -155,7 +184,8 @@ TEST(header_directives)
 					err, sizeof(err)));
 	memcpy(&h, img, sizeof(h));
 	EXPECT_EQ(VMGPU_EXEC_MAGIC, h.magic);
-	EXPECT_EQ(VMGPU_ISA_VERSION, h.isa_version);
+	/* The oldest version with every instruction used. */
+	EXPECT_EQ(VMGPU_ISA_VERSION_MIN, h.isa_version);
 	EXPECT_EQ(8, h.num_regs);
 	EXPECT_EQ(24, h.args_bytes);
 	EXPECT_EQ(0, h.shared_bytes);

@@ -848,6 +848,243 @@ TEST_F(cp, launch_tmd_from_memory)
 	EXPECT_EQ(bad, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
 }
 
+/* ------------------------------------------------------------------ */
+/* Device-side work (SPEC W7): child tasks and queue tasks               */
+/* ------------------------------------------------------------------ */
+
+/* *p += 1 atomically: children run side by side. */
+static const char atom_add_src[] =
+	".args 8\n"
+	"	ldarg.64 r0, 0\n"
+	"	mov r2, 1\n"
+	"	atom.add r3, [r0], r2\n"
+	"	exit\n";
+
+/* Thread t launches a child from the template at arg 8 with t + 1 blocks. */
+static const char parent_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 8\n"
+	"	s2r r2, %tid.x\n"
+	"	add r4, r2, 1\n"
+	"	mov r6, 0\n"
+	"	mov r7, 0\n"
+	"	launch [r0], r6, r4\n"
+	"	exit\n";
+
+/* p[1] = p[0]: what a SYNC consumer of the parent sees. */
+static const char snapshot_src[] =
+	".args 8\n"
+	"	ldarg.64 r0, 0\n"
+	"	ld.32 r2, [r0]\n"
+	"	st.32 [r0 + 4], r2\n"
+	"	exit\n";
+
+/* Every thread appends its global index to the queue task at arg 0. */
+static const char producer_src[] =
+	".args 8\n"
+	"	ldarg.64 r0, 0\n"
+	"	s2r r2, %ctaid.x\n"
+	"	s2r r3, %ntid.x\n"
+	"	s2r r4, %tid.x\n"
+	"	mad r5, r2, r3, r4\n"
+	"	enq [r0], r5\n"
+	"	exit\n";
+
+/* A queue task's block: adds its items to out[0], counts itself in out[1]. */
+static const char consumer_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg.64 r2, 8\n"
+	"	s2r r6, %itembase\n"
+	"	s2r r7, %itemcount\n"
+	"	mov r8, 0\n"
+	"loop:\n"
+	"	setp.eq p0, r7, 0\n"
+	"	bra p0, done\n"
+	"	lea r10, r0, r6, 2\n"
+	"	ld.32 r9, [r10]\n"
+	"	add r8, r8, r9\n"
+	"	add r6, r6, 1\n"
+	"	sub r7, r7, 1\n"
+	"	bra loop\n"
+	"done:\n"
+	"	atom.add r9, [r2], r8\n"
+	"	mov r12, 1\n"
+	"	atom.add r9, [r2 + 4], r12\n"
+	"	exit\n";
+
+/*
+ * A parent's four threads launch children of 1..4 blocks (10 atomic adds)
+ * with no host involvement: one interrupt for the packet, and the SYNC
+ * consumer of the parent, like the fence, comes after every child.
+ */
+TEST_F(cp, child_tasks_complete_before_their_parent)
+{
+	uint64_t child = th_kernel(self->th, &self->as, atom_add_src);
+	uint64_t parent = th_kernel(self->th, &self->as, parent_src);
+	uint64_t snap = th_kernel(self->th, &self->as, snapshot_src);
+	const uint32_t four[3] = { 4, 1, 1 };
+	uint64_t cva, tmd, pargs[2], mmio;
+	uint32_t *counter = counter_ptr(self->th, &self->as, &cva);
+	uint32_t irqs = self->th->irqs[0];
+	struct th_cmdbuf cb;
+
+	th_as_alloc(self->th, &self->as, 4, RW);	/* counter[1] */
+	tmd = upload_tmd(self->th, &self->as, child,
+			 ptr_args(self->th, &self->as, cva), 1, 1, 0);
+	pargs[0] = cva;
+	pargs[1] = tmd;
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, parent, th_upload(self->th, &self->as, pargs, 16),
+		       16, one, four, 0, 0);
+	th_cb_sync(&cb, 1, 0);
+	dispatch1(&cb, snap, ptr_args(self->th, &self->as, cva));
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, VMGPU_RING_F_IRQ);
+	mmio = th_rd64(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_MMIO_WRITES));
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)))
+		TH_LOG("fault %u at %#llx pc %u", th_rd(self->th, 0, VMGPU_GPU_ERR_CODE),
+		       (unsigned long long)th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO),
+		       th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	EXPECT_EQ(10, counter[0]);
+	EXPECT_EQ(10, counter[1]);	/* the consumer ran after the children */
+	EXPECT_EQ(4, th_rd(self->th, 0,
+			   VMGPU_GPU_CNT_LO(VMGPU_CNT_DEVICE_LAUNCHES)));
+	EXPECT_EQ(6, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_DISPATCHES)));
+	EXPECT_EQ(irqs + 1, self->th->irqs[0]);
+	EXPECT_EQ(mmio,
+		  th_rd64(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_MMIO_WRITES)));
+	/* The children's blocks are in the trace, after the parent's. */
+	EXPECT_NE(NULL, find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 5));
+}
+
+/* A queue task's descriptor for @code with @args (16 bytes). */
+static uint64_t upload_queue(struct testhost *th, struct th_as *as,
+			     uint64_t code, uint64_t args, uint64_t items,
+			     uint32_t capacity, uint32_t coalesce,
+			     uint32_t timeout_ns)
+{
+	struct vmgpu_tmd_queue q;
+
+	memset(&q, 0, sizeof(q));
+	q.code_va = code;
+	q.args_va = args;
+	q.args_bytes = 16;
+	q.flags = VMGPU_TMD_F_QUEUE;
+	q.items_va = items;
+	q.capacity = capacity;
+	q.block[0] = q.block[1] = q.block[2] = 1;
+	q.coalesce = coalesce;
+	q.coalesce_timeout_ns = timeout_ns;
+	return th_upload(th, as, &q, sizeof(q));
+}
+
+struct queue_run {
+	uint64_t tmd, items, out;
+	uint32_t *items_p, *out_p;
+};
+
+static void queue_setup(FIXTURE_DATA(cp) *self, struct queue_run *q,
+			uint32_t capacity, uint32_t coalesce, uint32_t timeout)
+{
+	uint64_t consumer = th_kernel(self->th, &self->as, consumer_src);
+	uint64_t args[2];
+
+	q->items = th_as_alloc(self->th, &self->as, 4 * capacity, RW);
+	q->items_p = th_va(self->th, &self->as, q->items);
+	q->out = th_as_alloc(self->th, &self->as, 8, RW);
+	q->out_p = th_va(self->th, &self->as, q->out);
+	args[0] = q->items;
+	args[1] = q->out;
+	q->tmd = upload_queue(self->th, &self->as, consumer,
+			      th_upload(self->th, &self->as, args, 16),
+			      q->items, capacity, coalesce, timeout);
+}
+
+/* A packet: LAUNCH_TMD of the queue, a producer of @blocks x @threads. */
+static void queue_packet(FIXTURE_DATA(cp) *self, struct th_cmdbuf *cb,
+			 const struct queue_run *q, uint64_t queue_va,
+			 uint32_t blocks, uint32_t threads)
+{
+	uint64_t producer = th_kernel(self->th, &self->as, producer_src);
+	const uint32_t grid[3] = { blocks, 1, 1 }, blk[3] = { threads, 1, 1 };
+	struct vmgpu_cmd_launch_tmd l = vmgpu_encode_launch_tmd(q->tmd);
+
+	th_cb_init(cb);
+	th_cb_raw(cb, VMGPU_CMD_WORDS(&l), VMGPU_CMD_NWORDS(&l));
+	th_cb_dispatch(cb, producer, ptr_args(self->th, &self->as, queue_va),
+		       8, grid, blk, 0, 0);
+	th_cb_end(cb);
+}
+
+/*
+ * Two producer blocks append 30 items each; the queue task makes blocks of
+ * 8 and, after the timeout, one of the 6 left of each producer block. Every
+ * item is in exactly one block; the packet ends when the queue drained.
+ */
+TEST_F(cp, queue_task_coalesces_items_into_blocks)
+{
+	struct queue_run q;
+	struct th_cmdbuf cb;
+	uint32_t i, seen[60] = { 0 };
+
+	queue_setup(self, &q, 64, 8, 5000);
+	queue_packet(self, &cb, &q, q.tmd, 2, 30);
+	submit(self->th, &self->as, 0, &cb, 1, VMGPU_RING_F_IRQ);
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+	EXPECT_EQ(60 * 59 / 2, q.out_p[0]);
+	EXPECT_EQ(2 * (3 + 1), q.out_p[1]);	/* blocks of the queue task */
+	EXPECT_EQ(60, th_rd(self->th, 0,
+			    VMGPU_GPU_CNT_LO(VMGPU_CNT_QUEUE_ITEMS)));
+	for (i = 0; i < 60; i++) {
+		ASSERT_LT(q.items_p[i], 60);
+		seen[q.items_p[i]]++;
+	}
+	for (i = 0; i < 60; i++)
+		EXPECT_EQ(1, seen[i]);
+}
+
+/* Device-side work that cannot be done fails the packet, at the TMD. */
+TEST_F(cp, device_side_work_errors)
+{
+	uint64_t parent = th_kernel(self->th, &self->as, parent_src);
+	struct queue_run q;
+	struct th_cmdbuf cb;
+	uint64_t stray, pargs[2];
+
+	/* ENQ to an address no queue task of the packet has */
+	queue_setup(self, &q, 64, 8, 0);
+	stray = th_as_alloc(self->th, &self->as, 96, RW);
+	queue_packet(self, &cb, &q, stray, 1, 4);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_TASK);
+	EXPECT_EQ(stray, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	/* a full queue */
+	queue_setup(self, &q, 10, 8, 0);
+	queue_packet(self, &cb, &q, q.tmd, 1, 32);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_TASK);
+	EXPECT_EQ(q.tmd, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	/* a child from a queue descriptor, then from a malformed one */
+	pargs[0] = 0;
+	pargs[1] = q.tmd;
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, parent, th_upload(self->th, &self->as, pargs, 16),
+		       16, one, one, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_TASK);
+	EXPECT_EQ(q.tmd, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	pargs[1] = stray;	/* all zero: no grid, no code */
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, parent, th_upload(self->th, &self->as, pargs, 16),
+		       16, one, one, 0, 0);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_TASK);
+	EXPECT_EQ(stray, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+}
+
 /*
  * The ring entry's min_level: no task of the packet is more urgent. B
  * (priority 9) and then A (priority 1) wait behind a blocker on one SM;

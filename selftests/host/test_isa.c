@@ -1149,7 +1149,7 @@ TEST(kernel_load_validation)
 	/* Each header field broken. */
 	for (i = 0; i < 8; i++) {
 		static const uint32_t bad[8] = {
-			0x12345678, 2, 0, 0x100000, 6, 0, 1, 1
+			0x12345678, 3, 0, 0x100000, 6, 0, 1, 1
 		};
 		uint32_t *f = (uint32_t *)(void *)copy;
 
@@ -1175,7 +1175,17 @@ TEST(kernel_load_validation)
 			VMGPU_INSN(VMGPU_OP_SETP_EQ, 8, 0, 0, 0),
 			VMGPU_INSN(VMGPU_OP_BRA, 0, 0x88, 0, 0),
 			VMGPU_INSN(VMGPU_OP_SEL, 0, 0, 0, 8),
+			/* version 2 in a version 1 executable */
+			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
+			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
+			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
 		};
+		static const uint64_t v2_insns[] = {
+			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
+			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
+			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
+		};
+		uint32_t v2 = 2;
 
 		for (i = 0; i < sizeof(bad_insns) / 8; i++) {
 			memcpy(copy, img, bytes);
@@ -1184,6 +1194,15 @@ TEST(kernel_load_validation)
 			EXPECT_EQ(VMGPU_FAULT_ILLEGAL_INSTR,
 				  vg_kernel_load(&k, copy, bytes, &bad_pc));
 			EXPECT_EQ(1, bad_pc);
+		}
+		/* ... and fine in a version 2 one */
+		for (i = 0; i < sizeof(v2_insns) / 8; i++) {
+			memcpy(copy, img, bytes);
+			memcpy(copy + 4, &v2, 4);
+			memcpy(copy + 40, &v2_insns[i], 8);
+			EXPECT_EQ(VMGPU_FAULT_NONE,
+				  vg_kernel_load(&k, copy, bytes, NULL));
+			vg_kernel_free(k);
 		}
 	}
 	w = 0;
@@ -1256,7 +1275,7 @@ TEST(garbage)
 				else if (tries & 8)
 					memset(w + 5, 0, 3);
 				memcpy(&word, w, 8);
-				if (vmgpu_insn_valid(word, 16, 64))
+				if (vmgpu_insn_valid(word, VMGPU_ISA_VERSION, 16, 64))
 					break;
 			}
 			memcpy(img + 32 + j * 8, w, 8);

@@ -25,7 +25,7 @@ static void task(struct vg_wd_task *t, uint32_t prio, uint32_t blocks,
 
 struct issue {
 	struct vg_wd_task *t;
-	uint32_t sm, block;
+	uint32_t sm, block, item_base, item_count;
 	uint64_t wake;
 	bool ok;
 };
@@ -33,8 +33,16 @@ struct issue {
 static struct issue next_at(struct vg_wdist *wd, uint64_t now)
 {
 	struct issue i = { 0 };
+	struct vg_wd_cta c;
 
-	i.ok = vg_wdist_next(wd, now, &i.t, &i.sm, &i.block, &i.wake);
+	i.ok = vg_wdist_next(wd, now, &c, &i.wake);
+	if (i.ok) {
+		i.t = c.task;
+		i.sm = c.sm;
+		i.block = c.block;
+		i.item_base = c.item_base;
+		i.item_count = c.item_count;
+	}
 	return i;
 }
 
@@ -426,6 +434,198 @@ static uint32_t rnd(uint32_t n)
 {
 	rng = rng * 1103515245u + 12345u;
 	return (rng >> 8) % n;
+}
+
+static void queue_task(struct vg_wd_task *t, uint32_t prio, uint32_t coalesce,
+		       uint64_t timeout)
+{
+	memset(t, 0, sizeof(*t));
+	t->priority = prio;
+	t->queue = true;
+	t->coalesce = coalesce;
+	t->coalesce_timeout = timeout;
+	t->need.threads = 32;
+}
+
+/*
+ * W7/W5: a queue task's CTAs take @coalesce items, or the items waiting
+ * once the oldest has waited the timeout; one timer per task, restarted
+ * when a CTA leaves items behind.
+ */
+TEST(queue_coalescing_and_timeout)
+{
+	struct vg_wdist wd;
+	struct vg_wd_task q;
+	struct issue x;
+
+	vg_wdist_init(&wd, 2, &big);
+	queue_task(&q, 4, 4, 100);
+	vg_wdist_submit(&wd, &q);
+	EXPECT_EQ(VG_WD_PENDING, q.where);	/* no item: not admitted */
+	x = next_at(&wd, 0);
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(0, x.wake);
+	vg_wdist_add_items(&wd, &q, 3, 10);
+	EXPECT_EQ(VG_WD_TABLE, q.where);
+	x = next_at(&wd, 10);			/* 3 of 4: wait */
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(110, x.wake);
+	vg_wdist_add_items(&wd, &q, 1, 50);	/* the 4th */
+	x = next_at(&wd, 50);
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(0, x.block);
+	EXPECT_EQ(0, x.item_base);
+	EXPECT_EQ(4, x.item_count);
+	x = next_at(&wd, 50);
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(0, x.wake);			/* nothing waits */
+	vg_wdist_add_items(&wd, &q, 6, 60);
+	x = next_at(&wd, 60);			/* a full CTA at once */
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(1, x.block);
+	EXPECT_EQ(4, x.item_base);
+	EXPECT_EQ(4, x.item_count);
+	x = next_at(&wd, 60);			/* 2 left: timer restarted */
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(160, x.wake);
+	EXPECT_FALSE(next_at(&wd, 159).ok);
+	x = next_at(&wd, 160);
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(2, x.block);
+	EXPECT_EQ(8, x.item_base);
+	EXPECT_EQ(2, x.item_count);
+	/* Closed with CTAs running: out of the table, done when they end. */
+	EXPECT_FALSE(vg_wdist_close(&wd, &q));
+	EXPECT_EQ(VG_WD_NONE, q.where);
+	vg_wdist_block_done(&wd, &q, 0);
+	vg_wdist_block_done(&wd, &q, 0);
+	vg_wdist_block_done(&wd, &q, 1);
+	EXPECT_EQ(0, q.blocks_running);
+}
+
+/*
+ * An idle queue task (nothing waiting) gives its slot to any pending TMD,
+ * even a less urgent one, and comes back by the usual rule when items do.
+ */
+TEST(idle_queue_gives_up_its_slot)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task q, g;
+	struct issue x;
+
+	vg_wdist_init(&wd, 1, &big);
+	vg_wdist_default_policy(&pol, 1);
+	pol.table_slots = 1;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	queue_task(&q, 1, 1, 0);
+	vg_wdist_submit(&wd, &q);
+	vg_wdist_add_items(&wd, &q, 1, 0);
+	x = next(&wd);
+	ASSERT_TRUE(x.ok);
+	ASSERT_EQ(&q, x.t);
+	task(&g, 9, 2, 32);
+	vg_wdist_submit(&wd, &g);
+	EXPECT_EQ(VG_WD_TABLE, g.where);
+	EXPECT_EQ(VG_WD_PENDING, q.where);
+	EXPECT_EQ(1, q.evictions);
+	x = next(&wd);
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(&g, x.t);
+	vg_wdist_add_items(&wd, &q, 1, 0);	/* more urgent than g: evicts */
+	EXPECT_EQ(VG_WD_TABLE, q.where);
+	EXPECT_EQ(VG_WD_PENDING, g.where);
+	x = next(&wd);
+	ASSERT_TRUE(x.ok);
+	EXPECT_EQ(&q, x.t);
+	EXPECT_EQ(1, x.item_base);
+}
+
+/*
+ * Random queue tasks beside grid tasks: items arrive at random times,
+ * every item goes to exactly one CTA, in order, at most @coalesce per
+ * CTA, and closing a drained queue ends it.
+ */
+TEST(random_queues_give_every_item_to_one_cta)
+{
+	enum { NQ = 4, NG = 3 };
+	static struct { struct vg_wd_task *t; uint32_t sm; } run[4096];
+	uint32_t iter;
+
+	for (iter = 0; iter < 500; iter++) {
+		struct vg_wd_limits lim = { 2048, 65536, 65536, 1 + rnd(4) };
+		uint32_t sms = 1 + rnd(4), i, nrun = 0, target[NQ], seen[NQ];
+		struct vg_wd_task q[NQ], g[NG];
+		struct vg_wd_policy pol;
+		struct vg_wdist wd;
+		bool closed[NQ], busy = true;
+		uint64_t now = 0;
+
+		vg_wdist_init(&wd, sms, &lim);
+		vg_wdist_default_policy(&pol, sms);
+		pol.table_slots = 1 + rnd(4);
+		pol.mode = rnd(2) ? VG_WD_ROUND_ROBIN : VG_WD_LOAD_BALANCE;
+		pol.sync_latency = rnd(3) * 20;
+		ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+		for (i = 0; i < NQ; i++) {
+			queue_task(&q[i], rnd(16), 1 + rnd(8), rnd(3) * 30);
+			target[i] = 1 + rnd(200);
+			seen[i] = 0;
+			closed[i] = false;
+			vg_wdist_submit(&wd, &q[i]);
+		}
+		for (i = 0; i < NG; i++) {
+			task(&g[i], rnd(16), 1 + rnd(20), 32 * (1 + rnd(8)));
+			vg_wdist_submit(&wd, &g[i]);
+		}
+		while (busy) {
+			struct issue x;
+			uint32_t k = rnd(NQ);
+
+			if (q[k].items < target[k] && rnd(2)) {
+				uint32_t n = 1 + rnd(6);
+
+				if (n > target[k] - q[k].items)
+					n = target[k] - q[k].items;
+				vg_wdist_add_items(&wd, &q[k], n, now);
+			}
+			while ((x = next_at(&wd, now)).ok) {
+				if (x.t->queue) {
+					k = (uint32_t)(x.t - q);
+					ASSERT_EQ(seen[k], x.item_base);
+					ASSERT_GE(x.item_count, 1);
+					ASSERT_LE(x.item_count, x.t->coalesce);
+					seen[k] += x.item_count;
+				}
+				ASSERT_LT(nrun, 4096);
+				run[nrun].t = x.t;
+				run[nrun++].sm = x.sm;
+			}
+			if (nrun && rnd(2)) {
+				uint32_t r = rnd(nrun);
+
+				vg_wdist_block_done(&wd, run[r].t, run[r].sm);
+				run[r] = run[--nrun];
+			}
+			busy = nrun > 0;
+			for (i = 0; i < NQ; i++) {
+				if (!closed[i] && q[i].items == target[i] &&
+				    !vg_wdist_items_waiting(&q[i])) {
+					vg_wdist_close(&wd, &q[i]);
+					closed[i] = true;
+				}
+				busy |= !closed[i];
+			}
+			for (i = 0; i < NG; i++)
+				busy |= g[i].where != VG_WD_NONE;
+			now += 10;
+			ASSERT_LT(now, 10000000) TH_LOG("iter %u stuck", iter);
+		}
+		for (i = 0; i < NQ; i++)
+			EXPECT_EQ(target[i], seen[i]);
+		for (i = 0; i < NG; i++)
+			EXPECT_EQ(g[i].blocks_total, g[i].next_block);
+	}
 }
 
 #define NT	24
