@@ -154,6 +154,7 @@ struct dma_fence *vmgpu_ring_emit(struct vmgpu_gpu *gpu, struct vmgpu_job *job)
 	entry->seqno = job->seqno;
 	entry->as_slot = slot;
 	entry->min_level = job->ctx->level_min;
+	entry->default_level = job->ctx->level_default;
 	gpu->ring_tail = (gpu->ring_tail + 1) & (gpu->ring_entries - 1);
 	/* The entry must be in memory before the device sees the tail. */
 	wmb();

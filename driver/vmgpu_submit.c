@@ -135,14 +135,15 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 /*
  * The distributor level of a DISPATCH or SET_STATE DEFAULT_PRIORITY at
  * word @off: within the context's band, 0 meaning the packet's default.
- * A DISPATCH's 0 is written over with that default, so the device never
- * sees a level the context may not use.
+ * The device gives 0 the ring entry's default_level, the context's own
+ * (vmgpu_ring.c), for dispatches, task descriptors and children alike,
+ * and holds every task within the entry's min_level.
  */
-static int vmgpu_check_level(struct vmgpu_validate *v, u32 off, u32 *c,
-			     u32 *level_default)
+static int vmgpu_check_level(struct vmgpu_validate *v, u32 off, const u32 *c)
 {
 	const struct vmgpu_ctx *ctx = v->job->ctx;
-	u32 *field, level;
+	const u32 *field;
+	u32 level;
 
 	if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_DISPATCH)
 		field = &c[offsetof(struct vmgpu_cmd_dispatch, priority) / 4];
@@ -159,17 +160,12 @@ static int vmgpu_check_level(struct vmgpu_validate *v, u32 off, u32 *c,
 			off, level, ctx->level_min);
 		return -EACCES;
 	}
-	if (VMGPU_CMD_OP(c[0]) == VMGPU_CMD_SET_STATE)
-		*level_default = level ? level : ctx->level_default;
-	else if (!level)
-		*field = cpu_to_le32(*level_default);
 	return 0;
 }
 
 static int vmgpu_validate_cmds(struct vmgpu_validate *v, u32 *cmd, u32 words,
 			       u32 max_dispatches)
 {
-	u32 level_default = v->job->ctx->level_default;
 	struct vmgpu_cmd_checker ck;
 	enum vmgpu_cmd_verdict verdict;
 	const char *why;
@@ -191,7 +187,7 @@ static int vmgpu_validate_cmds(struct vmgpu_validate *v, u32 *cmd, u32 words,
 					    VMGPU_CMD_OP(c[0]));
 		ret = vmgpu_check_buffers(v, off, c);
 		if (!ret)
-			ret = vmgpu_check_level(v, off, c, &level_default);
+			ret = vmgpu_check_level(v, off, c);
 		if (ret)
 			return ret;
 		/* 0 means the device's default, itself bounded. */

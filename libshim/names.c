@@ -33,16 +33,11 @@ const char *vmgpu_fault_name(uint32_t fault)
 const char *vmgpu_state_name(uint32_t key)
 {
 	switch (key) {
-	case VMGPU_STATE_INSTR_BUDGET:
-		return "INSTR_BUDGET";
-	case VMGPU_STATE_DEFAULT_PRIORITY:
-		return "DEFAULT_PRIORITY";
-	case VMGPU_STATE_LAUNCH_QUOTA:
-		return "LAUNCH_QUOTA";
-	case VMGPU_STATE_SM_MASK_LO:
-		return "SM_MASK_LO";
-	case VMGPU_STATE_SM_MASK_HI:
-		return "SM_MASK_HI";
+#define X_NAME(name, code)	\
+	case (code):		\
+		return #name;
+		VMGPU_STATE_TABLE(X_NAME)
+#undef X_NAME
 	}
 	return NULL;
 }

@@ -241,11 +241,9 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 	switch (op) {
 	case VMGPU_CMD_SET_STATE:
 		switch (VMGPU_CMD_U32(cmd, vmgpu_cmd_set_state, key)) {
-		case VMGPU_STATE_INSTR_BUDGET:
-		case VMGPU_STATE_DEFAULT_PRIORITY:
-		case VMGPU_STATE_LAUNCH_QUOTA:
-		case VMGPU_STATE_SM_MASK_LO:
-		case VMGPU_STATE_SM_MASK_HI:
+#define VMGPU_STATE_X_CASE(name, code) case (code):
+		VMGPU_STATE_TABLE(VMGPU_STATE_X_CASE)
+#undef VMGPU_STATE_X_CASE
 			break;
 		default:
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,

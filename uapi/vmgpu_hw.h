@@ -200,7 +200,15 @@ struct vmgpu_ring_entry {
 	 * (1.1): any more urgent priority counts as this one. 0: no limit;
 	 * at most VMGPU_PRIORITY_LEVELS - 1.
 	 */
-	vmgpu_u32 min_level;
+	vmgpu_u16 min_level;
+	/*
+	 * (1.2) The level of the packet's tasks that give priority 0
+	 * (dispatches, task descriptors, children) until a SET_STATE
+	 * DEFAULT_PRIORITY: 0 (none: they take min_level), else min_level..
+	 * VMGPU_PRIORITY_LEVELS - 1. Was the high half of a 1.1 min_level,
+	 * always 0 there.
+	 */
+	vmgpu_u16 default_level;
 };
 
 #define VMGPU_RING_ENTRY_SIZE		32
@@ -259,19 +267,29 @@ struct vmgpu_cmd_set_state {
 	vmgpu_u32 value;
 };
 
+/*
+ * The state keys, X(NAME, code), defined once for the checker, the
+ * device, names and tools:
+ * - INSTR_BUDGET: warp instructions a dispatch may issue; 0 restores the
+ *   default.
+ * - DEFAULT_PRIORITY: priority of following tasks that give priority 0;
+ *   0: the ring entry's default_level.
+ * - LAUNCH_QUOTA (1.1): launch quota of following dispatches, blocks per
+ *   turn among tasks of equal priority; 0: none.
+ * - SM_MASK_LO/HI (1.1): SM affinity of following dispatches, SMs 0..31
+ *   and 32..63; 0: all.
+ */
+#define VMGPU_STATE_TABLE(X) \
+	X(INSTR_BUDGET, 1) \
+	X(DEFAULT_PRIORITY, 2) \
+	X(LAUNCH_QUOTA, 3) \
+	X(SM_MASK_LO, 4) \
+	X(SM_MASK_HI, 5)
+
 enum vmgpu_state_key {
-	/* Warp instructions a dispatch may issue; 0 restores the default. */
-	VMGPU_STATE_INSTR_BUDGET = 1,
-	/* Priority of following dispatches that give priority 0. */
-	VMGPU_STATE_DEFAULT_PRIORITY = 2,
-	/*
-	 * Work distributor (hardware version 1.1). Launch quota of following
-	 * dispatches: blocks per turn among tasks of equal priority; 0: none.
-	 */
-	VMGPU_STATE_LAUNCH_QUOTA = 3,
-	/* SM affinity of following dispatches, SMs 0..31 and 32..63; 0: all. */
-	VMGPU_STATE_SM_MASK_LO = 4,
-	VMGPU_STATE_SM_MASK_HI = 5,
+#define VMGPU_STATE_X_ENUM(name, code) VMGPU_STATE_##name = (code),
+	VMGPU_STATE_TABLE(VMGPU_STATE_X_ENUM)
+#undef VMGPU_STATE_X_ENUM
 };
 
 /*

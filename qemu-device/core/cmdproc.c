@@ -372,16 +372,20 @@ static void cp_fetch(struct vg_cp *cp)
     cp->entry.flags = RING_U32(raw, flags);
     cp->entry.seqno = RING_U64(raw, seqno);
     cp->entry.as_slot = RING_U32(raw, as_slot);
-    cp->entry.min_level = RING_U32(raw, min_level);
+    cp->entry.min_level = (uint16_t)RING_U32(raw, min_level);
+    cp->entry.default_level = (uint16_t)(RING_U32(raw, min_level) >> 16);
     cp->gc->packet = &cp->entry;
     cp->packet_start = vg_gpu_now(cp->gc);
     cp->pc = 0;
     cp->instr_budget = 0;
-    cp->default_priority = 0;
+    cp->default_priority = cp->entry.default_level;
     cp->launch_quota = 0;
     cp->sm_mask = 0;
 
     if (cp->entry.min_level >= VMGPU_PRIORITY_LEVELS ||
+        cp->entry.default_level >= VMGPU_PRIORITY_LEVELS ||
+        (cp->entry.default_level &&
+         cp->entry.default_level < cp->entry.min_level) ||
         (cp->entry.flags & ~VMGPU_RING_F_ALL) || cp->entry.cmdbuf_bytes % 4 ||
         cp->entry.cmdbuf_bytes > VMGPU_CMDBUF_MAX_BYTES ||
         cp->entry.as_slot >= VMGPU_AS_SLOTS) {
@@ -1006,7 +1010,8 @@ static void cp_execute(struct vg_cp *cp)
             cp->instr_budget = v;
             break;
         case VMGPU_STATE_DEFAULT_PRIORITY:
-            cp->default_priority = v;
+            /* 0: back to the ring entry's */
+            cp->default_priority = v ? v : cp->entry.default_level;
             break;
         case VMGPU_STATE_LAUNCH_QUOTA:
             cp->launch_quota = v;

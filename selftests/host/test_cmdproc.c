@@ -547,6 +547,12 @@ TEST_F(cp, ring_entry_validation)
 	/* min_level past the levels */
 	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0, VMGPU_PRIORITY_LEVELS,
 			   VMGPU_FAULT_RING, VMGPU_INT_RING);
+	/* default_level past the levels, or more urgent than min_level */
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0,
+			   VMGPU_PRIORITY_LEVELS << 16, VMGPU_FAULT_RING,
+			   VMGPU_INT_RING);
+	expect_error_entry(_metadata, self, &cb, ~0u, 0, 0, 4 | 3 << 16,
+			   VMGPU_FAULT_RING, VMGPU_INT_RING);
 	/* unknown flag */
 	expect_error_entry(_metadata, self, &cb, ~0u, 0x80, 0, 0,
 			   VMGPU_FAULT_RING, VMGPU_INT_RING);
@@ -1127,6 +1133,63 @@ TEST_F(cp, ring_entry_min_level_bounds_priorities)
 	}
 	EXPECT_EQ(2, first[0]);		/* A, more urgent */
 	EXPECT_EQ(1, first[1]);		/* both level 10: B came first */
+}
+
+/*
+ * The ring entry's default_level is the level of every task giving
+ * priority 0 — a DISPATCH, a task descriptor — until SET_STATE
+ * DEFAULT_PRIORITY. Behind a blocker on one SM, A (priority 0) and B
+ * (priority 7) wait: A goes first when the default is 5, second when it
+ * is 9, and the same for a descriptor.
+ */
+TEST_F(cp, ring_entry_default_level)
+{
+	const uint32_t two[3] = { 2, 1, 1 }, wide[3] = { 1024, 1, 1 };
+	struct vmgpu_trace_record b[8];
+	struct vmgpu_cmd_launch_tmd l;
+	uint32_t first[4];
+	struct th_cmdbuf cb;
+	uint64_t cva, va, args, tmd;
+	size_t n;
+	int i;
+
+	counter_ptr(self->th, &self->as, &cva);
+	args = ptr_args(self->th, &self->as, cva);
+	tmd = upload_tmd(self->th, &self->as, self->slow, args, 2, 1024, 0);
+	/* A descriptor's affinity is its own: SM 0 like the SET_STATE's. */
+	((struct vmgpu_tmd *)th_va(self->th, &self->as, tmd))->sm_mask = 1;
+	for (i = 0; i < 4; i++) {
+		uint32_t dflt = i % 2 ? 9 : 5;
+
+		th_cb_init(&cb);
+		th_cb_set_state(&cb, VMGPU_STATE_SM_MASK_LO, 1);
+		th_cb_dispatch(&cb, self->slow, args, 8, two, wide, 0, 12);
+		th_cb_dispatch(&cb, self->slow, args, 8, two, wide, 0, 7);
+		if (i < 2) {
+			th_cb_dispatch(&cb, self->slow, args, 8, two, wide, 0,
+				       0);
+		} else {
+			l = vmgpu_encode_launch_tmd(tmd);
+			th_cb_raw(&cb, VMGPU_CMD_WORDS(&l),
+				  VMGPU_CMD_NWORDS(&l));
+		}
+		th_cb_end(&cb);
+		va = th_cb_upload(self->th, &self->as, &cb);
+		th_push(self->th, 0, va, cb.n * 4, 20 + i, VMGPU_RING_F_IRQ, 0,
+			2 | dflt << 16);
+		th_doorbell(self->th, 0);
+		vg_device_run(self->dev);
+		ASSERT_EQ(20 + i, th_fence_mem(self->th, 0));
+		ASSERT_EQ(0, th_rd(self->th, 0,
+				   VMGPU_GPU_CNT_LO(VMGPU_CNT_ERRORS)));
+		n = blocks_of(self->dev, 20 + i, b, 8);
+		ASSERT_EQ(6, n);
+		first[i] = b[2].dispatch;
+	}
+	EXPECT_EQ(2, first[0]);		/* default 5 < 7 */
+	EXPECT_EQ(1, first[1]);		/* default 9 > 7 */
+	EXPECT_EQ(2, first[2]);		/* the descriptor alike */
+	EXPECT_EQ(1, first[3]);
 }
 
 /* A valid single-block dispatch, then one field changed. */

@@ -271,11 +271,12 @@ void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 
 void th_push(struct testhost *th, unsigned int gpu, uint64_t cmdbuf_va,
 	     uint32_t bytes, uint64_t seqno, uint32_t flags, uint32_t slot,
-	     uint32_t min_level)
+	     uint32_t levels)
 {
 	struct vmgpu_ring_entry e = {
 		.cmdbuf_va = cmdbuf_va, .cmdbuf_bytes = bytes, .flags = flags,
-		.seqno = seqno, .as_slot = slot, .min_level = min_level,
+		.seqno = seqno, .as_slot = slot, .min_level = (uint16_t)levels,
+		.default_level = (uint16_t)(levels >> 16),
 	};
 	uint32_t tail = th->ring_tail[gpu];
 

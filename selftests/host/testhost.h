@@ -75,10 +75,13 @@ void th_gpu_setup(struct testhost *th, unsigned int gpu, uint32_t entries);
 /* Point slot @slot of @gpu at @as. */
 void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 		 const struct th_as *as);
-/* Write one ring entry at the tail (no doorbell). */
+/*
+ * Write one ring entry at the tail (no doorbell); @levels: min_level in
+ * the low 16 bits, default_level in the high 16.
+ */
 void th_push(struct testhost *th, unsigned int gpu, uint64_t cmdbuf_va,
 	     uint32_t bytes, uint64_t seqno, uint32_t flags, uint32_t slot,
-	     uint32_t min_level);
+	     uint32_t levels);
 /* Publish the tail and ring the doorbell. */
 void th_doorbell(struct testhost *th, unsigned int gpu);
 uint64_t th_fence_mem(struct testhost *th, unsigned int gpu);
