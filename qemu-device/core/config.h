@@ -67,6 +67,8 @@
       "SMs 0..31 of throttle mode's subset; 0: the first half")                \
     X(wd_sync_ns, "wd-sync-ns", 0, 0, 1000000, "ns",                           \
       "TMD state sync to an SM until its acknowledgement")                     \
+    X(wd_evict_ns, "wd-evict-ns", 0, 0, 1000000, "ns",                         \
+      "eviction: the slot's state saved and reloaded for the newcomer")        \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \
       "default warp instructions per dispatch (stops a runaway kernel)")
 

@@ -70,6 +70,8 @@ TEST(global_registers)
 	EXPECT_EQ(VMGPU_HW_MAGIC, vg_device_mmio_read(dev, VMGPU_REG_MAGIC));
 	EXPECT_EQ(3, vg_device_mmio_read(dev, VMGPU_REG_NUM_GPUS));
 	EXPECT_TRUE(vg_device_mmio_read(dev, VMGPU_REG_CAPS) & VMGPU_CAP_TRACE);
+	EXPECT_TRUE(vg_device_mmio_read(dev, VMGPU_REG_CAPS) &
+		    VMGPU_CAP_TRACE_TMD);
 	vg_device_mmio_write(dev, VMGPU_REG_SCRATCH, 0x1234);
 	EXPECT_EQ(0x1234, vg_device_mmio_read(dev, VMGPU_REG_SCRATCH));
 	/* Pages past the last GPU read as zero and ignore writes. */
