@@ -274,12 +274,13 @@ static void put_tmd(const struct svg *s, const struct vmgpu_trace_record *r,
                     uint64_t slot_end)
 {
     double x = x_of(s, r->start_ns);
-    double w = x_of(s, slot_end) - x;
+    double w = 0;
     char a[24], b[24], title[160];
 
     fmt_us(a, sizeof(a), r->start_ns, 3);
     fmt_us(b, sizeof(b), slot_end, 3);
     if (vg_trace_slot_entry(r)) {
+        w = x_of(s, slot_end) - x;
         bool resumed = r->aux == VMGPU_TRACE_TMD_RESUMED;
 
         w = w < 0.5 ? 0.5 : w;
@@ -475,11 +476,20 @@ int vg_trace_svg_write(const struct vmgpu_trace_record *recs, size_t n,
             continue;
         }
         if (recs[i].kind == VMGPU_TRACE_TMD) {
-            if (l.tracks[t].group == VG_TRACE_GROUP_SLOT) {
+            /* Stays first, eviction marks on top of them below. */
+            if (vg_trace_slot_entry(&recs[i])) {
                 put_tmd(&s, &recs[i], &rows[t], &l.tracks[t], l.slot_end[i]);
             }
         } else {
             put_record(&s, &recs[i], &rows[t], &l.tracks[t]);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        size_t t = l.track_of[i];
+
+        if (rows[t].h && recs[i].kind == VMGPU_TRACE_TMD &&
+            recs[i].aux == VMGPU_TRACE_TMD_EVICTED && recs[i].wd_slot) {
+            put_tmd(&s, &recs[i], &rows[t], &l.tracks[t], 0);
         }
     }
     put_legend(&s, bottom, present, more);
