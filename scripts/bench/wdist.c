@@ -6,8 +6,10 @@
  *
  * 1. Priority latency: a low-priority kernel fills every SM (grids of 1x,
  *    10x and 100x the SM count, blocks of 1024 threads, two resident per
- *    SM); a short high-priority kernel arrives just after it, in the same
- *    packet with no SYNC. Its latency, from the command processor
+ *    SM); a short high-priority kernel arrives just after it (four NOPs,
+ *    0.4 us, once the SMs have acknowledged their state and hold its
+ *    blocks), in the same packet with no SYNC. Its latency, from the
+ *    command processor
  *    reaching its DISPATCH to its last block done, first come first
  *    served (wd-fifo=1) against priorities.
  * 2. Load balance against round robin on an imbalanced mix: blocks lasting
@@ -165,7 +167,7 @@ static void priority_latency(void)
 {
 	static const uint32_t mult[] = { 1, 10, 100 };
 	uint64_t lat[2][3], block_ns = 0;
-	unsigned int m, fifo;
+	unsigned int m, fifo, k;
 
 	printf("== high-priority latency while a low-priority kernel fills %u SMs (device ns)\n",
 	       SMS);
@@ -179,6 +181,9 @@ static void priority_latency(void)
 			config(&c, !fifo, 0);
 			rig_init(&r, &c);
 			add_fill(&r, mult[m] * SMS, 1024, 200, 8);
+			/* 400 ns: its blocks are on the SMs (wd-sync-ns) */
+			for (k = 0; k < 4; k++)
+				th_cb_nop(&r.cb);
 			add_fill(&r, 1, 64, 0, 1);
 			recs = run(&r, &n);
 			lat[fifo][m] = latency(recs, n, 1, &block_ns);
@@ -297,9 +302,9 @@ struct evict_result {
 };
 
 /*
- * Run 3 on 4 SMs with @slots table slots: d0 (priority 12, 24 blocks) and
- * d1 (priority 8, 16 blocks) of 1024 threads, two resident per SM; d2
- * (priority 1, 4 blocks of 256 threads) 40 NOPs later. With @costs the
+ * Run 3 on 4 SMs with @slots table slots: d0 (priority 12, 24 blocks) and,
+ * 4 NOPs later, d1 (priority 8, 16 blocks) of 1024 threads, two resident
+ * per SM; d2 (priority 1, 4 blocks of 256 threads) 40 NOPs later. With @costs the
  * default state-sync and eviction latencies, else 0. If @trace, the
  * run's trace goes to @trace.json and @trace.svg.
  */
@@ -322,6 +327,8 @@ static struct evict_result evict_run(uint32_t slots, bool costs,
 	}
 	rig_init(&r, &c);
 	add_fill(&r, 24, 1024, 200, 12);
+	for (k = 0; k < 4; k++)		/* d0's blocks are on the SMs */
+		th_cb_nop(&r.cb);
 	add_fill(&r, 16, 1024, 200, 8);
 	for (k = 0; k < 40; k++)
 		th_cb_nop(&r.cb);
