@@ -25,6 +25,7 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[] = {
 		"mmu", "sync", "timestamp", "copy", "wait-value", "trace",
+		"trace-tmd",
 	};
 	unsigned int i;
 

@@ -8,7 +8,9 @@
  *   vmgpu-trace stop                 stop recording, keep the buffer
  *   vmgpu-trace dump [IN]            trace-event JSON on stdout
  *   vmgpu-trace svg [IN] OUT.svg     SVG timeline ("-": stdout)
- *   vmgpu-trace summary [IN]         per GPU busy %, packets, dispatches...
+ *   vmgpu-trace summary [IN]         per GPU busy %, packets, dispatches...;
+ *                                    per task-table slot its occupancy,
+ *                                    evictions and resumes
  *
  * IN is a file of raw records (struct vmgpu_trace_record, uapi/vmgpu_hw.h)
  * as read from the driver's debugfs file "trace"; without it the device's
@@ -35,7 +37,9 @@ static const struct tool tool = {
 	"       vmgpu-trace stop               stop recording, keep the records\n"
 	"       vmgpu-trace dump [IN]          Chrome/Perfetto trace-event JSON\n"
 	"       vmgpu-trace svg [IN] OUT.svg   SVG timeline (OUT.svg - : stdout)\n"
-	"       vmgpu-trace summary [IN]       per GPU busy %, packets, dispatches\n"
+	"       vmgpu-trace summary [IN]       per GPU busy %, packets, dispatches;\n"
+	"                                      per task-table slot occupancy,\n"
+	"                                      evictions, resumes\n"
 	"IN: raw records as read from debugfs (default: the device's buffer)\n"
 	"  -h, --help      this help\n"
 	"  --version       the version\n",

@@ -86,6 +86,8 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_COPY			(1u << 3)
 #define VMGPU_CAP_WAIT_VALUE		(1u << 4)
 #define VMGPU_CAP_TRACE			(1u << 5)
+/* Trace records of kind TMD, and BLOCK records carry wd_slot. */
+#define VMGPU_CAP_TRACE_TMD		(1u << 6)
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -546,7 +548,24 @@ enum vmgpu_trace_kind {
 	VMGPU_TRACE_PACKET,		/* ring entry fetched .. fence written */
 	VMGPU_TRACE_ERROR,		/* instant: aux = VMGPU_FAULT_* */
 	VMGPU_TRACE_IRQ,		/* instant: aux = VMGPU_INT_* raised */
+	VMGPU_TRACE_TMD,		/* instant: aux = VMGPU_TRACE_TMD_* */
 	VMGPU_TRACE_NUM_KINDS
+};
+
+/*
+ * A TMD record (VMGPU_CAP_TRACE_TMD) marks a state change of a task in
+ * the GPU's work distributor: dispatch = the task's dispatch index, block
+ * = its resume location (first block not issued), wd_slot = its
+ * task-table slot + 1 (0 while pending), value = its priority level,
+ * value2 = the times it has been evicted so far.
+ */
+enum vmgpu_trace_tmd_state {
+	VMGPU_TRACE_TMD_PENDING = 1,	/* submitted: in its pending list */
+	VMGPU_TRACE_TMD_TABLE,		/* allocated a task-table slot */
+	VMGPU_TRACE_TMD_EVICTED,	/* left its slot for a more urgent one */
+	VMGPU_TRACE_TMD_RESUMED,	/* back in a slot after an eviction */
+	VMGPU_TRACE_TMD_DONE,		/* left the table: last block done */
+	VMGPU_TRACE_TMD_REMOVED,	/* abandoned (packet failed or reset) */
 };
 
 #define VMGPU_TRACE_SM_NONE		0xffff	/* not on an SM (CP) */
@@ -563,7 +582,7 @@ struct vmgpu_trace_record {		/* 64 bytes, little-endian */
 	vmgpu_u32 block;		/* linear block index, or _NONE */
 	vmgpu_u32 aux;			/* kind-specific, see above */
 	vmgpu_u32 as_slot;
-	vmgpu_u32 reserved;		/* zero */
+	vmgpu_u32 wd_slot;		/* BLOCK, TMD: task-table slot + 1; 0: none */
 	vmgpu_u64 value;		/* BLOCK: warp instructions; CMD COPY: bytes */
 	vmgpu_u64 value2;		/* BLOCK: global bytes moved */
 };

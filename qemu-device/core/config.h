@@ -54,7 +54,7 @@
     X(launch_ns, "launch-ns", 2000, 0, 10000000, "ns",                         \
       "dispatch to its first block (kernel launch overhead)")                  \
     X(block_launch_ns, "block-launch-ns", 100, 0, 10000000, "ns",              \
-      "per-block setup on the SM")                                             \
+      "per-block setup on the SM: ~150 cycles, see below")                     \
     X(fence_ns, "fence-ns", 1000, 0, 10000000, "ns",                           \
       "fence write and MSI over PCIe")                                         \
     X(wd_table_slots, "wd-table-slots", 32, 1, 128, "",                        \
@@ -65,8 +65,10 @@
       "1: ignore priorities, first come first served (a baseline)")            \
     X(wd_throttle_sms, "wd-throttle-sms", 0, 0, UINT32_MAX, "",                \
       "SMs 0..31 of throttle mode's subset; 0: the first half")                \
-    X(wd_sync_ns, "wd-sync-ns", 0, 0, 1000000, "ns",                           \
-      "TMD state sync to an SM until its acknowledgement")                     \
+    X(wd_sync_ns, "wd-sync-ns", 150, 0, 1000000, "ns",                         \
+      "TMD state sync to an SM until its ack: ~1 L2 round trip [3]_")          \
+    X(wd_evict_ns, "wd-evict-ns", 500, 0, 1000000, "ns",                       \
+      "eviction: slot state saved, newcomer's loaded: ~local-lat-ns")          \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \
       "default warp instructions per dispatch (stops a runaway kernel)")
 

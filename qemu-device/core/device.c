@@ -153,6 +153,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     pol.fifo = cfg->wd_fifo;
     pol.throttle_sms = cfg->wd_throttle_sms;
     pol.sync_latency = VG_NS(cfg->wd_sync_ns);
+    pol.evict_latency = VG_NS(cfg->wd_evict_ns);
     if (vg_wdist_set_policy(&g->wd, &pol)) {
         vg_gpu_common_destroy(&g->c);
         return -1;
@@ -309,7 +310,8 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
         return VMGPU_ISA_VERSION;
     case VMGPU_REG_CAPS:
         return VMGPU_CAP_MMU | VMGPU_CAP_SYNC | VMGPU_CAP_TIMESTAMP |
-               VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE;
+               VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |
+               VMGPU_CAP_TRACE_TMD;
     case VMGPU_REG_SCRATCH:
         return dev->scratch;
     case VMGPU_REG_WARP_SIZE:

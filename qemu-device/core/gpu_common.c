@@ -90,37 +90,43 @@ void vg_gpu_raise(struct vg_gpu_common *gc, uint32_t bits)
     }
 }
 
-void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
-                  vg_time_t start, vg_time_t end, uint32_t dispatch,
-                  uint32_t block, uint32_t aux, uint64_t value, uint64_t value2)
+void vg_gpu_trace_record(struct vg_gpu_common *gc, struct vmgpu_trace_record *r)
 {
-    struct vmgpu_trace_record r;
     bool keep = __atomic_load_n(&gc->sink->on, __ATOMIC_RELAXED);
 
     if ((!keep && !gc->host->trace_record) || vg_gpu_stale(gc)) {
         return;
     }
+    r->seqno = gc->packet ? gc->packet->seqno : 0;
+    r->gpu = (uint8_t)gc->index;
+    r->as_slot = gc->packet ? gc->packet->as_slot : 0;
+    if (gc->host->trace_record) {
+        gc->host->trace_record(gc->host->opaque, r);
+    }
+    if (keep) {
+        pthread_mutex_lock(&gc->sink->lock);
+        vg_trace_emit(&gc->sink->trace, r);
+        pthread_mutex_unlock(&gc->sink->lock);
+    }
+}
+
+void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
+                  vg_time_t start, vg_time_t end, uint32_t dispatch,
+                  uint32_t block, uint32_t aux, uint64_t value, uint64_t value2)
+{
+    struct vmgpu_trace_record r;
+
     memset(&r, 0, sizeof(r));
     r.start_ns = start / VG_PS_PER_NS;
     r.end_ns = end / VG_PS_PER_NS;
-    r.seqno = gc->packet ? gc->packet->seqno : 0;
     r.kind = kind;
-    r.gpu = (uint8_t)gc->index;
     r.sm = sm;
     r.dispatch = dispatch;
     r.block = block;
     r.aux = aux;
-    r.as_slot = gc->packet ? gc->packet->as_slot : 0;
     r.value = value;
     r.value2 = value2;
-    if (gc->host->trace_record) {
-        gc->host->trace_record(gc->host->opaque, &r);
-    }
-    if (keep) {
-        pthread_mutex_lock(&gc->sink->lock);
-        vg_trace_emit(&gc->sink->trace, &r);
-        pthread_mutex_unlock(&gc->sink->lock);
-    }
+    vg_gpu_trace_record(gc, &r);
 }
 
 void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,

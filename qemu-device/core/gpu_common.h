@@ -155,6 +155,12 @@ void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
                   vg_time_t start, vg_time_t end, uint32_t dispatch,
                   uint32_t block, uint32_t aux, uint64_t value,
                   uint64_t value2);
+/*
+ * The same for a record the caller filled (times in ns, kind-specific
+ * fields): gpu, seqno and as_slot are filled in here.
+ */
+void vg_gpu_trace_record(struct vg_gpu_common *gc,
+                         struct vmgpu_trace_record *r);
 /* Queue an event of this GPU at @time (never before now). */
 void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
                  uint32_t a, uint32_t b);

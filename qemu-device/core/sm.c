@@ -7,6 +7,36 @@
 
 #include "sm.h"
 
+/* The distributor's observer: a TMD trace record per state change. */
+static void observe_task(void *opaque, const struct vg_wd_task *t,
+                         enum vg_wd_event ev)
+{
+    static const uint32_t state[] = {
+        [VG_WD_EV_PENDING] = VMGPU_TRACE_TMD_PENDING,
+        [VG_WD_EV_TABLE] = VMGPU_TRACE_TMD_TABLE,
+        [VG_WD_EV_EVICTED] = VMGPU_TRACE_TMD_EVICTED,
+        [VG_WD_EV_RESUMED] = VMGPU_TRACE_TMD_RESUMED,
+        [VG_WD_EV_DONE] = VMGPU_TRACE_TMD_DONE,
+        [VG_WD_EV_REMOVED] = VMGPU_TRACE_TMD_REMOVED,
+    };
+    struct vg_sms *sms = opaque;
+    /* The task is the first member of its dispatch. */
+    const struct vg_dispatch *d = (const struct vg_dispatch *)t;
+    struct vmgpu_trace_record r;
+
+    memset(&r, 0, sizeof(r));
+    r.start_ns = r.end_ns = vg_gpu_now(sms->gc) / VG_PS_PER_NS;
+    r.kind = VMGPU_TRACE_TMD;
+    r.sm = VMGPU_TRACE_SM_NONE;
+    r.dispatch = d->index;
+    r.block = t->next_block;
+    r.aux = state[ev];
+    r.wd_slot = ev == VG_WD_EV_PENDING ? 0 : t->slot + 1;
+    r.value = t->level;
+    r.value2 = t->evictions;
+    vg_gpu_trace_record(sms->gc, &r);
+}
+
 int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
                 struct vg_wdist *wd)
 {
@@ -17,6 +47,8 @@ int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
     sms->wd = wd;
     sms->num_sms = gc->cfg->sms;
     sms->slots_per_sm = gc->cfg->sm_blocks;
+    wd->observe = observe_task;
+    wd->observe_opaque = sms;
     sms->interp = vg_interp_new();
     if (!sms->interp) {
         return -1;
@@ -129,6 +161,7 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
     slot->faulted = r != 0;
     slot->warp_instrs = stats.warp_instrs;
     slot->bytes = bytes;
+    slot->wd_slot = d->task.slot;
     sms->resident++;
     if (!d->started) {
         d->started = true;
@@ -161,6 +194,7 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
 {
     struct vg_gpu_common *gc = sms->gc;
     struct vg_block_slot *slot;
+    struct vmgpu_trace_record r;
     struct vg_dispatch *d;
 
     if (sm >= sms->num_sms || slot_index >= sms->slots_per_sm) {
@@ -175,9 +209,18 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
     vg_wdist_block_done(sms->wd, &d->task, sm);
     sms->resident--;
     gc->cnt[VMGPU_CNT_BLOCKS]++;
-    vg_gpu_trace(gc, VMGPU_TRACE_BLOCK, (uint16_t)sm, slot->start, slot->end,
-                 d->index, slot->block, slot->faulted ? slot->fault.code : 0,
-                 slot->warp_instrs, slot->bytes);
+    memset(&r, 0, sizeof(r));
+    r.start_ns = slot->start / VG_PS_PER_NS;
+    r.end_ns = slot->end / VG_PS_PER_NS;
+    r.kind = VMGPU_TRACE_BLOCK;
+    r.sm = (uint16_t)sm;
+    r.dispatch = d->index;
+    r.block = slot->block;
+    r.aux = slot->faulted ? slot->fault.code : 0;
+    r.wd_slot = slot->wd_slot + 1;
+    r.value = slot->warp_instrs;
+    r.value2 = slot->bytes;
+    vg_gpu_trace_record(gc, &r);
 
     memset(out, 0, sizeof(*out));
     out->d = d;

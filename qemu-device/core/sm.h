@@ -10,6 +10,11 @@
  * (or discarded), its resources go back to the distributor, and the
  * outcome is handed back to the event loop, which passes it on to the
  * command processor. The SMs never call the command processor.
+ *
+ * The SMs also wire the distributor's observer to the trace: each state
+ * change of a task (pending, in the table, evicted, resumed, done,
+ * removed) becomes a VMGPU_TRACE_TMD record, and block records carry the
+ * task-table slot their task held at issue.
  */
 #ifndef VG_SM_H
 #define VG_SM_H
@@ -58,6 +63,7 @@ struct vg_block_slot {
     bool faulted;
     struct vg_fault_info fault;
     uint64_t warp_instrs, bytes;
+    uint32_t wd_slot; /* its task's task-table slot at issue */
 };
 
 struct vg_sm {

@@ -44,7 +44,7 @@ void vg_trace_record_encode(const struct vmgpu_trace_record *r,
     vg_st_le32(out + 32, r->block);
     vg_st_le32(out + 36, r->aux);
     vg_st_le32(out + 40, r->as_slot);
-    vg_st_le32(out + 44, 0);
+    vg_st_le32(out + 44, r->wd_slot);
     vg_st_le64(out + 48, r->value);
     vg_st_le64(out + 56, r->value2);
 }
@@ -62,7 +62,7 @@ void vg_trace_record_decode(const uint8_t in[VMGPU_TRACE_RECORD_SIZE],
     r->block = vg_ld_le32(in + 32);
     r->aux = vg_ld_le32(in + 36);
     r->as_slot = vg_ld_le32(in + 40);
-    r->reserved = vg_ld_le32(in + 44);
+    r->wd_slot = vg_ld_le32(in + 44);
     r->value = vg_ld_le64(in + 48);
     r->value2 = vg_ld_le64(in + 56);
 }
@@ -114,11 +114,27 @@ uint64_t vg_trace_end_ns(const struct vmgpu_trace_record *r)
     return r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
 }
 
-/* Spans get lanes; everything else sits on the CP's first lane. */
+bool vg_trace_slot_entry(const struct vmgpu_trace_record *r)
+{
+    return r->kind == VMGPU_TRACE_TMD && r->wd_slot &&
+           (r->aux == VMGPU_TRACE_TMD_TABLE ||
+            r->aux == VMGPU_TRACE_TMD_RESUMED);
+}
+
+/* A TMD record of a slot (not a pending one): on the slot's track. */
+static bool is_slot_rec(const struct vmgpu_trace_record *r)
+{
+    return r->kind == VMGPU_TRACE_TMD && r->wd_slot;
+}
+
+/*
+ * Spans and slot records get lanes; everything else sits on the CP's
+ * first lane.
+ */
 static bool is_span(const struct vmgpu_trace_record *r)
 {
     return r->kind == VMGPU_TRACE_CMD || r->kind == VMGPU_TRACE_PACKET ||
-           r->kind == VMGPU_TRACE_BLOCK;
+           r->kind == VMGPU_TRACE_BLOCK || is_slot_rec(r);
 }
 
 static unsigned int group_of(const struct vmgpu_trace_record *r)
@@ -128,14 +144,20 @@ static unsigned int group_of(const struct vmgpu_trace_record *r)
         return VG_TRACE_GROUP_COMMANDS;
     case VMGPU_TRACE_BLOCK:
         return VG_TRACE_GROUP_SM;
+    case VMGPU_TRACE_TMD:
+        return r->wd_slot ? VG_TRACE_GROUP_SLOT : VG_TRACE_GROUP_CP;
     default:
         return VG_TRACE_GROUP_CP;
     }
 }
 
+/* The SM of a block, the slot of a slot record (kept to 16 bits). */
 static unsigned int group_sm_of(const struct vmgpu_trace_record *r)
 {
-    return r->kind == VMGPU_TRACE_BLOCK ? r->sm : 0;
+    if (r->kind == VMGPU_TRACE_BLOCK) {
+        return r->sm;
+    }
+    return is_slot_rec(r) ? (r->wd_slot - 1) & 0xffff : 0;
 }
 
 #define CMP(a, b)                                                              \
@@ -198,6 +220,63 @@ static void add_track(struct vg_trace_layout *l, unsigned int gpu,
     t->index = (*index)++;
 }
 
+/* A slot record: its track, then its position in the records. */
+struct slot_key {
+    size_t track, rec;
+};
+
+static int cmp_slot_key(const void *pa, const void *pb)
+{
+    const struct slot_key *a = pa, *b = pb;
+
+    CMP(a->track, b->track);
+    CMP(a->rec, b->rec);
+    return 0;
+}
+
+/*
+ * Each slot entry lasts until the next record on its slot's track, in
+ * record order (the device writes a slot's records in the order they
+ * happen), or until the trace's last end.
+ */
+static int slot_ends(struct vg_trace_layout *l,
+                     const struct vmgpu_trace_record *recs, size_t n)
+{
+    struct slot_key *key = calloc(n ? n : 1, sizeof(*key));
+    size_t m = 0, i;
+    uint64_t last = 0;
+
+    l->slot_end = calloc(n ? n : 1, sizeof(*l->slot_end));
+    if (!key || !l->slot_end) {
+        free(key);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        if (vg_trace_end_ns(&recs[i]) > last) {
+            last = vg_trace_end_ns(&recs[i]);
+        }
+        if (is_slot_rec(&recs[i])) {
+            key[m].track = l->track_of[i];
+            key[m++].rec = i;
+        }
+    }
+    qsort(key, m, sizeof(*key), cmp_slot_key);
+    for (i = 0; i < m; i++) {
+        const struct vmgpu_trace_record *r = &recs[key[i].rec];
+        uint64_t end = last;
+
+        if (!vg_trace_slot_entry(r)) {
+            continue;
+        }
+        if (i + 1 < m && key[i + 1].track == key[i].track) {
+            end = recs[key[i + 1].rec].start_ns;
+        }
+        l->slot_end[key[i].rec] = end > r->start_ns ? end : r->start_ns;
+    }
+    free(key);
+    return 0;
+}
+
 int vg_trace_layout_init(struct vg_trace_layout *l,
                          const struct vmgpu_trace_record *recs, size_t n)
 {
@@ -244,20 +323,22 @@ int vg_trace_layout_init(struct vg_trace_layout *l,
             const struct vmgpu_trace_record *r = order[j];
             uint32_t k = 0;
 
-            while (k < grp->lanes && lane_end[k] > r->start_ns) {
+            /* A slot's records are instants: its one lane. */
+            while (k < grp->lanes && lane_end[k] > r->start_ns &&
+                   !is_slot_rec(r)) {
                 k++;
             }
             if (k == grp->lanes) {
                 grp->lanes++;
             }
-            lane_end[k] = vg_trace_end_ns(r);
+            lane_end[k] = is_slot_rec(r) ? r->start_ns : vg_trace_end_ns(r);
             lane[r - recs] = k;
             group_idx[r - recs] = ngroups;
         }
         ngroups++;
     }
 
-    /* Tracks in display order: per GPU its CP lanes, commands, SMs. */
+    /* Tracks in display order: per GPU CP lanes, commands, slots, SMs. */
     gi = 0;
     for (g = 0; g < 256; g++) {
         uint32_t index = 0, k;
@@ -283,6 +364,10 @@ int vg_trace_layout_init(struct vg_trace_layout *l,
                              ? groups[group_idx[i]].first_track + lane[i]
                              : cp_track[recs[i].gpu];
     }
+    if (slot_ends(l, recs, n)) {
+        vg_trace_layout_destroy(l);
+        goto out;
+    }
     ret = 0;
 out:
     free(order);
@@ -297,6 +382,7 @@ void vg_trace_layout_destroy(struct vg_trace_layout *l)
 {
     free(l->tracks);
     free(l->track_of);
+    free(l->slot_end);
     memset(l, 0, sizeof(*l));
 }
 
@@ -310,6 +396,8 @@ void vg_trace_track_name(const struct vg_trace_track *t, char *buf,
 
     if (t->group == VG_TRACE_GROUP_SM) {
         snprintf(buf, len, "SM %u / lane %u", t->sm, t->lane);
+    } else if (t->group == VG_TRACE_GROUP_SLOT) {
+        snprintf(buf, len, "slot %u", t->sm);
     } else if (t->lane) {
         snprintf(buf, len, "%s / lane %u", group_names[t->group], t->lane);
     } else {
@@ -341,6 +429,23 @@ const char *vg_trace_fault_name(uint32_t fault)
                                                          : "?";
 }
 
+static const char *const tmd_state_names[] = {
+    [VMGPU_TRACE_TMD_PENDING] = "pending",
+    [VMGPU_TRACE_TMD_TABLE] = "table",
+    [VMGPU_TRACE_TMD_EVICTED] = "evicted",
+    [VMGPU_TRACE_TMD_RESUMED] = "resumed",
+    [VMGPU_TRACE_TMD_DONE] = "done",
+    [VMGPU_TRACE_TMD_REMOVED] = "removed",
+};
+
+const char *vg_trace_tmd_state_name(uint32_t state)
+{
+    return state < sizeof(tmd_state_names) / sizeof(tmd_state_names[0]) &&
+                   tmd_state_names[state]
+               ? tmd_state_names[state]
+               : "?";
+}
+
 /* Device time in ns as trace-event microseconds. */
 static void put_ts(FILE *f, const char *key, uint64_t ns)
 {
@@ -368,6 +473,9 @@ static void put_args(FILE *f, const struct vmgpu_trace_record *r)
     if (r->kind == VMGPU_TRACE_BLOCK) {
         fprintf(f, ",\"warp_instrs\":%" PRIu64 ",\"bytes\":%" PRIu64, r->value,
                 r->value2);
+        if (r->wd_slot) {
+            fprintf(f, ",\"tmd_slot\":%u", r->wd_slot - 1);
+        }
     }
     if (r->kind == VMGPU_TRACE_CMD && r->aux == VMGPU_CMD_COPY) {
         fprintf(f, ",\"bytes\":%" PRIu64, r->value);
@@ -380,11 +488,48 @@ static uint64_t dur_of(const struct vmgpu_trace_record *r)
     return vg_trace_end_ns(r) - r->start_ns;
 }
 
+/*
+ * A TMD record: a slot entry is a complete event on the slot's track for
+ * its stay; the other state changes are instants (pending on the CP's
+ * track, the rest on the slot's).
+ */
+static void put_tmd(FILE *f, const struct vmgpu_trace_record *r,
+                    unsigned int tid, uint64_t slot_end)
+{
+    const char *state = vg_trace_tmd_state_name(r->aux);
+
+    if (vg_trace_slot_entry(r)) {
+        fprintf(f, "{\"name\":\"d%u\",\"cat\":\"tmd\",\"ph\":\"X\",",
+                r->dispatch);
+        put_common(f, r, tid);
+        fputc(',', f);
+        put_ts(f, "dur", slot_end - r->start_ns);
+    } else {
+        fprintf(f,
+                "{\"name\":\"%s d%u\",\"cat\":\"tmd\",\"ph\":\"i\","
+                "\"s\":\"t\",",
+                state, r->dispatch);
+        put_common(f, r, tid);
+    }
+    fprintf(f,
+            ",\"args\":{\"seqno\":%" PRIu64 ",\"dispatch\":%u,"
+            "\"state\":\"%s\",\"resume_block\":%u,\"level\":%" PRIu64
+            ",\"evictions\":%" PRIu64,
+            r->seqno, r->dispatch, state, r->block, r->value, r->value2);
+    if (r->wd_slot) {
+        fprintf(f, ",\"tmd_slot\":%u", r->wd_slot - 1);
+    }
+    fputs("}}", f);
+}
+
 /* Record @idx of a trace, on thread @tid of its GPU. */
-static void put_event(FILE *f, const struct vmgpu_trace_record *r,
-                      size_t idx, unsigned int tid)
+static void put_event(FILE *f, const struct vmgpu_trace_record *r, size_t idx,
+                      unsigned int tid, const struct vg_trace_layout *l)
 {
     switch (r->kind) {
+    case VMGPU_TRACE_TMD:
+        put_tmd(f, r, tid, l->slot_end[idx]);
+        return;
     case VMGPU_TRACE_CMD:
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"cmd\",\"ph\":\"X\",",
                 vmgpu_cmd_name(r->aux) ? vmgpu_cmd_name(r->aux) : "CMD?");
@@ -486,7 +631,7 @@ int vg_trace_json_write(const struct vmgpu_trace_record *recs, size_t n,
     }
     for (i = 0; i < n; i++) {
         fputs(i || l.ntracks ? ",\n" : "\n", out);
-        put_event(out, &recs[i], i, l.tracks[l.track_of[i]].index);
+        put_event(out, &recs[i], i, l.tracks[l.track_of[i]].index, &l);
     }
     fputs("\n]}\n", out);
     vg_trace_layout_destroy(&l);
@@ -614,6 +759,12 @@ int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
         case VMGPU_TRACE_IRQ:
             g->irqs++;
             break;
+        case VMGPU_TRACE_TMD:
+            g->tmd_records++;
+            g->slot_entries += vg_trace_slot_entry(r);
+            g->evictions += r->aux == VMGPU_TRACE_TMD_EVICTED;
+            g->resumes += r->aux == VMGPU_TRACE_TMD_RESUMED;
+            break;
         }
     }
     /* Busy time: the union of each GPU's packet spans. */
@@ -644,6 +795,70 @@ static void put_us(FILE *f, int width, uint64_t ns)
     snprintf(buf, sizeof(buf), "%" PRIu64 ".%03u", ns / 1000,
              (unsigned int)(ns % 1000));
     fprintf(f, "%*s", width, buf);
+}
+
+/* What the records of one task-table slot add up to. */
+struct slot_sum {
+    uint64_t occupied_ns;
+    uint32_t entries, evictions, resumes;
+};
+
+/* Per task-table slot with records: occupancy, entries, evictions. */
+static int slots_write(const struct vmgpu_trace_record *recs, size_t n,
+                       const struct vg_trace_summary *s, FILE *out)
+{
+    uint64_t makespan = s->last_ns - s->first_ns;
+    struct vg_trace_layout l;
+    struct slot_sum *sum;
+    size_t i;
+    unsigned int g;
+    bool any = false;
+
+    for (g = 0; g < 256; g++) {
+        any |= s->gpu[g].tmd_records != 0;
+    }
+    if (!any) {
+        return 0;
+    }
+    if (vg_trace_layout_init(&l, recs, n)) {
+        return -1;
+    }
+    sum = calloc(l.ntracks ? l.ntracks : 1, sizeof(*sum));
+    if (!sum) {
+        vg_trace_layout_destroy(&l);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        struct slot_sum *t = &sum[l.track_of[i]];
+
+        if (!is_slot_rec(&recs[i])) {
+            continue;
+        }
+        if (vg_trace_slot_entry(&recs[i])) {
+            t->entries++;
+            t->occupied_ns += l.slot_end[i] - recs[i].start_ns;
+        }
+        t->evictions += recs[i].aux == VMGPU_TRACE_TMD_EVICTED;
+        t->resumes += recs[i].aux == VMGPU_TRACE_TMD_RESUMED;
+    }
+    fprintf(out, "%3s %4s %11s %6s %7s %9s %7s\n", "gpu", "slot", "occupied_us",
+            "occ%", "entries", "evictions", "resumes");
+    for (i = 0; i < l.ntracks; i++) {
+        const struct vg_trace_track *t = &l.tracks[i];
+
+        if (t->group != VG_TRACE_GROUP_SLOT) {
+            continue;
+        }
+        fprintf(out, "%3u %4u ", t->gpu, t->sm);
+        put_us(out, 11, sum[i].occupied_ns);
+        fprintf(out, " %6.1f %7u %9u %7u\n",
+                makespan ? 100.0 * (double)sum[i].occupied_ns / (double)makespan
+                         : 0.0,
+                sum[i].entries, sum[i].evictions, sum[i].resumes);
+    }
+    free(sum);
+    vg_trace_layout_destroy(&l);
+    return 0;
 }
 
 int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
@@ -683,6 +898,10 @@ int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
         put_us(out, 11, gs->last_ns - gs->first_ns);
         fprintf(out, " %7u %10u %7u %6u %5u\n", gs->packets, gs->dispatches,
                 gs->blocks, gs->errors, gs->irqs);
+    }
+    if (slots_write(recs, n, s, out)) {
+        free(s);
+        return -1;
     }
     free(s);
     return ferror(out) ? -1 : 0;

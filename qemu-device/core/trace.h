@@ -61,13 +61,14 @@ void vg_trace_record_decode(const uint8_t in[VMGPU_TRACE_RECORD_SIZE],
 enum vg_trace_group {
     VG_TRACE_GROUP_CP,       /* packets, errors, interrupts, dispatches */
     VG_TRACE_GROUP_COMMANDS, /* commands */
+    VG_TRACE_GROUP_SLOT,     /* TMD records of one task-table slot */
     VG_TRACE_GROUP_SM,       /* blocks of one SM */
 };
 
 struct vg_trace_track {
     uint8_t gpu;
     uint8_t group;           /* enum vg_trace_group */
-    uint16_t sm;             /* VG_TRACE_GROUP_SM only */
+    uint16_t sm;             /* VG_TRACE_GROUP_SM: SM; _SLOT: slot */
     uint32_t lane;
     uint32_t index;          /* among its GPU's tracks, from 0 (CP lane 0) */
 };
@@ -76,15 +77,31 @@ struct vg_trace_layout {
     struct vg_trace_track *tracks;  /* by gpu, group, sm, lane */
     size_t ntracks;
     size_t *track_of;               /* per record: its index in tracks */
+    /*
+     * Per record that puts a task in a slot (vg_trace_slot_entry()): the
+     * end of its stay, the slot's next TMD record in record order (the
+     * task evicted, done or removed), or the trace's last end if none.
+     */
+    uint64_t *slot_end;
 };
 
 /* Returns 0, or -1 if out of memory. */
 int vg_trace_layout_init(struct vg_trace_layout *l,
                          const struct vmgpu_trace_record *recs, size_t n);
 void vg_trace_layout_destroy(struct vg_trace_layout *l);
-/* "CP", "CP commands", "SM 3 / lane 1"; lanes past 0 of CP groups too. */
+/*
+ * "CP", "CP commands", "slot 2", "SM 3 / lane 1"; lanes past 0 of CP
+ * groups too.
+ */
 void vg_trace_track_name(const struct vg_trace_track *t, char *buf,
                          size_t len);
+/*
+ * A TMD record that puts a task in a task-table slot (TABLE, RESUMED):
+ * it occupies the slot's track until the slot's next TMD record.
+ */
+bool vg_trace_slot_entry(const struct vmgpu_trace_record *r);
+/* "pending", "table", "evicted", "resumed", "done", "removed" or "?". */
+const char *vg_trace_tmd_state_name(uint32_t state);
 /* The end of a record's span; never before its start. */
 uint64_t vg_trace_end_ns(const struct vmgpu_trace_record *r);
 /* "unmapped", "budget"... for VMGPU_FAULT_*; "?" for other values. */
@@ -120,6 +137,8 @@ struct vg_trace_gpu_summary {
     uint64_t first_ns, last_ns;     /* extent of its records */
     uint64_t busy_ns;               /* union of its packets' spans */
     uint32_t packets, dispatches, blocks, errors, irqs;
+    /* TMD records: slot entries (TABLE, RESUMED), evictions, resumes. */
+    uint32_t tmd_records, slot_entries, evictions, resumes;
 };
 
 struct vg_trace_summary {
@@ -135,8 +154,10 @@ int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
 /*
  * The summary as a few lines of text: the makespan, and per GPU busy %
  * (its packets' union over the trace's makespan), the span of its records,
- * packets, dispatches, blocks, errors, interrupts. Returns 0, or -1 on a
- * write error or without memory.
+ * packets, dispatches, blocks, errors, interrupts; if there are TMD
+ * records, per task-table slot its occupancy (time and share of the
+ * makespan), the tasks that entered it, evictions from it and resumes
+ * into it. Returns 0, or -1 on a write error or without memory.
  */
 int vg_trace_summary_write(const struct vmgpu_trace_record *recs, size_t n,
                            FILE *out);

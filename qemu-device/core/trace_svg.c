@@ -19,6 +19,7 @@
 #define LANE_PITCH 6        /* an SM residency lane: 5 drawn, 1 gap */
 #define SM_MIN_H 12         /* room for an SM's label */
 #define SM_GAP 3
+#define SLOT_H 11           /* a task-table slot row: 10 drawn, 1 gap */
 #define LEGEND_ITEM_W 44
 #define LEGEND_MAX 64       /* dispatch indices with a legend swatch */
 
@@ -170,6 +171,19 @@ static int layout_rows(const struct vg_trace_layout *l, struct row *rows,
             rows[i].y = y;
             rows[i].h = CP_H;
             y += CP_H + SM_GAP;
+        } else if (t->group == VG_TRACE_GROUP_SLOT) {
+            /* The GPU's slots: one band of rows above its SMs. */
+            for (j = i;
+                 j < l->ntracks && l->tracks[j].group == VG_TRACE_GROUP_SLOT &&
+                 l->tracks[j].gpu == t->gpu;
+                 j++) {
+                rows[j].y = y + (int)(j - i) * SLOT_H;
+                rows[j].h = SLOT_H - 1;
+                rows[j].band = 0;
+            }
+            rows[i].band = (int)(j - i) * SLOT_H;
+            y += rows[i].band + SM_GAP;
+            i = j - 1;
         } else if (t->group == VG_TRACE_GROUP_SM) {
             int lanes = 1, band;
 
@@ -223,6 +237,18 @@ static void put_track_labels(const struct svg *s,
         if (t->group == VG_TRACE_GROUP_CP) {
             vg_trace_track_name(t, buf, sizeof(buf));
             put_label(s->f, LABEL_W - 8, rows[i].y + 12, "end", "", buf);
+        } else if (t->group == VG_TRACE_GROUP_SLOT) {
+            if (rows[i].band) {
+                fprintf(s->f,
+                        "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                        "fill=\"#e8eef6\"/>\n",
+                        rows[i].y - 1, WIDTH, rows[i].band + 1);
+                put_label(s->f, 4, rows[i].y + 9, "start",
+                          " font-size=\"10\" fill=\"#405070\"", "task table");
+            }
+            vg_trace_track_name(t, buf, sizeof(buf));
+            put_label(s->f, LABEL_W - 8, rows[i].y + 8, "end",
+                      " font-size=\"9\"", buf);
         } else if (rows[i].band) {
             /* Alternate shading tells an SM's lanes from the next SM's. */
             if (sm_band++ % 2 == 0) {
@@ -235,6 +261,54 @@ static void put_track_labels(const struct svg *s,
             put_label(s->f, LABEL_W - 8, rows[i].y + 9, "end",
                       " font-size=\"10\"", buf);
         }
+    }
+}
+
+/*
+ * A task's stay in a slot (coloured by dispatch, outlined dashed if it
+ * resumed after an eviction) or an eviction mark; the other TMD records
+ * are left to the JSON.
+ */
+static void put_tmd(const struct svg *s, const struct vmgpu_trace_record *r,
+                    const struct row *row, const struct vg_trace_track *t,
+                    uint64_t slot_end)
+{
+    double x = x_of(s, r->start_ns);
+    double w = 0;
+    char a[24], b[24], title[160];
+
+    fmt_us(a, sizeof(a), r->start_ns, 3);
+    fmt_us(b, sizeof(b), slot_end, 3);
+    if (vg_trace_slot_entry(r)) {
+        w = x_of(s, slot_end) - x;
+        bool resumed = r->aux == VMGPU_TRACE_TMD_RESUMED;
+
+        w = w < 0.5 ? 0.5 : w;
+        fprintf(s->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" ",
+                x, row->y, w, row->h);
+        put_dispatch_fill(s->f, r->dispatch);
+        fputs(resumed ? " stroke=\"#202020\" stroke-dasharray=\"3,2\">" : ">",
+              s->f);
+        snprintf(title, sizeof(title),
+                 "d%u in slot %u%s at block %u, %s - %s us", r->dispatch, t->sm,
+                 resumed ? ", resumed" : "", r->block, a, b);
+        put_title(s->f, title);
+        fputs("</rect>\n", s->f);
+        if (w >= 18) {
+            snprintf(title, sizeof(title), "d%u", r->dispatch);
+            put_label(s->f, x + 3, row->y + 8, "start",
+                      " font-size=\"9\" fill=\"#ffffff\"", title);
+        }
+    } else if (r->aux == VMGPU_TRACE_TMD_EVICTED) {
+        fprintf(s->f,
+                "<path d=\"M%.2f %dl-4 -5h8z M%.2f %dv%d\" fill=\"#d00000\" "
+                "stroke=\"#d00000\">",
+                x, row->y + 5, x, row->y, row->h);
+        snprintf(title, sizeof(title),
+                 "d%u evicted from slot %u at %s us, resumes at block %u",
+                 r->dispatch, t->sm, a, r->block);
+        put_title(s->f, title);
+        fputs("</path>\n", s->f);
     }
 }
 
@@ -362,7 +436,8 @@ int vg_trace_svg_write(const struct vmgpu_trace_record *recs, size_t n,
         if (vg_trace_end_ns(&recs[i]) > t1) {
             t1 = vg_trace_end_ns(&recs[i]);
         }
-        if (recs[i].kind == VMGPU_TRACE_BLOCK &&
+        if ((recs[i].kind == VMGPU_TRACE_BLOCK ||
+             vg_trace_slot_entry(&recs[i])) &&
             recs[i].dispatch != VMGPU_TRACE_NONE) {
             if (recs[i].dispatch < LEGEND_MAX) {
                 present |= 1ull << recs[i].dispatch;
@@ -397,8 +472,24 @@ int vg_trace_svg_write(const struct vmgpu_trace_record *recs, size_t n,
     for (i = 0; i < n; i++) {
         size_t t = l.track_of[i];
 
-        if (rows[t].h) {
+        if (!rows[t].h) {
+            continue;
+        }
+        if (recs[i].kind == VMGPU_TRACE_TMD) {
+            /* Stays first, eviction marks on top of them below. */
+            if (vg_trace_slot_entry(&recs[i])) {
+                put_tmd(&s, &recs[i], &rows[t], &l.tracks[t], l.slot_end[i]);
+            }
+        } else {
             put_record(&s, &recs[i], &rows[t], &l.tracks[t]);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        size_t t = l.track_of[i];
+
+        if (rows[t].h && recs[i].kind == VMGPU_TRACE_TMD &&
+            recs[i].aux == VMGPU_TRACE_TMD_EVICTED && recs[i].wd_slot) {
+            put_tmd(&s, &recs[i], &rows[t], &l.tracks[t], 0);
         }
     }
     put_legend(&s, bottom, present, more);

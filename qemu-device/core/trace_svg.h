@@ -14,7 +14,9 @@
 
 /*
  * An SVG of @n records: a time axis in device time, per GPU a CP lane
- * (packet spans, interrupt and error marks) and per SM its residency
+ * (packet spans, interrupt and error marks), a band of task-table slot
+ * rows (each task's stay coloured by dispatch index, dashed when it
+ * resumed after an eviction, red eviction marks) and per SM its residency
  * lanes with one rectangle per block, coloured by dispatch index. Byte for
  * byte a function of the records. Returns 0, or -1 on a write error or
  * without memory.

@@ -146,6 +146,9 @@ void vg_wdist_reset(struct vg_wdist *wd)
 {
     struct vg_wd_policy pol = wd->pol;
     struct vg_wd_limits lim = wd->lim;
+    void (*observe)(void *, const struct vg_wd_task *, enum vg_wd_event) =
+        wd->observe;
+    void *observe_opaque = wd->observe_opaque;
     uint32_t l, i;
 
     for (l = 0; l < VG_WD_LEVELS; l++) {
@@ -166,6 +169,8 @@ void vg_wdist_reset(struct vg_wdist *wd)
     }
     vg_wdist_init(wd, wd->num_sms, &lim);
     wd->pol = pol;
+    wd->observe = observe;
+    wd->observe_opaque = observe_opaque;
 }
 
 bool vg_wdist_fits(const struct vg_wdist *wd, const struct vg_wd_need *need,
@@ -244,6 +249,15 @@ static struct vg_wd_task *pending_first(struct vg_wdist *wd)
     return NULL;
 }
 
+/* Tell the observer, if any, of a state change of @t. */
+static void note(struct vg_wdist *wd, const struct vg_wd_task *t,
+                 enum vg_wd_event ev)
+{
+    if (wd->observe) {
+        wd->observe(wd->observe_opaque, t, ev);
+    }
+}
+
 static void table_leave(struct vg_wdist *wd, struct vg_wd_task *t)
 {
     wd->table[t->slot] = NULL;
@@ -296,6 +310,7 @@ static void admit(struct vg_wdist *wd)
     uint32_t i;
 
     while ((t = pending_first(wd))) {
+        v = NULL;
         i = free_slot(wd);
         if (i == wd->pol.table_slots) {
             v = victim(wd, &any);
@@ -306,6 +321,7 @@ static void admit(struct vg_wdist *wd)
             table_leave(wd, v);
             v->evictions++;
             wd->stats.evictions++;
+            note(wd, v, VG_WD_EV_EVICTED);
             /* It comes back first among its level, where it stopped. */
             pending_push(wd, v, true);
         }
@@ -314,7 +330,10 @@ static void admit(struct vg_wdist *wd)
         t->slot = i;
         t->alloc_order = wd->next_order++;
         t->quota_used = 0;
+        /* After an eviction: timed at the next assignment (UINT64_MAX). */
+        t->ready_at = v && wd->pol.evict_latency ? UINT64_MAX : 0;
         wd->table[i] = t;
+        note(wd, t, t->evictions ? VG_WD_EV_RESUMED : VG_WD_EV_TABLE);
     }
 }
 
@@ -327,8 +346,10 @@ void vg_wdist_submit(struct vg_wdist *wd, struct vg_wd_task *task)
     task->blocks_running = 0;
     task->quota_used = 0;
     task->evictions = 0;
+    task->ready_at = 0;
     /* A queue task may have items already: they came during its launch. */
     pending_push(wd, task, task->head);
+    note(wd, task, VG_WD_EV_PENDING);
     admit(wd);
 }
 
@@ -347,22 +368,31 @@ void vg_wdist_add_items(struct vg_wdist *wd, struct vg_wd_task *task,
     }
 }
 
+/* @task leaves the unit for good, pending or in the table: event @ev. */
+static void leave(struct vg_wdist *wd, struct vg_wd_task *task,
+                  enum vg_wd_event ev)
+{
+    if (task->where == VG_WD_PENDING) {
+        pending_unlink(wd, task);
+        task->where = VG_WD_NONE;
+        note(wd, task, ev);
+    } else if (task->where == VG_WD_TABLE) {
+        table_leave(wd, task);
+        note(wd, task, ev);
+        admit(wd);
+    }
+}
+
 bool vg_wdist_close(struct vg_wdist *wd, struct vg_wd_task *task)
 {
     task->closed = true;
-    vg_wdist_remove(wd, task);
+    leave(wd, task, VG_WD_EV_DONE);
     return !task->blocks_running;
 }
 
 void vg_wdist_remove(struct vg_wdist *wd, struct vg_wd_task *task)
 {
-    if (task->where == VG_WD_PENDING) {
-        pending_unlink(wd, task);
-        task->where = VG_WD_NONE;
-    } else if (task->where == VG_WD_TABLE) {
-        table_leave(wd, task);
-        admit(wd);
-    }
+    leave(wd, task, VG_WD_EV_REMOVED);
 }
 
 /* ---- Assignment (W4) ---- */
@@ -478,6 +508,13 @@ static void assign(struct vg_wdist *wd, uint64_t now)
     bool thr = update_throttle(wd);
     uint32_t s;
 
+    /* Slots taken by eviction since the last pass: their costs start now. */
+    for (s = 0; s < wd->pol.table_slots; s++) {
+        if (wd->table[s] && wd->table[s]->ready_at == UINT64_MAX) {
+            wd->table[s]->ready_at = now + wd->pol.evict_latency;
+        }
+    }
+
     for (s = 0; s < wd->num_sms; s++) {
         struct vg_wd_sm *m = &wd->sm[s];
         struct vg_wd_task *t = pick(wd, s, thr);
@@ -496,6 +533,9 @@ static void assign(struct vg_wdist *wd, uint64_t now)
         /* STATE_SYNC: the SM gets the TMD's state and acknowledges. */
         wd->stats.state_syncs++;
         m->ack_at = now + wd->pol.sync_latency;
+        if (t->ready_at > m->ack_at) {
+            m->ack_at = t->ready_at;
+        }
         m->state = m->ack_at <= now ? VG_WD_SM_LAUNCH : VG_WD_SM_SYNC;
     }
 }
@@ -637,6 +677,7 @@ void vg_wdist_block_done(struct vg_wdist *wd, struct vg_wd_task *task,
     if (task->where == VG_WD_TABLE && !task->queue &&
         task->next_block == task->blocks_total && !task->blocks_running) {
         table_leave(wd, task);
+        note(wd, task, VG_WD_EV_DONE);
         admit(wd);
     }
 }

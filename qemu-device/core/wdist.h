@@ -21,7 +21,10 @@
  *   of the most urgent level has used its quota, a new turn starts for
  *   that level, so equal-priority TMDs with quotas rotate. An SM whose
  *   assigned TMD changes is sent its state (STATE_SYNC) and may receive
- *   CTAs only once it has acknowledged, @sync_latency later.
+ *   CTAs only once it has acknowledged, @sync_latency later. A task that
+ *   took the slot of an evicted one is sent to SMs only @evict_latency
+ *   after the eviction (the evicted task's state is saved, the new one's
+ *   loaded).
  * - CTA issue (W5): an SM is eligible when its state is acknowledged and
  *   it has room for one more CTA of its TMD. In load-balance mode the SM
  *   with the most room (its availability) gets the next CTA, ties broken
@@ -109,6 +112,21 @@ struct vg_wd_task { /* a TMD */
     enum vg_wd_where where;
     uint32_t slot;
     struct vg_wd_task *next; /* in its pending list */
+    /*
+     * Its state cannot reach an SM before then: the slot it took from an
+     * evicted task is being saved and reloaded (evict_latency).
+     */
+    uint64_t ready_at;
+};
+
+/* A task's state changes, as the observer sees them (SPEC W, trace). */
+enum vg_wd_event {
+    VG_WD_EV_PENDING = 1, /* submitted: in its pending list */
+    VG_WD_EV_TABLE,       /* allocated a slot */
+    VG_WD_EV_EVICTED,     /* left its slot for a more urgent task */
+    VG_WD_EV_RESUMED,     /* allocated a slot again after an eviction */
+    VG_WD_EV_DONE,        /* left the table: its last block finished */
+    VG_WD_EV_REMOVED,     /* deallocation request (vg_wdist_remove) */
 };
 
 enum vg_wd_sm_state {
@@ -138,6 +156,8 @@ struct vg_wd_policy {
     uint64_t sync_latency; /* STATE_SYNC to acknowledge, device time */
     uint64_t throttle_sms; /* the throttle-mode subset; 0: first half */
     uint8_t sm_order[VMGPU_MAX_SMS]; /* SM priority list, a permutation */
+    /* An eviction to the newcomer's state being sendable, device time. */
+    uint64_t evict_latency;
 };
 
 struct vg_wd_stats {
@@ -161,11 +181,19 @@ struct vg_wdist {
     bool throttle;   /* in throttle mode */
     uint32_t running_normal, running_throttle; /* CTAs on SMs */
     struct vg_wd_stats stats;
+    /*
+     * Optional observer of the tasks' state changes (the trace), set by
+     * the GPU's wiring; kept across vg_wdist_reset(). Called with the
+     * task's slot still in t->slot (for TABLE..REMOVED).
+     */
+    void (*observe)(void *opaque, const struct vg_wd_task *t,
+                    enum vg_wd_event ev);
+    void *observe_opaque;
 };
 
 void vg_wdist_init(struct vg_wdist *wd, uint32_t num_sms,
                    const struct vg_wd_limits *lim);
-/* The default policy: 32 slots, load-balance, no latency, SMs in order. */
+/* The default policy: 32 slots, load-balance, no latencies, SMs in order. */
 void vg_wdist_default_policy(struct vg_wd_policy *pol, uint32_t num_sms);
 /* Change the policy (between CTAs; assignments are redone). -1 if invalid. */
 int vg_wdist_set_policy(struct vg_wdist *wd, const struct vg_wd_policy *pol);

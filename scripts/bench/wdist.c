@@ -6,16 +6,29 @@
  *
  * 1. Priority latency: a low-priority kernel fills every SM (grids of 1x,
  *    10x and 100x the SM count, blocks of 1024 threads, two resident per
- *    SM); a short high-priority kernel arrives just after it, in the same
- *    packet with no SYNC. Its latency, from the command processor
+ *    SM); a short high-priority kernel arrives just after it (four NOPs,
+ *    0.4 us, once the SMs have acknowledged their state and hold its
+ *    blocks), in the same packet with no SYNC. Its latency, from the
+ *    command processor
  *    reaching its DISPATCH to its last block done, first come first
  *    served (wd-fifo=1) against priorities.
  * 2. Load balance against round robin on an imbalanced mix: blocks lasting
  *    from 1x to 7x a base (block b: 1 + b % 7), a second kernel arriving
  *    once the SMs' loads have drifted apart; makespan, SM utilisation
  *    (busy time over SMs x makespan) and the spread of busy time.
+ * 3. Priority with eviction: on 4 SMs, two low-priority kernels hold a
+ *    task table of 2 slots when an urgent one arrives; it evicts the
+ *    least urgent, which resumes where it stopped once the urgent one is
+ *    done. The urgent kernel's latency and the makespan against a table
+ *    of 32 slots (a free slot, no eviction), and the costs of the state
+ *    sync and the eviction (wd-sync-ns, wd-evict-ns) at their defaults
+ *    and at 0.
  *
- *   build/bench/wdist
+ *   build/bench/wdist [--trace PREFIX]
+ *
+ * --trace PREFIX writes the trace of run 3 with 2 slots at the default
+ * costs as PREFIX.json (Chrome/Perfetto trace-event JSON) and PREFIX.svg
+ * (the timeline of Documentation/images/wdist-timeline.svg).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +37,7 @@
 #include "device.h"
 #include "testhost.h"
 #include "trace.h"
+#include "trace_svg.h"
 
 #define SMS	8
 #define VA0	0x40000000ull
@@ -153,7 +167,7 @@ static void priority_latency(void)
 {
 	static const uint32_t mult[] = { 1, 10, 100 };
 	uint64_t lat[2][3], block_ns = 0;
-	unsigned int m, fifo;
+	unsigned int m, fifo, k;
 
 	printf("== high-priority latency while a low-priority kernel fills %u SMs (device ns)\n",
 	       SMS);
@@ -167,6 +181,9 @@ static void priority_latency(void)
 			config(&c, !fifo, 0);
 			rig_init(&r, &c);
 			add_fill(&r, mult[m] * SMS, 1024, 200, 8);
+			/* 400 ns: its blocks are on the SMs (wd-sync-ns) */
+			for (k = 0; k < 4; k++)
+				th_cb_nop(&r.cb);
 			add_fill(&r, 1, 64, 0, 1);
 			recs = run(&r, &n);
 			lat[fifo][m] = latency(recs, n, 1, &block_ns);
@@ -278,9 +295,124 @@ static void balance(void)
 	}
 }
 
-int main(void)
+/* Run 3's result: the urgent kernel's latency, makespan, evictions. */
+struct evict_result {
+	uint64_t latency, makespan;
+	unsigned int evictions, resumes;
+};
+
+/*
+ * Run 3 on 4 SMs with @slots table slots: d0 (priority 12, 24 blocks) and,
+ * 4 NOPs later, d1 (priority 8, 16 blocks) of 1024 threads, two resident
+ * per SM; d2 (priority 1, 4 blocks of 256 threads) 40 NOPs later. With @costs the
+ * default state-sync and eviction latencies, else 0. If @trace, the
+ * run's trace goes to @trace.json and @trace.svg.
+ */
+static struct evict_result evict_run(uint32_t slots, bool costs,
+				     const char *trace)
 {
+	struct evict_result res = { 0, 0, 0, 0 };
+	const struct vmgpu_trace_record *recs;
+	struct vg_config c;
+	struct rig r;
+	size_t n, i;
+	int k;
+
+	config(&c, 0, 0);
+	c.sms = 4;
+	c.wd_table_slots = slots;
+	if (!costs) {
+		c.wd_sync_ns = 0;
+		c.wd_evict_ns = 0;
+	}
+	rig_init(&r, &c);
+	add_fill(&r, 24, 1024, 200, 12);
+	for (k = 0; k < 4; k++)		/* d0's blocks are on the SMs */
+		th_cb_nop(&r.cb);
+	add_fill(&r, 16, 1024, 200, 8);
+	for (k = 0; k < 40; k++)
+		th_cb_nop(&r.cb);
+	add_fill(&r, 4, 256, 100, 1);
+	recs = run(&r, &n);
+	res.latency = latency(recs, n, 2, NULL);
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind == VMGPU_TRACE_PACKET)
+			res.makespan = recs[i].end_ns - recs[i].start_ns;
+		if (recs[i].kind == VMGPU_TRACE_TMD) {
+			res.evictions += recs[i].aux == VMGPU_TRACE_TMD_EVICTED;
+			res.resumes += recs[i].aux == VMGPU_TRACE_TMD_RESUMED;
+		}
+	}
+	if (trace) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.json", trace);
+		f = fopen(path, "w");
+		if (!f || vg_trace_json_write(recs, n, f) || fclose(f)) {
+			perror(path);
+			exit(1);
+		}
+		snprintf(path, sizeof(path), "%s.svg", trace);
+		f = fopen(path, "w");
+		if (!f || vg_trace_svg_write(recs, n, f) || fclose(f)) {
+			perror(path);
+			exit(1);
+		}
+		vg_trace_summary_write(recs, n, stdout);
+	}
+	th_free(r.th);
+	return res;
+}
+
+static void eviction(const char *trace)
+{
+	static const struct {
+		uint32_t slots;
+		bool costs;
+		const char *name;
+	} runs[] = {
+		{ 2, true, "2 slots" },
+		{ 32, true, "32 slots" },
+		{ 2, false, "2 slots, no costs" },
+		{ 32, false, "32 slots, no costs" },
+	};
+	struct vg_config c;
+	unsigned int i;
+
+	vg_config_defaults(&c);
+	printf("\n== priority with eviction on 4 SMs (wd-sync-ns %u, wd-evict-ns %u; no costs: 0)\n",
+	       c.wd_sync_ns, c.wd_evict_ns);
+	printf("%-20s %12s %12s %10s %8s\n", "task table", "urgent_ns",
+	       "makespan_ns", "evictions", "resumes");
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct evict_result res = evict_run(runs[i].slots,
+						    runs[i].costs, NULL);
+
+		printf("%-20s %12llu %12llu %10u %8u\n", runs[i].name,
+		       (unsigned long long)res.latency,
+		       (unsigned long long)res.makespan, res.evictions,
+		       res.resumes);
+	}
+	if (trace) {
+		printf("\ntrace of the first run: %s.json, %s.svg\n", trace,
+		       trace);
+		evict_run(2, true, trace);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *trace = NULL;
+
+	if (argc == 3 && !strcmp(argv[1], "--trace")) {
+		trace = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: wdist [--trace PREFIX]\n");
+		return 2;
+	}
 	priority_latency();
 	balance();
+	eviction(trace);
 	return 0;
 }

@@ -61,10 +61,23 @@ FIXTURE(cp) {
 	uint64_t add_one, slow, store, spin;
 };
 
+/*
+ * Two GPUs with the default model, except the distributor's state-sync
+ * and eviction latencies: the tests below assert which dispatch's block
+ * comes first after the CP reached each DISPATCH 100 ns (cp-cmd-ns) after
+ * the last, which those latencies would shift; test_wdist and test_trace
+ * cover them.
+ */
 FIXTURE_SETUP(cp)
 {
+	struct vg_config c;
+
+	vg_config_defaults(&c);
+	c.gpus = 2;
+	c.wd_sync_ns = 0;
+	c.wd_evict_ns = 0;
 	self->th = th_new(64 << 20);
-	self->dev = th_device_new(self->th, NULL, 2);
+	self->dev = th_device_new(self->th, &c, 2);
 	vg_device_trace_keep(self->dev, true);
 	th_as_init(self->th, &self->as, VA0);
 	th_gpu_setup(self->th, 0, 16);

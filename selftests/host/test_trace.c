@@ -836,6 +836,60 @@ static struct vmgpu_trace_record *resident_workload(size_t *n)
 	return copy;
 }
 
+/*
+ * Eviction on one GPU of two SMs with a one-slot task table: a long
+ * low-priority fill (dispatch 0, 16 blocks of 1024 threads, two resident
+ * per SM) is in the slot when a two-block high-priority fill (dispatch 1)
+ * arrives 40 NOPs later; it evicts dispatch 0, runs, and dispatch 0
+ * resumes where it stopped. Returns the records (a malloc()ed copy).
+ */
+static struct vmgpu_trace_record *eviction_workload(size_t *n)
+{
+	struct testhost *th = th_new(64 << 20);
+	struct vmgpu_trace_record *copy;
+	const struct vmgpu_trace_record *recs;
+	struct vg_device *dev;
+	struct th_cmdbuf cb;
+	struct vg_config cfg;
+	struct th_as as;
+	uint64_t code;
+	unsigned int k, i;
+
+	vg_config_defaults(&cfg);
+	cfg.sms = 2;
+	cfg.wd_table_slots = 1;
+	dev = th_device_new(th, &cfg, 1);
+	vg_device_trace_keep(dev, true);
+	th_as_init(th, &as, VA0);
+	th_gpu_setup(th, 0, 8);
+	th_set_root(th, 0, 0, &as);
+	code = th_builtin(th, &as, "fill");
+	th_cb_init(&cb);
+	for (k = 0; k < 2; k++) {
+		uint32_t blocks = k ? 2 : 16, threads = 1024;
+		uint32_t grid[3] = { blocks, 1, 1 }, block[3] = { threads, 1, 1 };
+		uint8_t args[24] = { 0 };
+
+		put64(args, 0, th_as_alloc(th, &as, blocks * threads * 4, RW));
+		put32(args, 8, blocks * threads);	/* n */
+		put32(args, 12, 1);			/* mul */
+		put32(args, 16, 1);			/* add */
+		put32(args, 20, k ? 0 : 200);		/* spin */
+		th_cb_dispatch(&cb, code, th_upload(th, &as, args, sizeof(args)),
+			       sizeof(args), grid, block, 0, k ? 1 : 8);
+		for (i = 0; !k && i < 40; i++)
+			th_cb_nop(&cb);
+	}
+	th_cb_end(&cb);
+	th_cb_submit(th, &as, 0, &cb, 1);
+	vg_device_run(dev);
+	recs = vg_device_trace_records(dev, n);
+	copy = malloc(*n * sizeof(*copy));
+	memcpy(copy, recs, *n * sizeof(*copy));
+	th_free(th);
+	return copy;
+}
+
 /* The most blocks resident on one SM at one time, from the records. */
 static unsigned int max_resident(const struct vmgpu_trace_record *recs,
 				 size_t n)
@@ -998,6 +1052,187 @@ TEST(demo_trace_keeps_the_rules)
 	EXPECT_NE(NULL, strstr(text, "SM 0 / lane 1"))
 		TH_LOG("no SM ran two blocks at once");
 	free(text);
+}
+
+/*
+ * The distributor's trace: each TMD's state changes in order (pending,
+ * table, evicted, resumed, done), the slot in each, the resume location,
+ * block records with the slot at issue, slot tracks that never overlap,
+ * the JSON and SVG within their rules, and the summary's slot table.
+ */
+TEST(eviction_shows_on_the_slot_tracks)
+{
+	static const uint32_t want0[] = {
+		VMGPU_TRACE_TMD_PENDING, VMGPU_TRACE_TMD_TABLE,
+		VMGPU_TRACE_TMD_EVICTED, VMGPU_TRACE_TMD_RESUMED,
+		VMGPU_TRACE_TMD_DONE,
+	};
+	static const uint32_t want1[] = {
+		VMGPU_TRACE_TMD_PENDING, VMGPU_TRACE_TMD_TABLE,
+		VMGPU_TRACE_TMD_DONE,
+	};
+	size_t n, i, got[2] = { 0, 0 }, blocks = 0;
+	struct vmgpu_trace_record *recs = eviction_workload(&n);
+	uint32_t resume_at = 0, seen[16] = { 0 };
+	uint64_t evicted_ns = 0, resumed_ns = 0, last_end = 0, prev_end = 0;
+	unsigned int stays = 0;
+	struct vg_trace_layout l;
+	char *json, *svg, *text = NULL, why[200] = "";
+	size_t len = 0;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		const struct vmgpu_trace_record *r = &recs[i];
+
+		if (r->kind == VMGPU_TRACE_TMD) {
+			uint32_t d = r->dispatch;
+
+			ASSERT_GT(2, d);
+			ASSERT_GT(d ? 3 : 5, got[d]) TH_LOG("d%u: one too many", d);
+			EXPECT_EQ(d ? want1[got[d]] : want0[got[d]], r->aux)
+				TH_LOG("d%u, state change %zu: %s", d, got[d],
+				       vg_trace_tmd_state_name(r->aux));
+			/* pending has no slot; then the one slot, 0 */
+			EXPECT_EQ(r->aux == VMGPU_TRACE_TMD_PENDING ? 0 : 1,
+				  r->wd_slot);
+			EXPECT_EQ(d ? 1 : 8, r->value);	/* level */
+			EXPECT_EQ(VMGPU_TRACE_SM_NONE, r->sm);
+			if (!d && r->aux == VMGPU_TRACE_TMD_EVICTED) {
+				resume_at = r->block;
+				evicted_ns = r->start_ns;
+			}
+			if (!d && r->aux == VMGPU_TRACE_TMD_RESUMED) {
+				EXPECT_EQ(resume_at, r->block);
+				EXPECT_EQ(1, r->value2);	/* evicted once */
+				resumed_ns = r->start_ns;
+			}
+			got[d]++;
+		}
+		if (vg_trace_end_ns(r) > last_end)
+			last_end = vg_trace_end_ns(r);
+	}
+	EXPECT_EQ(5, got[0]);
+	EXPECT_EQ(3, got[1]);
+	/* Evicted with blocks left, and resumed later. */
+	EXPECT_LT(0, resume_at);
+	EXPECT_GT(16, resume_at);
+	EXPECT_LT(evicted_ns, resumed_ns);
+	for (i = 0; i < n; i++) {
+		const struct vmgpu_trace_record *r = &recs[i];
+
+		if (r->kind != VMGPU_TRACE_BLOCK)
+			continue;
+		EXPECT_EQ(1, r->wd_slot);	/* slot 0 at issue */
+		if (r->dispatch == 0) {
+			ASSERT_GT(16, r->block);
+			seen[r->block]++;
+			/* issued after the resume iff past the stop */
+			EXPECT_EQ(r->block >= resume_at,
+				  r->start_ns >= resumed_ns)
+				TH_LOG("block %u at %llu", r->block,
+				       (unsigned long long)r->start_ns);
+		}
+		blocks++;
+	}
+	EXPECT_EQ(18, blocks);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(1, seen[i]) TH_LOG("block %zu", i);
+	}
+
+	/* The slot's stays, in time order, never overlap. */
+	ASSERT_EQ(0, vg_trace_layout_init(&l, recs, n));
+	for (i = 0; i < n; i++) {
+		if (!vg_trace_slot_entry(&recs[i]))
+			continue;
+		EXPECT_EQ(VG_TRACE_GROUP_SLOT, l.tracks[l.track_of[i]].group);
+		EXPECT_EQ(0, l.tracks[l.track_of[i]].sm);
+		EXPECT_LE(prev_end, recs[i].start_ns);
+		EXPECT_LE(recs[i].start_ns, l.slot_end[i]);
+		EXPECT_GE(last_end, l.slot_end[i]);
+		prev_end = l.slot_end[i];
+		stays++;
+	}
+	EXPECT_EQ(3, stays);	/* d0, d1, d0 again */
+	vg_trace_layout_destroy(&l);
+
+	json = json_of(recs, n);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(0, check_trace_json(json, why, sizeof(why)))
+		TH_LOG("%s", why);
+	EXPECT_NE(NULL, strstr(json, "\"name\":\"slot 0\""));
+	EXPECT_NE(NULL, strstr(json, "\"name\":\"evicted d0\""));
+	EXPECT_NE(NULL, strstr(json, "\"state\":\"resumed\""));
+	svg = svg_of(recs, n, NULL);
+	ASSERT_NE(NULL, svg);
+	EXPECT_EQ(0, check_xml(svg, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_NE(NULL, strstr(svg, ">slot 0</text>"));
+	EXPECT_NE(NULL, strstr(svg, "d0 evicted from slot 0 at"));
+	EXPECT_NE(NULL, strstr(svg, "d0 in slot 0, resumed at block"));
+
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, vg_trace_summary_write(recs, n, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "gpu slot occupied_us   occ% entries evictions resumes\n"))
+		TH_LOG("%s", text);
+	/* slot 0 of GPU 0: three stays, one eviction, one resume */
+	EXPECT_NE(NULL, strstr(text, "       3         1       1\n"))
+		TH_LOG("%s", text);
+	free(text);
+	free(svg);
+	free(json);
+	free(recs);
+}
+
+TEST(tmd_records_round_trip_and_convert)
+{
+	struct vmgpu_trace_record r[] = {
+		rec(VMGPU_TRACE_TMD, 0, VMGPU_TRACE_SM_NONE, 10, 10, 3, 0),
+		rec(VMGPU_TRACE_TMD, 0, VMGPU_TRACE_SM_NONE, 20, 20, 3, 0),
+		rec(VMGPU_TRACE_TMD, 0, VMGPU_TRACE_SM_NONE, 50, 50, 3, 5),
+		rec(VMGPU_TRACE_BLOCK, 0, 1, 20, 60, 3, 4),
+	};
+	uint8_t raw[VMGPU_TRACE_RECORD_SIZE];
+	struct vmgpu_trace_record back;
+	struct vg_trace_layout l;
+	char *json, why[200] = "";
+
+	r[0].aux = VMGPU_TRACE_TMD_PENDING;
+	r[1].aux = VMGPU_TRACE_TMD_TABLE;
+	r[1].wd_slot = 7;
+	r[2].aux = VMGPU_TRACE_TMD_DONE;
+	r[2].wd_slot = 7;
+	r[3].wd_slot = 7;
+	vg_trace_record_encode(&r[1], raw);
+	vg_trace_record_decode(raw, &back);
+	EXPECT_EQ(0, memcmp(&r[1], &back, sizeof(back)));
+	EXPECT_EQ(7, raw[44]);
+
+	ASSERT_EQ(0, vg_trace_layout_init(&l, r, 4));
+	/* pending on the CP; table and done on "slot 6"; its stay 20..50 */
+	EXPECT_EQ(VG_TRACE_GROUP_CP, l.tracks[l.track_of[0]].group);
+	EXPECT_EQ(VG_TRACE_GROUP_SLOT, l.tracks[l.track_of[1]].group);
+	EXPECT_EQ(l.track_of[1], l.track_of[2]);
+	EXPECT_EQ(6, l.tracks[l.track_of[1]].sm);
+	EXPECT_EQ(50, l.slot_end[1]);
+	/* slots come before the SMs */
+	EXPECT_LT(l.tracks[l.track_of[1]].index,
+		  l.tracks[l.track_of[3]].index);
+	vg_trace_layout_destroy(&l);
+	json = json_of(r, 4);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(0, check_trace_json(json, why, sizeof(why)))
+		TH_LOG("%s", why);
+	EXPECT_NE(NULL, strstr(json, "\"name\":\"slot 6\""));
+	EXPECT_NE(NULL, strstr(json, "\"name\":\"pending d3\""));
+	EXPECT_NE(NULL, strstr(json, "\"tmd_slot\":6"));
+	free(json);
+	/* An old record (wd_slot 0) of a block has no slot argument. */
+	r[3].wd_slot = 0;
+	json = json_of(&r[3], 1);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(NULL, strstr(json, "tmd_slot"));
+	free(json);
 }
 
 /* test_device's mixed workload: copies, waits, syncs, two GPUs. */

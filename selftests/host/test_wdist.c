@@ -186,6 +186,109 @@ TEST(eviction_and_resume)
 	EXPECT_EQ(1, wd.stats.evictions);
 }
 
+/* What the observer saw: task, event and slot, in order. */
+struct seen_ev {
+	const struct vg_wd_task *t;
+	enum vg_wd_event ev;
+	uint32_t slot, next_block;
+};
+
+struct observed {
+	struct seen_ev ev[64];
+	unsigned int n;
+};
+
+static void observe(void *opaque, const struct vg_wd_task *t,
+		    enum vg_wd_event ev)
+{
+	struct observed *o = opaque;
+
+	if (o->n < 64)
+		o->ev[o->n++] = (struct seen_ev){ t, ev, t->slot,
+						  t->next_block };
+}
+
+/* The events of one task, as a string: "PTEBD" etc. */
+static void events_of(const struct observed *o, const struct vg_wd_task *t,
+		      char *buf)
+{
+	static const char letter[] = {
+		[VG_WD_EV_PENDING] = 'P', [VG_WD_EV_TABLE] = 'T',
+		[VG_WD_EV_EVICTED] = 'E', [VG_WD_EV_RESUMED] = 'R',
+		[VG_WD_EV_DONE] = 'D', [VG_WD_EV_REMOVED] = 'X',
+	};
+	unsigned int i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->ev[i].t == t)
+			*buf++ = letter[o->ev[i].ev];
+	*buf = 0;
+}
+
+/*
+ * The observer sees every state change, in order, with the slot; it
+ * survives a reset. An eviction delays the newcomer's state sync by
+ * evict_latency (on top of sync_latency).
+ */
+TEST(observer_and_eviction_latency)
+{
+	struct vg_wd_policy pol;
+	struct vg_wdist wd;
+	struct vg_wd_task lo, hi, gone;
+	struct observed o = { .n = 0 };
+	struct issue x;
+	char buf[16];
+
+	vg_wdist_init(&wd, 1, &(struct vg_wd_limits){ 2048, 65536, 65536, 1 });
+	vg_wdist_default_policy(&pol, 1);
+	pol.table_slots = 1;
+	pol.sync_latency = 10;
+	pol.evict_latency = 500;
+	ASSERT_EQ(0, vg_wdist_set_policy(&wd, &pol));
+	wd.observe = observe;
+	wd.observe_opaque = &o;
+	task(&lo, 7, 2, 32);
+	task(&hi, 1, 1, 32);
+	vg_wdist_submit(&wd, &lo);
+	EXPECT_EQ(1010, next_at(&wd, 1000).wake);	/* no eviction: sync */
+	x = next_at(&wd, 1010);
+	ASSERT_EQ(&lo, x.t);
+	vg_wdist_submit(&wd, &hi);			/* evicts lo */
+	vg_wdist_block_done(&wd, &lo, 0);		/* drained at 2000 */
+	x = next_at(&wd, 2000);
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(2500, x.wake);	/* evict_latency > sync_latency */
+	EXPECT_FALSE(next_at(&wd, 2499).ok);
+	x = next_at(&wd, 2500);
+	ASSERT_EQ(&hi, x.t);
+	vg_wdist_block_done(&wd, &hi, 0);		/* lo resumes */
+	x = next_at(&wd, 3000);
+	EXPECT_FALSE(x.ok);
+	EXPECT_EQ(3010, x.wake);	/* a resume after a done: sync only */
+	x = next_at(&wd, 3010);
+	ASSERT_EQ(&lo, x.t);
+	EXPECT_EQ(1, x.block);
+	vg_wdist_block_done(&wd, &lo, 0);
+
+	events_of(&o, &lo, buf);
+	EXPECT_STREQ("PTERD", buf);
+	events_of(&o, &hi, buf);
+	EXPECT_STREQ("PTD", buf);
+	/* lo evicted with one block issued, resumed there, in slot 0. */
+	EXPECT_EQ(VG_WD_EV_EVICTED, o.ev[3].ev);
+	EXPECT_EQ(1, o.ev[3].next_block);
+	EXPECT_EQ(0, o.ev[3].slot);
+
+	/* Removal, and the observer kept across a reset. */
+	vg_wdist_reset(&wd);
+	EXPECT_EQ(&o, wd.observe_opaque);
+	task(&gone, 3, 4, 32);
+	vg_wdist_submit(&wd, &gone);
+	vg_wdist_remove(&wd, &gone);
+	events_of(&o, &gone, buf);
+	EXPECT_STREQ("PTX", buf);
+}
+
 /* W4: a reached quota rotates to another TMD of the same priority. */
 TEST(quota_rotation)
 {
@@ -656,6 +759,7 @@ TEST(random_mixes_run_every_cta_exactly_once)
 		pol.table_slots = 1 + rnd(6);
 		pol.mode = rnd(2) ? VG_WD_ROUND_ROBIN : VG_WD_LOAD_BALANCE;
 		pol.sync_latency = rnd(3) * 50;
+		pol.evict_latency = rnd(3) * 70;
 		for (i = 0; i < sms; i++) {	/* a random SM list */
 			uint32_t j = rnd(i + 1);
 
