@@ -155,8 +155,9 @@ enum vmgpu_counter {
  * past the GPU's SMs are stored as 0) and WD_STATUS_PENDING is set until
  * the distributor applies it, between two CTA issues; otherwise it is
  * refused, WD_STATUS_INVALID is set (an accepted commit clears it) and
- * the staging registers read back the policy in force. After a reset the registers hold the device's
- * settings (QOM wd-round-robin, wd-table-slots, SMs in order).
+ * the staging registers read back the policy in force. After a reset the
+ * registers hold the device's settings (QOM wd-round-robin,
+ * wd-table-slots, SMs in order).
  */
 #define VMGPU_GPU_WD_CTRL		0x400	/* WO: VMGPU_WD_CTRL_* */
 #define VMGPU_GPU_WD_STATUS		0x404	/* RO: VMGPU_WD_STATUS_* */
