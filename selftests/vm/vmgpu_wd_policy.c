@@ -291,6 +291,68 @@ TEST_F(wd, round_robin_moves_blocks)
 	rig_fini(self->dev, &r);
 }
 
+/*
+ * A packet that never completes (WAIT_VALUE on a word nobody writes) is
+ * caught by the timeout and its GPU reset, which puts the device's
+ * settings back into the WD_* registers: the driver programs its policy
+ * again, so round-robin over the reversed list still places the blocks.
+ */
+TEST_F(wd, policy_survives_a_gpu_reset)
+{
+	struct vmgpu_wd_policy p = self->saved[0];
+	uint32_t n = self->info.sms_per_gpu, s, b;
+	struct vmgpu_gpu_counters c0, c1;
+	struct vmgpu_context *hung_ctx;
+	struct vmgpu_cmdbuf *hung_cb;
+	struct vmgpu_bo *flag;
+	uint32_t hung_sync;
+	struct vmgpu_sync out;
+	struct vmgpu_submit_info si = { .gpu = 0, .out = &out,
+					.out_count = 1 };
+	struct rig r;
+	void *fmap;
+	int ret;
+
+	ASSERT_EQ(0, rig_init(self->dev, &r));
+	p.mode = VMGPU_WD_ROUND_ROBIN;
+	for (s = 0; s < n; s++)
+		p.sm_order[s] = n - 1 - s;
+	ASSERT_EQ(0, vmgpu_wd_policy_set(self->dev, 0, &p));
+	/* Counters need debugfs: the reset count is a bonus check. */
+	memset(&c0, 0, sizeof(c0));
+	memset(&c1, 0, sizeof(c1));
+	vmgpu_gpu_counters(self->dev, 0, &c0);
+
+	ASSERT_EQ(0, vmgpu_context_create(self->dev, VMGPU_PRIORITY_NORMAL,
+					  &hung_ctx));
+	ASSERT_EQ(0, vmgpu_cmdbuf_create(self->dev, &hung_cb));
+	ASSERT_EQ(0, vmgpu_syncobj_create(self->dev, &hung_sync));
+	flag = make_bo(self->dev, 4096, &fmap);
+	ASSERT_NE(NULL, flag);
+	ASSERT_EQ(0, vmgpu_cmdbuf_wait_value(hung_cb, flag, 0, VMGPU_WAIT_EQ,
+					     1, ~0u));
+	out.handle = hung_sync;
+	out.point = 0;
+	ASSERT_LE(0, vmgpu_submit(hung_ctx, hung_cb, &si));
+	/* The hung packet fails once the timeout resets the GPU. */
+	ret = vmgpu_syncobj_wait(self->dev, hung_sync, 0, 60 * SEC_NS);
+	EXPECT_NE(0, ret);
+	EXPECT_NE(-ETIME, ret);
+	if (!vmgpu_gpu_counters(self->dev, 0, &c1))
+		EXPECT_LE(1, c1.resets - c0.resets);
+
+	ASSERT_EQ(0, rig_run(self->dev, &r, 0, 1));
+	for (b = 0; b < BLOCKS; b++) {
+		EXPECT_EQ(1, r.count[b]);
+		EXPECT_EQ(n - 1 - b % n, r.smid[b]) TH_LOG("block %u", b);
+	}
+	vmgpu_bo_destroy(flag);
+	vmgpu_syncobj_destroy(self->dev, hung_sync);
+	vmgpu_cmdbuf_destroy(hung_cb);
+	vmgpu_context_destroy(hung_ctx);
+	rig_fini(self->dev, &r);
+}
+
 struct setter {
 	struct vmgpu_device *dev;
 	uint32_t gpus, sms, seed;
