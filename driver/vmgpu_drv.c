@@ -40,6 +40,8 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 {
 	struct vmgpu_device *vdev = to_vmgpu(drm);
 	struct drm_vmgpu_get_param *args = data;
+	unsigned int i;
+	u32 mode, slots;
 
 	if (args->pad)
 		return -EINVAL;
@@ -113,6 +115,18 @@ static int vmgpu_ioctl_get_param(struct drm_device *drm, void *data,
 		break;
 	case DRM_VMGPU_PARAM_MEM_USED:
 		args->value = atomic64_read(&vdev->mem_used);
+		break;
+	case DRM_VMGPU_PARAM_WD_MODE:
+	case DRM_VMGPU_PARAM_WD_TABLE_SLOTS:
+		if (!(vdev->caps & VMGPU_CAP_WD_POLICY))
+			return -EOPNOTSUPP;
+		args->value = 0;
+		for (i = 0; i < vdev->num_gpus; i++) {
+			vmgpu_wd_get(&vdev->gpu[i], &mode, &slots);
+			args->value |= (u64)(args->param ==
+					     DRM_VMGPU_PARAM_WD_MODE ?
+					     mode : slots) << (8 * i);
+		}
 		break;
 	default:
 		drm_dbg(drm, "unknown parameter %u\n", args->param);
@@ -201,6 +215,8 @@ static const struct drm_ioctl_desc vmgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VMGPU_CTX_QUERY, vmgpu_ioctl_ctx_query,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VMGPU_SUBMIT, vmgpu_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_WD_POLICY, vmgpu_ioctl_wd_policy,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations vmgpu_fops = {
@@ -344,6 +360,8 @@ static int vmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		/* Nothing from before this driver: stop and clear the GPU. */
 		vmgpu_gpu_write(gpu, VMGPU_GPU_CONTROL, 0);
 		vmgpu_gpu_write(gpu, VMGPU_GPU_RESET, 1);
+		/* The device's settings are the driver's first policy. */
+		vmgpu_wd_init(gpu);
 	}
 
 	vmgpu_devtrace_init(vdev);

@@ -20,9 +20,9 @@
 
 #define DRIVER_NAME		"vmgpu"
 #define DRIVER_DESC		"vmgpu virtual multi-GPU compute device"
-#define DRIVER_DATE		"20261121"
+#define DRIVER_DATE		"20261123"
 #define DRIVER_MAJOR		1
-#define DRIVER_MINOR		1
+#define DRIVER_MINOR		2
 
 /* Ring entries per GPU; the device takes up to VMGPU_RING_MAX_ENTRIES. */
 #define VMGPU_RING_ENTRIES	256
@@ -95,6 +95,18 @@ struct vmgpu_hw_error {
 };
 
 /**
+ * struct vmgpu_wd_policy - a GPU's work distributor policy (WD_* registers)
+ * @mode: DRM_VMGPU_WD_MODE_*
+ * @table_slots: task-table slots
+ * @sm_order: SM priority list; entries past the GPU's SMs are 0
+ */
+struct vmgpu_wd_policy {
+	u32 mode;
+	u32 table_slots;
+	u8 sm_order[VMGPU_MAX_SMS];
+};
+
+/**
  * struct vmgpu_as_slot - one address-space slot of a GPU
  * @owner: file whose page tables the slot holds, NULL if free
  * @active: packets on the ring that use the slot
@@ -140,6 +152,8 @@ struct vmgpu_as_slot {
  * @sched: the scheduler feeding this GPU's ring
  * @inflight: most packets on the ring at once
  * @stats: counters, enum vmgpu_stat
+ * @wd_lock: protects @wd and the sequence of WD_* register writes
+ * @wd: the distributor policy the driver keeps and programs after resets
  * @name: "vmgpu-gpuN"
  */
 struct vmgpu_gpu {
@@ -178,6 +192,8 @@ struct vmgpu_gpu {
 	struct drm_gpu_scheduler sched;
 	u32 inflight;
 	atomic64_t stats[VMGPU_STAT_NUM];
+	struct mutex wd_lock;		/* wd, WD_* register sequences */
+	struct vmgpu_wd_policy wd;
 	char name[16];
 };
 
@@ -571,6 +587,13 @@ int vmgpu_ioctl_ctx_create(struct drm_device *drm, void *data,
 int vmgpu_ioctl_ctx_destroy(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int vmgpu_ioctl_ctx_query(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+
+/* vmgpu_wd.c */
+void vmgpu_wd_init(struct vmgpu_gpu *gpu);
+void vmgpu_wd_program(struct vmgpu_gpu *gpu);
+void vmgpu_wd_get(struct vmgpu_gpu *gpu, u32 *mode, u32 *table_slots);
+int vmgpu_ioctl_wd_policy(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 
 /* vmgpu_submit.c */

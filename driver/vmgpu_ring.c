@@ -85,8 +85,8 @@ void vmgpu_ring_fini(struct vmgpu_gpu *gpu)
 }
 
 /**
- * vmgpu_ring_hw_init() - program the ring registers (at probe and after a
- * reset) and enable the GPU
+ * vmgpu_ring_hw_init() - program the ring registers and the distributor
+ * policy (at probe and after a reset) and enable the GPU
  * @gpu: the GPU
  */
 void vmgpu_ring_hw_init(struct vmgpu_gpu *gpu)
@@ -102,6 +102,8 @@ void vmgpu_ring_hw_init(struct vmgpu_gpu *gpu)
 	vmgpu_gpu_write(gpu, VMGPU_GPU_FENCE_ADDR_HI,
 			upper_32_bits(gpu->fence_dma));
 	vmgpu_as_restore(gpu);
+	/* A reset put the device's settings back: the driver's policy again. */
+	vmgpu_wd_program(gpu);
 	vmgpu_gpu_write(gpu, VMGPU_GPU_INT_ACK, ~0u);
 	vmgpu_gpu_write(gpu, VMGPU_GPU_INT_MASK,
 			VMGPU_INT_COMPLETE | VMGPU_INT_ERROR_MASK);

@@ -385,6 +385,40 @@ int vmgpu_submit(struct vmgpu_context *ctx, struct vmgpu_cmdbuf *cb,
 		 const struct vmgpu_submit_info *info);
 
 /* ------------------------------------------------------------------ */
+/* Work distributor policy (Documentation/library.rst)                  */
+/* ------------------------------------------------------------------ */
+
+/* CTA issue modes (struct vmgpu_wd_policy.mode). */
+#define VMGPU_WD_LOAD_BALANCE		0u	/* the SM with the most room */
+#define VMGPU_WD_ROUND_ROBIN		1u	/* the next SM of the list */
+
+/*
+ * One GPU's work distributor policy: the CTA issue mode, the task-table
+ * slots (dispatches running at once, 1..128) and the SM priority list
+ * (the first num_sms entries: a permutation of the GPU's SMs; the rest 0).
+ */
+struct vmgpu_wd_policy {
+	uint32_t mode;			/* VMGPU_WD_* */
+	uint32_t table_slots;
+	uint32_t num_sms;		/* out: entries of sm_order in use */
+	uint8_t sm_order[64];
+};
+
+/* Read GPU @gpu's policy (any user). */
+int vmgpu_wd_policy_get(struct vmgpu_device *dev, uint32_t gpu,
+			struct vmgpu_wd_policy *policy);
+/*
+ * Set GPU @gpu's policy for every user of the device until the next set
+ * or a reload of the driver. -EPERM without CAP_SYS_ADMIN, -EINVAL for a
+ * value out of range or a list that is not a permutation (nothing
+ * changes). @policy->num_sms may be 0 or the GPU's SMs.
+ */
+int vmgpu_wd_policy_set(struct vmgpu_device *dev, uint32_t gpu,
+			const struct vmgpu_wd_policy *policy);
+/* Name of a VMGPU_WD_* mode ("load-balance", "round-robin"), or "?". */
+const char *vmgpu_wd_mode_name(uint32_t mode);
+
+/* ------------------------------------------------------------------ */
 /* Counters (debugfs; needs root and a mounted debugfs)                  */
 /* ------------------------------------------------------------------ */
 

@@ -16,7 +16,8 @@ static const struct tool tool = {
 	.usage =
 	"usage: vmgpu-info\n"
 	"Print what every vmgpu device reports: render node, driver and\n"
-	"interface versions, capabilities, limits, GPUs.\n"
+	"interface versions, capabilities, limits, GPUs and each GPU's\n"
+	"work distributor policy.\n"
 	"  -h, --help      this help\n"
 	"  --version       the version\n",
 };
@@ -25,13 +26,32 @@ static void print_caps(uint32_t caps)
 {
 	static const char *const names[] = {
 		"mmu", "sync", "timestamp", "copy", "wait-value", "trace",
-		"trace-tmd",
+		"trace-tmd", "wd-policy",
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (caps & (1u << i))
 			printf(" %s", names[i]);
+	printf("\n");
+}
+
+/* "    distributor: round-robin, 32 slots, SMs 0 1 2 3" */
+static void print_wd_policy(struct vmgpu_device *dev, unsigned int gpu)
+{
+	struct vmgpu_wd_policy p;
+	char err[256];
+	unsigned int s;
+
+	if (vmgpu_wd_policy_get(dev, gpu, &p)) {
+		vmgpu_error_message(dev, err, sizeof(err));
+		printf("    distributor: unknown (%s)\n", err);
+		return;
+	}
+	printf("    distributor: %s, %u slots, SMs", vmgpu_wd_mode_name(p.mode),
+	       p.table_slots);
+	for (s = 0; s < p.num_sms && s < sizeof(p.sm_order); s++)
+		printf(" %u", p.sm_order[s]);
 	printf("\n");
 }
 
@@ -82,10 +102,12 @@ int main(int argc, char **argv)
 		print_caps(info.caps);
 		printf("  limits: command buffer %u bytes, %u dispatches per packet\n",
 		       info.cmdbuf_max_bytes, info.max_dispatches);
-		for (g = 0; g < info.num_gpus; g++)
+		for (g = 0; g < info.num_gpus; g++) {
 			printf("  gpu%u: %u SMs at %u MHz, %u MiB local memory\n",
 			       g, info.sms_per_gpu, info.clock_khz / 1000,
 			       info.local_mem_mb);
+			print_wd_policy(dev, g);
+		}
 		vmgpu_device_close(dev);
 	}
 	return 0;

@@ -93,7 +93,7 @@ enum call {
 	C_SYNCOBJ_HANDLE_TO_FD, C_SYNCOBJ_FD_TO_HANDLE,
 	C_SYNCOBJ_EXPORT_SYNC_FILE, C_SYNCOBJ_IMPORT_SYNC_FILE,
 	C_PRIME_HANDLE_TO_FD, C_PRIME_FD_TO_HANDLE, C_GEM_FLINK, C_GEM_OPEN,
-	C_RANDOM_IOCTL,
+	C_WD_POLICY, C_RANDOM_IOCTL,
 	C_IOCTL_END,		/* the calls above are ioctls */
 	C_MMAP = C_IOCTL_END, C_MUNMAP, C_OPEN, C_CLOSE,
 	C_NUM
@@ -108,7 +108,7 @@ static const char *const call_names[C_NUM] = {
 	"SYNCOBJ_HANDLE_TO_FD", "SYNCOBJ_FD_TO_HANDLE",
 	"SYNCOBJ_EXPORT_SYNC_FILE", "SYNCOBJ_IMPORT_SYNC_FILE",
 	"PRIME_HANDLE_TO_FD", "PRIME_FD_TO_HANDLE", "GEM_FLINK", "GEM_OPEN",
-	"random ioctl",
+	"WD_POLICY", "random ioctl",
 	"mmap", "munmap", "open", "close",
 };
 
@@ -972,6 +972,44 @@ static void op_param(struct thr *t)
 		gp.pad = 1 + R32(t, 100);
 	xioctl(C_GET_PARAM, pick_fd(t), DRM_IOCTL_VMGPU_GET_PARAM,
 	       chance(t, 3) ? (void *)(uintptr_t)hostile_ptr(t) : &gp);
+}
+
+/*
+ * The distributor policy: mostly a get, or a set (the stress runs as root)
+ * of the current policy with its list rotated, mode and slots changed;
+ * sometimes malformed. Races submissions, close, unbind and PCI resets;
+ * results must not change (the policy moves blocks, not what they do).
+ */
+static void op_wd_policy(struct thr *t)
+{
+	struct drm_vmgpu_wd_policy a = { 0 };
+	uint8_t rot[DRM_VMGPU_WD_MAX_SMS];
+	uint32_t n, s, k;
+	int fd = pick_fd(t);
+
+	a.gpu = chance(t, 10) ? R32(t, VMGPU_MAX_GPUS + 2) : 0;
+	if (xioctl(C_WD_POLICY, fd, DRM_IOCTL_VMGPU_WD_POLICY, &a) ||
+	    chance(t, 50))
+		return;
+	n = a.num_sms < DRM_VMGPU_WD_MAX_SMS ? a.num_sms :
+					       DRM_VMGPU_WD_MAX_SMS;
+	k = n ? R32(t, n) : 0;
+	for (s = 0; s < n; s++)
+		rot[s] = a.sm_order[(s + k) % n];
+	memcpy(a.sm_order, rot, n);
+	a.flags = DRM_VMGPU_WD_POLICY_SET;
+	a.mode = R32(t, 2);
+	a.table_slots = 1 + R32(t, 64);
+	if (chance(t, 10)) {
+		switch (R32(t, 4)) {
+		case 0: a.mode = 2 + R32(t, 100); break;
+		case 1: a.table_slots = chance(t, 50) ? 0 : 129; break;
+		case 2: a.pad = 1; break;
+		default: a.flags |= 1u << (1 + R32(t, 31)); break;
+		}
+	}
+	xioctl(C_WD_POLICY, fd, DRM_IOCTL_VMGPU_WD_POLICY,
+	       chance(t, 5) ? (void *)(uintptr_t)hostile_ptr(t) : &a);
 }
 
 static uint64_t random_size(struct thr *t)
@@ -2127,6 +2165,7 @@ struct op {
 
 static const struct op ops[] = {
 	{ "param", G_PARAM, 4, op_param },
+	{ "wd_policy", G_PARAM, 2, op_wd_policy },
 	{ "bo_create", G_BO, 10, op_bo_create },
 	{ "bo_info", G_BO, 4, op_bo_info },
 	{ "mmap", G_MMAP, 5, op_mmap },

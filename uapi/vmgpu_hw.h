@@ -88,6 +88,7 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_TRACE			(1u << 5)
 /* Trace records of kind TMD, and BLOCK records carry wd_slot. */
 #define VMGPU_CAP_TRACE_TMD		(1u << 6)
+#define VMGPU_CAP_WD_POLICY		(1u << 7)	/* WD_* registers (1.2) */
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -150,6 +151,34 @@ enum vmgpu_counter {
 	VMGPU_CNT_QUEUE_ITEMS,		/* work items appended by kernels (ENQ) */
 	VMGPU_CNT_NUM
 };
+
+/*
+ * Work distributor policy (1.2). MODE, SLOTS and SM_ORDER are staging
+ * registers: a write only stores the value. Writing COMMIT to WD_CTRL
+ * checks the staged set as a whole: if MODE has only known bits, SLOTS is
+ * 1..VMGPU_WD_MAX_SLOTS and the first SMS_PER_GPU entries of SM_ORDER are
+ * a permutation of the GPU's SMs, it becomes the GPU's policy (entries
+ * past the GPU's SMs are stored as 0) and WD_STATUS_PENDING is set until
+ * the distributor applies it, between two CTA issues; otherwise it is
+ * refused, WD_STATUS_INVALID is set (an accepted commit clears it) and
+ * the staging registers read back the policy in force. After a reset the
+ * registers hold the device's settings (QOM wd-round-robin,
+ * wd-table-slots, SMs in order).
+ */
+#define VMGPU_GPU_WD_CTRL		0x400	/* WO: VMGPU_WD_CTRL_* */
+#define VMGPU_GPU_WD_STATUS		0x404	/* RO: VMGPU_WD_STATUS_* */
+#define VMGPU_GPU_WD_MODE		0x408	/* RW: VMGPU_WD_MODE_* */
+#define VMGPU_GPU_WD_SLOTS		0x40c	/* RW: task-table slots */
+/* SM priority list: entry 4n + k in byte k of register n. */
+#define VMGPU_GPU_WD_SM_ORDER(n)	(0x440 + (n) * 4)
+#define VMGPU_WD_SM_ORDER_REGS		(VMGPU_MAX_SMS / 4)
+#define VMGPU_WD_MAX_SLOTS		128
+
+#define VMGPU_WD_CTRL_COMMIT		(1u << 0)
+#define VMGPU_WD_STATUS_PENDING		(1u << 0)	/* not applied yet */
+#define VMGPU_WD_STATUS_INVALID		(1u << 1)	/* last commit refused */
+#define VMGPU_WD_MODE_ROUND_ROBIN	(1u << 0)	/* else load-balance */
+#define VMGPU_WD_MODE_ALL		VMGPU_WD_MODE_ROUND_ROBIN
 
 #define VMGPU_CTRL_ENABLE		(1u << 0)
 

@@ -36,6 +36,9 @@ struct vg_gpu {
     struct vg_copy_engine ce;
     struct vg_cp cp;
     uint64_t tlb_misses_seen; /* mmu.misses already counted */
+    /* A committed WD_* policy the distributor could not take yet. */
+    bool wd_pending;
+    struct vg_wd_regs wd_next;
 };
 
 struct vg_device {
@@ -85,6 +88,8 @@ static void gpu_regs_reset(struct vg_gpu_common *c, bool clock)
 
     memset(&c->regs, 0, sizeof(c->regs));
     c->regs.status = VMGPU_STATUS_IDLE;
+    c->regs.wd_staged = c->wd_reset;
+    c->regs.wd_policy = c->wd_reset;
     c->regs.now = now;
     vg_mmu_regs_reset(&c->mmu_regs);
     __atomic_store_n(&c->req, 0, __ATOMIC_RELAXED);
@@ -96,12 +101,16 @@ static void gpu_regs_reset(struct vg_gpu_common *c, bool clock)
 
 static void device_reset(struct vg_device *dev);
 static void kick_gpus(struct vg_device *dev, uint32_t kicks);
+static int wd_set(struct vg_gpu *g, const struct vg_wd_regs *w);
 
 /* Runner side: drop everything the GPU was doing (after a reset). */
 static void gpu_drop(struct vg_gpu *g, bool clock)
 {
     vg_cp_reset(&g->cp);
     vg_wdist_reset(&g->wd);
+    /* The reset's policy: the settings (always valid with no task). */
+    wd_set(g, &g->c.wd_reset);
+    g->wd_pending = false;
     vg_sms_reset(&g->sms);
     vg_ce_reset(&g->ce);
     vg_gpu_common_drop(&g->c, clock);
@@ -158,6 +167,9 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
         vg_gpu_common_destroy(&g->c);
         return -1;
     }
+    g->c.wd_reset.mode = cfg->wd_round_robin ? VMGPU_WD_MODE_ROUND_ROBIN : 0;
+    g->c.wd_reset.slots = pol.table_slots;
+    memcpy(g->c.wd_reset.order, pol.sm_order, sizeof(pol.sm_order));
     vg_ce_init(&g->ce, &g->c, &g->mmu);
     if (vg_sms_init(&g->sms, &g->c, &g->wd)) {
         vg_gpu_common_destroy(&g->c);
@@ -311,7 +323,7 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
     case VMGPU_REG_CAPS:
         return VMGPU_CAP_MMU | VMGPU_CAP_SYNC | VMGPU_CAP_TIMESTAMP |
                VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |
-               VMGPU_CAP_TRACE_TMD;
+               VMGPU_CAP_TRACE_TMD | VMGPU_CAP_WD_POLICY;
     case VMGPU_REG_SCRATCH:
         return dev->scratch;
     case VMGPU_REG_WARP_SIZE:
@@ -391,6 +403,133 @@ static void global_write(struct vg_device *dev, uint32_t off, uint32_t val)
     }
 }
 
+/* ---- Work distributor policy (WD_*): staged, checked at COMMIT ---- */
+
+_Static_assert(VG_WD_MAX_SLOTS == VMGPU_WD_MAX_SLOTS, "task-table slots");
+
+static bool is_wd_reg(uint32_t off)
+{
+    return off >= VMGPU_GPU_WD_CTRL &&
+           off < VMGPU_GPU_WD_SM_ORDER(VMGPU_WD_SM_ORDER_REGS);
+}
+
+/* reg_lock held */
+static uint32_t wd_read(struct vg_gpu *g, uint32_t off)
+{
+    const struct vg_wd_regs *w = &g->c.regs.wd_staged;
+    uint32_t n, k, val = 0;
+
+    if (off >= VMGPU_GPU_WD_SM_ORDER(0)) {
+        n = (off - VMGPU_GPU_WD_SM_ORDER(0)) / 4;
+        for (k = 0; k < 4; k++) {
+            val |= (uint32_t)w->order[n * 4 + k] << (8 * k);
+        }
+        return val;
+    }
+    switch (off) {
+    case VMGPU_GPU_WD_STATUS:
+        return g->c.regs.wd_status;
+    case VMGPU_GPU_WD_MODE:
+        return w->mode;
+    case VMGPU_GPU_WD_SLOTS:
+        return w->slots;
+    default:
+        return 0;
+    }
+}
+
+/* A policy the GPU can take: known mode bits, slots, SMs a permutation. */
+static bool wd_valid(const struct vg_wd_regs *w, uint32_t sms)
+{
+    uint64_t seen = 0;
+    uint32_t p;
+
+    if ((w->mode & ~VMGPU_WD_MODE_ALL) || w->slots < 1 ||
+        w->slots > VMGPU_WD_MAX_SLOTS) {
+        return false;
+    }
+    for (p = 0; p < sms; p++) {
+        if (w->order[p] >= sms || (seen >> w->order[p] & 1)) {
+            return false;
+        }
+        seen |= 1ull << w->order[p];
+    }
+    return true;
+}
+
+/* reg_lock held; returns true if the runner has a policy to apply */
+static bool wd_write(struct vg_gpu *g, uint32_t off, uint32_t val)
+{
+    struct vg_gpu_regs *r = &g->c.regs;
+    uint32_t sms = g->c.cfg->sms, n, k;
+
+    if (off >= VMGPU_GPU_WD_SM_ORDER(0)) {
+        n = (off - VMGPU_GPU_WD_SM_ORDER(0)) / 4;
+        for (k = 0; k < 4; k++) {
+            r->wd_staged.order[n * 4 + k] = (uint8_t)(val >> (8 * k));
+        }
+        return false;
+    }
+    switch (off) {
+    case VMGPU_GPU_WD_MODE:
+        r->wd_staged.mode = val;
+        break;
+    case VMGPU_GPU_WD_SLOTS:
+        r->wd_staged.slots = val;
+        break;
+    case VMGPU_GPU_WD_CTRL:
+        if (!(val & VMGPU_WD_CTRL_COMMIT)) {
+            break;
+        }
+        if (!wd_valid(&r->wd_staged, sms)) {
+            r->wd_staged = r->wd_policy;
+            r->wd_status |= VMGPU_WD_STATUS_INVALID;
+            break;
+        }
+        memset(r->wd_staged.order + sms, 0, VMGPU_MAX_SMS - sms);
+        r->wd_policy = r->wd_staged;
+        r->wd_status = VMGPU_WD_STATUS_PENDING;
+        return true;
+    default:
+        break;
+    }
+    return false;
+}
+
+/* Runner: make @w the distributor's policy; -1 if it cannot now. */
+static int wd_set(struct vg_gpu *g, const struct vg_wd_regs *w)
+{
+    struct vg_wd_policy pol = g->wd.pol;
+
+    pol.mode = w->mode & VMGPU_WD_MODE_ROUND_ROBIN ? VG_WD_ROUND_ROBIN
+                                                   : VG_WD_LOAD_BALANCE;
+    pol.table_slots = w->slots;
+    memcpy(pol.sm_order, w->order, sizeof(pol.sm_order));
+    return vg_wdist_set_policy(&g->wd, &pol);
+}
+
+/*
+ * Runner, between two events: apply the committed policy. The distributor
+ * refuses a change in throttle mode, or a smaller table while a task sits
+ * in a slot past its end; the policy then stays pending and is tried
+ * again after every event until those have drained.
+ */
+static void wd_apply(struct vg_gpu *g)
+{
+    if (!g->wd_pending || wd_set(g, &g->wd_next)) {
+        return;
+    }
+    g->wd_pending = false;
+    if (vg_gpu_regs_begin(&g->c)) {
+        if (!(g->c.req & VG_REQ_WD)) {
+            g->c.regs.wd_status &= ~VMGPU_WD_STATUS_PENDING;
+        }
+        vg_gpu_regs_end(&g->c);
+    }
+    /* SMs were unassigned; a larger table may take more tasks. */
+    vg_sms_issue(&g->sms);
+}
+
 /* reg_lock held */
 static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
 {
@@ -405,6 +544,9 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
         n = (off - VMGPU_GPU_AS_ROOT_LO(0)) / 8;
         root = g->c.mmu_regs.root[n];
         return off & 4 ? root >> 32 : (uint32_t)root;
+    }
+    if (is_wd_reg(off)) {
+        return wd_read(g, off);
     }
     if (off >= VMGPU_GPU_CNT_BASE && off < VMGPU_GPU_CNT_LO(VMGPU_CNT_NUM)) {
         n = (off - VMGPU_GPU_CNT_BASE) / 8;
@@ -500,6 +642,13 @@ static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
             set_lo(&root, val);
         }
         vg_mmu_regs_set_root(&g->c.mmu_regs, n, root);
+        return 0;
+    }
+    if (is_wd_reg(off)) {
+        if (wd_write(g, off, val)) {
+            post_req(g, VG_REQ_WD);
+            return ACT_KICK;
+        }
         return 0;
     }
     switch (off) {
@@ -665,10 +814,17 @@ static bool gpu_sync(struct vg_gpu *g)
     if (req & VG_REQ_WAKE) {
         c->regs.status = 0; /* busy until the runner says otherwise */
     }
+    if (req & VG_REQ_WD) {
+        g->wd_next = c->regs.wd_policy;
+    }
     pthread_mutex_unlock(&c->reg_lock);
 
     if (adopt) {
         gpu_drop(g, clock);
+    }
+    if (req & VG_REQ_WD) {
+        g->wd_pending = true;
+        wd_apply(g);
     }
     if (req & VG_REQ_MEM) {
         vg_cp_memory_poll(&g->cp, mem_time);
@@ -749,6 +905,7 @@ static void run_event(struct vg_gpu *g, const struct vg_event *ev)
     default:
         break;
     }
+    wd_apply(g); /* a policy the distributor could not take before */
 }
 
 void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)

@@ -58,6 +58,13 @@ struct vg_error {
     uint32_t dispatch; /* VMGPU_TRACE_NONE if none */
 };
 
+/* The distributor policy registers (WD_MODE, WD_SLOTS, WD_SM_ORDER). */
+struct vg_wd_regs {
+    uint32_t mode;  /* VMGPU_WD_MODE_* */
+    uint32_t slots; /* task-table slots */
+    uint8_t order[VMGPU_MAX_SMS];
+};
+
 /* The register file of one GPU (under reg_lock). */
 struct vg_gpu_regs {
     uint64_t ring_base;
@@ -76,6 +83,9 @@ struct vg_gpu_regs {
     uint32_t counter_hi_latch;
     struct vg_error err;
     uint64_t err_seqno;
+    struct vg_wd_regs wd_staged; /* what the guest wrote */
+    struct vg_wd_regs wd_policy; /* the last accepted commit */
+    uint32_t wd_status;          /* VMGPU_WD_STATUS_* */
 };
 
 /* Requests from MMIO (or another GPU) to a GPU's runner. */
@@ -83,6 +93,7 @@ enum {
     VG_REQ_WAKE = 1 << 0, /* doorbell or enable: look at the ring */
     VG_REQ_ACK = 1 << 1,  /* error causes acknowledged */
     VG_REQ_MEM = 1 << 2,  /* memory changed: poll WAIT_VALUE again */
+    VG_REQ_WD = 1 << 3,   /* WD_* committed: apply regs.wd_policy */
 };
 
 /* Where trace records go: one sink for the whole device. */
@@ -108,6 +119,7 @@ struct vg_gpu_common {
     uint32_t reset_gen; /* bumped by a reset; read without the lock too */
     bool clock_reset;   /* the reset was a device reset: time back to 0 */
     uint32_t abort;     /* set with reset_gen, cleared by the runner */
+    struct vg_wd_regs wd_reset; /* WD_* after a reset (settings; const) */
 
     /* ---- Execution side: owned by the GPU's runner ---- */
     uint32_t exec_gen; /* reset_gen the execution state belongs to */

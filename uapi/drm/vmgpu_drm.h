@@ -20,7 +20,7 @@ extern "C" {
 #define DRM_VMGPU_DRIVER_NAME		"vmgpu"
 
 /* Bumped whenever an ioctl or parameter is added. */
-#define DRM_VMGPU_UAPI_VERSION		3
+#define DRM_VMGPU_UAPI_VERSION		4
 
 #define DRM_VMGPU_GET_PARAM		0x00
 #define DRM_VMGPU_BO_CREATE		0x01
@@ -30,6 +30,7 @@ extern "C" {
 #define DRM_VMGPU_CTX_DESTROY		0x05
 #define DRM_VMGPU_CTX_QUERY		0x06
 #define DRM_VMGPU_SUBMIT		0x07
+#define DRM_VMGPU_WD_POLICY		0x08
 
 /**
  * enum drm_vmgpu_param - what DRM_IOCTL_VMGPU_GET_PARAM can report
@@ -69,6 +70,12 @@ extern "C" {
  *	BO_CREATE or CREATE_DUMB past it is -ENOMEM. Since uAPI version 3.
  * @DRM_VMGPU_PARAM_MEM_USED: bytes of buffer memory held now, command
  *	buffers included. Since uAPI version 3.
+ * @DRM_VMGPU_PARAM_WD_MODE: the work distributor's CTA issue mode of every
+ *	GPU: byte g of the value is GPU g's DRM_VMGPU_WD_MODE_*. Since uAPI
+ *	version 4.
+ * @DRM_VMGPU_PARAM_WD_TABLE_SLOTS: the work distributor's task-table slots
+ *	of every GPU: byte g of the value is GPU g's (1..128). Since uAPI
+ *	version 4.
  * @DRM_VMGPU_PARAM_COUNT: number of parameters; not itself a parameter.
  */
 enum drm_vmgpu_param {
@@ -95,6 +102,8 @@ enum drm_vmgpu_param {
 	DRM_VMGPU_PARAM_MAX_USER_INSTR_BUDGET = 20,
 	DRM_VMGPU_PARAM_MEM_LIMIT = 21,
 	DRM_VMGPU_PARAM_MEM_USED = 22,
+	DRM_VMGPU_PARAM_WD_MODE = 23,
+	DRM_VMGPU_PARAM_WD_TABLE_SLOTS = 24,
 	DRM_VMGPU_PARAM_COUNT
 };
 
@@ -373,6 +382,59 @@ struct drm_vmgpu_submit {
 	__u32 pad2;
 };
 
+/*
+ * Work distributor policy (struct drm_vmgpu_wd_policy).
+ * DRM_VMGPU_WD_POLICY_SET: set the policy (CAP_SYS_ADMIN); without it the
+ * ioctl only reads it.
+ * DRM_VMGPU_WD_MODE_LOAD_BALANCE: the next block goes to the SM with the
+ * most room for it, ties broken by the SM priority list.
+ * DRM_VMGPU_WD_MODE_ROUND_ROBIN: the next block goes to the next SM of the
+ * list, after the one that got the last block, that has room.
+ */
+#define DRM_VMGPU_WD_POLICY_SET		(1u << 0)
+#define DRM_VMGPU_WD_POLICY_FLAGS_ALL	DRM_VMGPU_WD_POLICY_SET
+#define DRM_VMGPU_WD_MODE_LOAD_BALANCE	0
+#define DRM_VMGPU_WD_MODE_ROUND_ROBIN	1
+#define DRM_VMGPU_WD_MAX_SLOTS		128
+#define DRM_VMGPU_WD_MAX_SMS		64
+
+/**
+ * struct drm_vmgpu_wd_policy - argument of DRM_IOCTL_VMGPU_WD_POLICY
+ *
+ * Reads or sets the policy of one GPU's work distributor (the hardware
+ * unit that spreads a dispatch's thread blocks over the SMs): its CTA
+ * issue mode, the number of task-table slots (dispatches that run at once)
+ * and the SM priority list. Reading is open to every client; setting
+ * needs CAP_SYS_ADMIN (else -EPERM), affects every client of the GPU, and
+ * holds until the next set or until the driver is loaded again: the
+ * driver programs it again after every GPU or PCI reset. A set returns
+ * once the device has accepted the policy; the GPU applies it between two
+ * block issues, without disturbing blocks in flight. Since uAPI version 4;
+ * -EOPNOTSUPP if the device has no policy registers.
+ *
+ * @gpu: GPU index, < number of GPUs; else -EINVAL.
+ * @flags: DRM_VMGPU_WD_POLICY_*; unknown bits are -EINVAL.
+ * @mode: DRM_VMGPU_WD_MODE_*: out, or in with DRM_VMGPU_WD_POLICY_SET
+ *	(anything else is -EINVAL).
+ * @table_slots: 1..DRM_VMGPU_WD_MAX_SLOTS: out, or in with
+ *	DRM_VMGPU_WD_POLICY_SET (else -EINVAL).
+ * @num_sms: out: the GPU's SMs, the entries of @sm_order used. In with
+ *	DRM_VMGPU_WD_POLICY_SET: 0 or that number, else -EINVAL.
+ * @pad: must be zero.
+ * @sm_order: the SM priority list, most preferred first: out, or in with
+ *	DRM_VMGPU_WD_POLICY_SET, where the first @num_sms entries must be a
+ *	permutation of 0..@num_sms - 1 and the rest zero (else -EINVAL).
+ */
+struct drm_vmgpu_wd_policy {
+	__u32 gpu;
+	__u32 flags;
+	__u32 mode;
+	__u32 table_slots;
+	__u32 num_sms;
+	__u32 pad;
+	__u8 sm_order[DRM_VMGPU_WD_MAX_SMS];
+};
+
 #define DRM_IOCTL_VMGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_GET_PARAM, \
 		 struct drm_vmgpu_get_param)
@@ -397,6 +459,9 @@ struct drm_vmgpu_submit {
 #define DRM_IOCTL_VMGPU_SUBMIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VMGPU_SUBMIT, \
 		struct drm_vmgpu_submit)
+#define DRM_IOCTL_VMGPU_WD_POLICY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_WD_POLICY, \
+		 struct drm_vmgpu_wd_policy)
 
 #if defined(__cplusplus)
 }
