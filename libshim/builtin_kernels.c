@@ -420,6 +420,31 @@ static const char matmul_tiled_src[] =
 	"done:\n"
 	"	exit\n";
 
+static const char block_sm_src[] =
+	"; block_sm: where each block ran. Thread 0 of block b adds 1 to\n"
+	"; count[b] (atomically: a block that ran twice shows 2) and writes\n"
+	"; the index of the SM that ran it to sm[b]. For placement experiments.\n"
+	"; args: +0 count (u32 *), +8 sm (u32 *)\n"
+	"; launch: 1-D, any block size\n"
+	".args 16\n"
+	".kernel block_sm\n"
+	".param count, buf_rw, 0\n"
+	".param sm, buf_wo, 8\n"
+	"	s2r r0, %tid.x\n"
+	"	setp.ne p0, r0, 0\n"
+	"	bra p0, done\n"
+	"	s2r r0, %ctaid.x\n"
+	"	ldarg.64 r2, 0\n"
+	"	ldarg.64 r4, 8\n"
+	"	lea r2, r2, r0, 2\n"
+	"	lea r4, r4, r0, 2\n"
+	"	mov r6, 1\n"
+	"	atom.add r7, [r2], r6\n"
+	"	s2r r8, %smid\n"
+	"	st.32 [r4], r8\n"
+	"done:\n"
+	"	exit\n";
+
 static const struct {
 	const char *name;
 	const char *source;
@@ -431,11 +456,12 @@ static const struct {
 	{ "reduce_sum", reduce_sum_src },
 	{ "histogram", histogram_src },
 	{ "matmul_tiled", matmul_tiled_src },
+	{ "block_sm", block_sm_src },
 };
 
 static const char *const builtin_names[] = {
 	"saxpy", "vecadd", "fill", "blur3x3", "reduce_sum", "histogram",
-	"matmul_tiled", NULL,
+	"matmul_tiled", "block_sm", NULL,
 };
 
 const char *vmgpu_builtin_kernel_source(const char *name)

@@ -345,4 +345,31 @@ TEST_F(kern, matmul_tiled)
 	run_matmul(_metadata, self->tm, 1, 1, 1);
 }
 
+/* Every block counted once, on the SM the interpreter was told. */
+TEST_F(kern, block_sm)
+{
+	const uint32_t blocks = 37;
+	struct vg_kernel *k = testmem_builtin("block_sm");
+	uint64_t cva = testmem_alloc(self->tm, blocks * 4);
+	uint64_t sva = testmem_alloc(self->tm, blocks * 4);
+	uint32_t *count = testmem_ptr(self->tm, cva);
+	uint32_t *sm = testmem_ptr(self->tm, sva), i;
+	uint8_t args[16] = { 0 };
+	struct testmem_launch tl = {
+		.grid = { blocks, 1, 1 }, .block = { 96, 1, 1 },
+		.args = args, .args_bytes = sizeof(args),
+	};
+
+	memset(count, 0, blocks * 4);
+	memset(sm, 0xff, blocks * 4);
+	put_u64(args, 0, cva);
+	put_u64(args, 8, sva);
+	ASSERT_EQ(0, testmem_run(self->tm, k, &tl, &self->fault, NULL));
+	for (i = 0; i < blocks; i++) {
+		EXPECT_EQ(1, count[i]);
+		EXPECT_EQ(0, sm[i]);	/* testmem runs every block on SM 0 */
+	}
+	vg_kernel_free(k);
+}
+
 TEST_HARNESS_MAIN

@@ -17,24 +17,6 @@
 #define VA0	0x40000000ull
 #define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
 
-/* Each block: count[ctaid.x] += 1 (thread 0), smid[ctaid.x] = %smid. */
-static const char smid_src[] =
-	".args 16\n"
-	"	s2r r0, %tid.x\n"
-	"	setp.ne p0, r0, 0\n"
-	"	bra p0, done\n"
-	"	s2r r0, %ctaid.x\n"
-	"	ldarg.64 r2, 0\n"
-	"	ldarg.64 r4, 8\n"
-	"	lea r2, r2, r0, 2\n"
-	"	lea r4, r4, r0, 2\n"
-	"	mov r6, 1\n"
-	"	atom.add r7, [r2], r6\n"
-	"	s2r r8, %smid\n"
-	"	st.32 [r4], r8\n"
-	"done:\n"
-	"	exit\n";
-
 static uint32_t order_reg(const uint8_t *order, unsigned int n)
 {
 	return order[4 * n] | order[4 * n + 1] << 8 | order[4 * n + 2] << 16 |
@@ -163,7 +145,7 @@ static void rig_init(struct rig *r, uint32_t blocks,
 	th_as_init(r->th, &r->as, VA0);
 	th_gpu_setup(r->th, 0, 64);
 	th_set_root(r->th, 0, 0, &r->as);
-	r->code = th_kernel(r->th, &r->as, smid_src);
+	r->code = th_builtin(r->th, &r->as, "block_sm");
 	r->count_va = th_as_alloc(r->th, &r->as, blocks * 4, RW);
 	r->smid_va = th_as_alloc(r->th, &r->as, blocks * 4, RW);
 	r->count = th_va(r->th, &r->as, r->count_va);

@@ -16,24 +16,6 @@
 #include "vmgpu_drm.h"
 #include "vmgpu_test_util.h"
 
-/* Each block: count[ctaid.x] += 1, smid[ctaid.x] = %smid (thread 0). */
-static const char smid_src[] =
-	".args 16\n"
-	"	s2r r0, %tid.x\n"
-	"	setp.ne p0, r0, 0\n"
-	"	bra p0, done\n"
-	"	s2r r0, %ctaid.x\n"
-	"	ldarg.64 r2, 0\n"
-	"	ldarg.64 r4, 8\n"
-	"	lea r2, r2, r0, 2\n"
-	"	lea r4, r4, r0, 2\n"
-	"	mov r6, 1\n"
-	"	atom.add r7, [r2], r6\n"
-	"	s2r r8, %smid\n"
-	"	st.32 [r4], r8\n"
-	"done:\n"
-	"	exit\n";
-
 #define BLOCKS	64
 
 FIXTURE(wd) {
@@ -214,7 +196,7 @@ static int rig_init(struct vmgpu_device *dev, struct rig *r)
 	    vmgpu_cmdbuf_create(dev, &r->cb) ||
 	    vmgpu_syncobj_create(dev, &r->syncobj))
 		return -1;
-	r->k = make_kernel(dev, smid_src);
+	r->k = make_kernel(dev, vmgpu_builtin_kernel_source("block_sm"));
 	r->count_bo = make_bo(dev, BLOCKS * 4, (void **)&r->count);
 	r->smid_bo = make_bo(dev, BLOCKS * 4, (void **)&r->smid);
 	return r->k && r->count_bo && r->smid_bo ? 0 : -1;
