@@ -692,32 +692,46 @@ static struct vg_dispatch *cp_find_queue(struct vg_cp *cp, uint64_t va)
     return NULL;
 }
 
+/* ENQ records the device stores with one memory write. */
+#define ENQ_RUN 256
+
 /*
- * A kernel's ENQ (W7), acted on when its block completes: the device
- * stores the item in the queue task's next place and hands it to the
- * distributor. Returns false after cp_fail().
+ * A kernel's ENQs (W7), acted on when its block completes: the @n (at
+ * most ENQ_RUN) records at @w, which name the same queue task, in
+ * program order. The device stores the items in the task's next places
+ * and hands them to the distributor. Returns false after cp_fail(),
+ * which names the first record that could not be done.
  */
 static bool cp_enqueue(struct vg_cp *cp, struct vg_dispatch *from,
-                       const struct vg_work *w)
+                       const struct vg_work *w, uint32_t n)
 {
     struct vg_dispatch *q = cp_find_queue(cp, w->va);
-    uint32_t item = htole32(w->value);
+    uint32_t items[ENQ_RUN], i;
     uint64_t fault_va = 0;
     int code;
 
-    if (!q || q->task.items == q->capacity) {
+    if (!q) {
         cp_fail(cp, VMGPU_FAULT_TASK, w->va, w->pc, from->index);
         return false;
     }
-    code = vg_mmu_write(cp->mmu, cp->entry.as_slot,
-                        q->items_va + 4ull * q->task.items, &item, 4, &fault_va,
-                        NULL);
-    if (code) {
-        cp_fail(cp, code, fault_va, w->pc, from->index);
+    if (n > q->capacity - q->task.items) {
+        i = q->capacity - q->task.items; /* the first one with no room */
+        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w[i].pc, from->index);
         return false;
     }
-    vg_wdist_add_items(cp->wd, &q->task, 1, vg_gpu_now(cp->gc));
-    cp->gc->cnt[VMGPU_CNT_QUEUE_ITEMS]++;
+    for (i = 0; i < n; i++) {
+        items[i] = htole32(w[i].value);
+    }
+    code = vg_mmu_write(cp->mmu, cp->entry.as_slot,
+                        q->items_va + 4ull * q->task.items, items, 4 * n,
+                        &fault_va, NULL);
+    if (code) {
+        i = (uint32_t)((fault_va - q->items_va) / 4 - q->task.items);
+        cp_fail(cp, code, fault_va, w[i < n ? i : 0].pc, from->index);
+        return false;
+    }
+    vg_wdist_add_items(cp->wd, &q->task, n, vg_gpu_now(cp->gc));
+    cp->gc->cnt[VMGPU_CNT_QUEUE_ITEMS] += n;
     return true;
 }
 
@@ -838,22 +852,28 @@ static void cp_close_queues(struct vg_cp *cp)
  */
 static bool cp_block_work(struct vg_cp *cp, const struct vg_block_outcome *o)
 {
-    uint32_t i;
+    uint32_t i, n;
     bool items = false;
 
-    for (i = 0; i < o->nwork; i++) {
+    for (i = 0; i < o->nwork; i += n) {
         const struct vg_work *w = &o->work[i];
 
+        n = 1;
         if (w->kind == VG_WORK_LAUNCH) {
             if (!cp_launch_child(cp, o->d, w)) {
                 return false;
             }
-        } else {
-            if (!cp_enqueue(cp, o->d, w)) {
-                return false;
-            }
-            items = true;
+            continue;
         }
+        /* A run of ENQs to one queue: one lookup, one write. */
+        while (i + n < o->nwork && n < ENQ_RUN &&
+               w[n].kind == VG_WORK_ENQ && w[n].va == w->va) {
+            n++;
+        }
+        if (!cp_enqueue(cp, o->d, w, n)) {
+            return false;
+        }
+        items = true;
     }
     if (items) {
         vg_sms_issue(cp->sms);
