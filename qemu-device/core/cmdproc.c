@@ -866,8 +866,8 @@ static bool cp_block_work(struct vg_cp *cp, const struct vg_block_outcome *o)
             continue;
         }
         /* A run of ENQs to one queue: one lookup, one write. */
-        while (i + n < o->nwork && n < ENQ_RUN &&
-               w[n].kind == VG_WORK_ENQ && w[n].va == w->va) {
+        while (i + n < o->nwork && n < ENQ_RUN && w[n].kind == VG_WORK_ENQ &&
+               w[n].va == w->va) {
             n++;
         }
         if (!cp_enqueue(cp, o->d, w, n)) {
