@@ -212,9 +212,11 @@ enum drm_vmgpu_priority {
  * urgent): HIGH contexts DRM_VMGPU_LEVEL_MIN_HIGH..15, NORMAL
  * DRM_VMGPU_LEVEL_MIN_NORMAL..15, LOW DRM_VMGPU_LEVEL_MIN_LOW..15;
  * anything more urgent is -EACCES. Level 0 belongs to nobody's packets.
- * A dispatch giving priority 0 gets the packet's default: the context's
+ * A task giving priority 0 (a dispatch, a task descriptor in memory, a
+ * kernel's child task) gets the packet's default: the context's
  * DRM_VMGPU_LEVEL_DEFAULT_* until a SET_STATE DEFAULT_PRIORITY in the
- * packet changes it (0 there restores it).
+ * packet changes it (0 there restores it). Descriptors and children are
+ * held in the band by the device (the ring entry carries both bounds).
  */
 #define DRM_VMGPU_LEVEL_MIN_HIGH	1
 #define DRM_VMGPU_LEVEL_DEFAULT_HIGH	2
