@@ -165,6 +165,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL      ?= install
 
 PUBLIC_H := libshim/vmgpu.h uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
+	    uapi/vmgpu_region.h \
 	    uapi/drm/vmgpu_drm.h
 MAN1     := $(TOOL_SRC:tools/%.c=man/%.1)
 MAN7     := man/vmgpu.7
