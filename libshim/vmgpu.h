@@ -328,6 +328,14 @@ int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb);
  */
 int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			    uint64_t offset);
+/*
+ * COPY @bytes (1..4 GiB - 1) from @src_offset of @src to @dst_offset of
+ * @dst, when the command processor reaches it; it waits for the copy,
+ * not for earlier dispatches (a BARRIER before it does).
+ */
+int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
+		      uint64_t src_offset, const struct vmgpu_bo *dst,
+		      uint64_t dst_offset, uint64_t bytes);
 /* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset);
