@@ -205,6 +205,41 @@ static int inherit_done(struct recorder *r, uint32_t x, uint32_t w)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* SYNCs of pass @x's first dispatch: one per producer, in order. */
+static int sync_waits(struct recorder *r, uint32_t x, uint32_t first_w,
+		      uint32_t nw)
+{
+	uint32_t *prod = NULL, n = 0, cap = 0, j, k;
+	int ret = 0;
+
+	for (j = 0; j < nw; j++) {
+		uint32_t w = r->s->waits[first_w + j].pass;
+
+		for (k = 0; k < r->ndone[w]; k++) {
+			if (tg_grow((void **)&prod, &cap, n + 1,
+				    sizeof(*prod))) {
+				free(prod);
+				return tg_error(r->g, -ENOMEM, "out of memory");
+			}
+			prod[n++] = r->done[w][k];
+		}
+	}
+	if (n)
+		qsort(prod, n, sizeof(*prod), cmp_u32);
+	for (j = 0; j < n && !ret; j++)
+		if (!j || prod[j] != prod[j - 1])
+			ret = sync_on(r, x, prod[j]);
+	free(prod);
+	return ret;
+}
+
 static int emit_pass(struct recorder *r, uint32_t x)
 {
 	const struct tg_pass *p = &r->g->passes[x];
@@ -235,14 +270,7 @@ static int emit_pass(struct recorder *r, uint32_t x)
 			};
 
 			if (i == 0) {
-				for (j = 0; j < nw && !ret; j++) {
-					uint32_t w = s->waits[first_w + j].pass;
-					uint32_t k;
-
-					for (k = 0; k < r->ndone[w] && !ret; k++)
-						ret = sync_on(r, x,
-							      r->done[w][k]);
-				}
+				ret = sync_waits(r, x, first_w, nw);
 			} else if (prev >= 0) {
 				ret = sync_on(r, x, (uint32_t)prev);
 			}

@@ -1188,6 +1188,20 @@ static int simulate(const struct rec *r, const struct exec *e, char *why,
 	return 0;
 }
 
+/* SYNCs of one consumer naming the same producer twice. */
+static int repeated_syncs(const struct rec *r)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < r->nops; i++)
+		for (j = i + 1; j < r->nops; j++)
+			n += r->ops[i].type == VMGPU_GRAPH_OP_SYNC &&
+			     r->ops[j].type == VMGPU_GRAPH_OP_SYNC &&
+			     r->ops[i].consumer == r->ops[j].consumer &&
+			     r->ops[i].producer == r->ops[j].producer;
+	return (int)n;
+}
+
 /*
  * The text with each explicit "pass" closed by "end_pass" before the
  * first line that is not a pass command; parsed into words.
@@ -1302,6 +1316,8 @@ TEST(random_programs_match_serial_execution)
 				TH_LOG("program %d: %s", prog, err);
 		for (k = 0; k < (int)r.nops; k++)
 			copies |= r.ops[k].type == VMGPU_GRAPH_OP_COPY;
+		/* No SYNC twice, none on a dispatch already synced on. */
+		ASSERT_EQ(0, repeated_syncs(&r));
 		if (!copies && r.barriers)
 			barriers_without_copies++;
 		if (vmgpu_schedule_stage_count(s) < e.n)
