@@ -33,7 +33,8 @@ DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
 DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null)
 
 CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
-SHIM_SRC  := $(sort $(wildcard libshim/*.c))
+# The library: a small core in libshim/, one subfolder per subsystem.
+SHIM_SRC  := $(sort $(wildcard libshim/*.c) $(wildcard libshim/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
 HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))

@@ -368,6 +368,39 @@ int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 	return emit(cb, &c, VMGPU_CMD_LEN_TIMESTAMP);
 }
 
+int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
+		      uint64_t src_offset, const struct vmgpu_bo *dst,
+		      uint64_t dst_offset, uint64_t bytes)
+{
+	struct vmgpu_cmd_copy c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!src || src->dev != cb->dev || !dst || dst->dev != cb->dev)
+		return shim_set_error(cb->dev, -EINVAL, "copy: no buffer");
+	if (!bytes || bytes > UINT32_MAX)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "copy: %llu bytes, 1..%u allowed",
+				      (unsigned long long)bytes, UINT32_MAX);
+	if (src_offset > src->size || bytes > src->size - src_offset ||
+	    dst_offset > dst->size || bytes > dst->size - dst_offset)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "copy: %llu bytes at %llu -> %llu run past a buffer",
+				      (unsigned long long)bytes,
+				      (unsigned long long)src_offset,
+				      (unsigned long long)dst_offset);
+	ret = vmgpu_cmdbuf_use(cb, src, VMGPU_USE_READ);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, dst, 0);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_copy(src->gpu_va + src_offset,
+			      dst->gpu_va + dst_offset, (uint32_t)bytes, 1, 0,
+			      0);
+	return emit(cb, &c, VMGPU_CMD_LEN_COPY);
+}
+
 int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
 			     const struct vmgpu_bo *bo, uint64_t offset,
 			     uint32_t value)

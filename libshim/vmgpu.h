@@ -328,6 +328,14 @@ int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb);
  */
 int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			    uint64_t offset);
+/*
+ * COPY @bytes (1..4 GiB - 1) from @src_offset of @src to @dst_offset of
+ * @dst, when the command processor reaches it; it waits for the copy,
+ * not for earlier dispatches (a BARRIER before it does).
+ */
+int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
+		      uint64_t src_offset, const struct vmgpu_bo *dst,
+		      uint64_t dst_offset, uint64_t bytes);
 /* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset);
@@ -442,6 +450,219 @@ int vmgpu_gpu_counter(struct vmgpu_device *dev, uint32_t gpu,
 		      const char *name, uint64_t *value);
 /* Jobs the driver holds (queued, running or not yet freed), all files. */
 int vmgpu_jobs_alive(struct vmgpu_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Task graphs (SPEC T1-T4, Documentation/taskgraph.rst)                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A task graph is built by running a specification program: format A is
+ * this C API (a pass definition is a C function calling
+ * vmgpu_graph_pass_begin() ... vmgpu_graph_pass_end(); an invocation is a
+ * call of it under the program's own loops and conditions), format B a
+ * flat command stream (vmgpu_graph_run_stream()). Each executed pass is a
+ * pass node; each distinct resource a resource node. Building needs no
+ * device. One thread at a time builds a graph; a compiled schedule is
+ * immutable and may be recorded from several threads at once. After a
+ * failure, vmgpu_graph_error_message() tells what went wrong.
+ */
+struct vmgpu_graph;
+struct vmgpu_schedule;
+
+int vmgpu_graph_create(struct vmgpu_graph **out);
+void vmgpu_graph_destroy(struct vmgpu_graph *g);
+/* Forget the passes (a new run of the program); resources stay. */
+void vmgpu_graph_reset(struct vmgpu_graph *g);
+/* The message of the most recent failed call on @g; returns its length. */
+size_t vmgpu_graph_error_message(struct vmgpu_graph *g, char *buf,
+				 size_t len);
+
+/*
+ * A resource node: the buffer @bo (its size when @size is 0), or, with @bo
+ * NULL, a transient resource of @size bytes with no memory yet: it orders
+ * passes like any other, but a copy or clear of it reaches the recording
+ * callback without a buffer, which vmgpu_graph_record() refuses. The same
+ * buffer declared again is the same resource. Returns the id (>= 0) or
+ * -errno.
+ */
+int vmgpu_graph_resource(struct vmgpu_graph *g, const char *name,
+			 const struct vmgpu_bo *bo, uint64_t size);
+int vmgpu_graph_resource_count(const struct vmgpu_graph *g);
+
+/*
+ * What a pass occupies on one GPU while it runs, for the overlap rule:
+ * resident blocks, threads, 32-bit registers and shared-memory bytes
+ * (the largest of its dispatches: the commands of a pass run in order).
+ */
+struct vmgpu_graph_needs {
+	uint64_t blocks;
+	uint64_t threads;
+	uint64_t regs;
+	uint64_t shared_bytes;
+};
+
+/*
+ * The needs of dispatch @d of the executable @image (NULL: registers and
+ * static shared memory unknown, counted 0): blocks = grid, threads =
+ * blocks x block threads, regs = threads x the header's num_regs,
+ * shared = blocks x (static + dynamic shared bytes).
+ */
+int vmgpu_dispatch_needs(const void *image, size_t bytes,
+			 const struct vmgpu_dispatch_desc *d,
+			 struct vmgpu_graph_needs *needs);
+
+/* Format A: a pass invocation. Returns the pass's index, or -errno. */
+int vmgpu_graph_pass_begin(struct vmgpu_graph *g, const char *name);
+/* Resource import (read edge resource -> pass), export (write edge). */
+int vmgpu_graph_pass_read(struct vmgpu_graph *g, int resource);
+int vmgpu_graph_pass_write(struct vmgpu_graph *g, int resource);
+/* Optional state of the pass: SET_STATE @key (VMGPU_STATE_*) = @value. */
+int vmgpu_graph_pass_state(struct vmgpu_graph *g, uint32_t key,
+			   uint32_t value);
+/* Needs given by hand; they replace the ones derived from dispatches. */
+int vmgpu_graph_pass_needs(struct vmgpu_graph *g,
+			   const struct vmgpu_graph_needs *needs);
+/*
+ * Pass commands, run in the order given. A dispatch is copied (its
+ * argument block or typed arguments too); its kernel may be NULL in a
+ * graph that is only compiled and inspected, not recorded.
+ */
+int vmgpu_graph_pass_dispatch(struct vmgpu_graph *g,
+			      const struct vmgpu_dispatch_desc *d);
+int vmgpu_graph_pass_copy(struct vmgpu_graph *g, int src, uint64_t src_offset,
+			  int dst, uint64_t dst_offset, uint64_t bytes);
+/* Fill @bytes (4-aligned, as @offset) at @offset of @resource with @value. */
+int vmgpu_graph_pass_clear(struct vmgpu_graph *g, int resource,
+			   uint64_t offset, uint64_t bytes, uint32_t value);
+int vmgpu_graph_pass_end(struct vmgpu_graph *g);
+int vmgpu_graph_pass_count(const struct vmgpu_graph *g);
+
+/*
+ * Inspection. The passes @pass depends on (earlier passes it must follow),
+ * each with VMGPU_DEP_* bits; returns how many (all of them, even beyond
+ * @max).
+ */
+#define VMGPU_DEP_RAW		(1u << 0)	/* reads what it wrote */
+#define VMGPU_DEP_WAR		(1u << 1)	/* writes what it read */
+#define VMGPU_DEP_WAW		(1u << 2)	/* writes what it wrote */
+#define VMGPU_DEP_STAGE		(1u << 3)	/* schedule: the stage before */
+struct vmgpu_graph_dep {
+	uint32_t pass;
+	uint32_t kinds;			/* VMGPU_DEP_* */
+};
+int vmgpu_graph_pass_deps(const struct vmgpu_graph *g, uint32_t pass,
+			  struct vmgpu_graph_dep *deps, uint32_t max);
+/*
+ * The graph as text, one line per resource and per pass (its name, read
+ * and write edges, needs, state and commands); *@text is malloc()ed.
+ * Format A and format B runs of one program print the same text.
+ */
+int vmgpu_graph_print(const struct vmgpu_graph *g, char **text);
+
+/*
+ * Format B (Documentation/taskgraph.rst): a stream of little-endian
+ * 32-bit words. Running it on the host evaluates its loops and conditions
+ * against @b->params and adds its pass blocks to @g. Stream resource i is
+ * graph resource @b->resources[i] (or i when @b->resources is NULL);
+ * "dispatch i" is @b->dispatches[i].
+ */
+struct vmgpu_graph_bindings {
+	const int *resources;
+	uint32_t num_resources;
+	const struct vmgpu_dispatch_desc *dispatches;
+	uint32_t num_dispatches;
+	const int64_t *params;
+	uint32_t num_params;
+};
+int vmgpu_graph_run_stream(struct vmgpu_graph *g, const uint32_t *words,
+			   size_t count, const struct vmgpu_graph_bindings *b);
+/* Text form <-> words (*@words, *@text malloc()ed); "line N: ..." in @err. */
+int vmgpu_graph_stream_parse(const char *text, uint32_t **words,
+			     size_t *count, char *err, size_t errlen);
+int vmgpu_graph_stream_print(const uint32_t *words, size_t count,
+			     char **text, char *err, size_t errlen);
+
+/*
+ * One GPU's capacity for the overlap rule: SMs and per-SM resident
+ * threads, registers, shared memory and blocks (the device's sm-*
+ * settings), and memory bytes for the resources of passes that overlap.
+ * 0 means no limit in that dimension.
+ */
+struct vmgpu_graph_limits {
+	uint32_t sms;
+	uint32_t sm_threads;
+	uint32_t sm_regs;
+	uint32_t sm_shared_bytes;
+	uint32_t sm_blocks;
+	uint64_t memory_bytes;
+};
+
+/*
+ * Order and overlap the passes into stages (passes of one stage may run
+ * together; see the rule in Documentation/taskgraph.rst). @limits NULL:
+ * no limit. The schedule remembers the graph's shape: it can be recorded
+ * for any later run of the program that gives the same shape.
+ */
+int vmgpu_graph_compile(struct vmgpu_graph *g,
+			const struct vmgpu_graph_limits *limits,
+			struct vmgpu_schedule **out);
+void vmgpu_schedule_destroy(struct vmgpu_schedule *s);
+/* 1 if @s was compiled from a graph of @g's shape, else 0. */
+int vmgpu_schedule_matches(const struct vmgpu_schedule *s,
+			   const struct vmgpu_graph *g);
+int vmgpu_schedule_stage_count(const struct vmgpu_schedule *s);
+/* Passes of stage @stage in emission order; returns how many. */
+int vmgpu_schedule_stage(const struct vmgpu_schedule *s, uint32_t stage,
+			 uint32_t *passes, uint32_t max);
+/* The stage of @pass, or -EINVAL. */
+int vmgpu_schedule_pass_stage(const struct vmgpu_schedule *s, uint32_t pass);
+/*
+ * The passes @pass waits for when recorded (dependencies and stage order,
+ * none implied by another): the SYNCs of its first dispatch, or the
+ * BARRIER before a first copy or clear. Returns how many.
+ */
+int vmgpu_schedule_waits(const struct vmgpu_schedule *s, uint32_t pass,
+			 struct vmgpu_graph_dep *waits, uint32_t max);
+
+/*
+ * Recording: the schedule's passes in order as commands, through @emit
+ * (one call per command, @op valid during the call). A DISPATCH call
+ * returns the dispatch's index in the packet (first @first_dispatch),
+ * the others 0; a negative return stops recording with that error.
+ */
+#define VMGPU_GRAPH_OP_USE		0u	/* declare bo (flags VMGPU_USE_*) */
+#define VMGPU_GRAPH_OP_STATE		1u
+#define VMGPU_GRAPH_OP_DISPATCH		2u
+#define VMGPU_GRAPH_OP_SYNC		3u
+#define VMGPU_GRAPH_OP_BARRIER		4u
+#define VMGPU_GRAPH_OP_COPY		5u
+#define VMGPU_GRAPH_OP_WRITE_VALUE	6u
+
+struct vmgpu_graph_op {
+	uint32_t type;			/* VMGPU_GRAPH_OP_* */
+	uint32_t pass;			/* the pass it belongs to */
+	const struct vmgpu_dispatch_desc *dispatch;
+	uint32_t consumer, producer;	/* SYNC */
+	uint32_t key, value;		/* STATE; WRITE_VALUE's value */
+	int src, dst;			/* resources: COPY; WRITE_VALUE, USE dst */
+	const struct vmgpu_bo *src_bo, *dst_bo;
+	uint64_t src_offset, dst_offset, bytes;
+	uint32_t flags;			/* USE: VMGPU_USE_READ */
+};
+typedef int (*vmgpu_graph_emit_fn)(void *opaque,
+				   const struct vmgpu_graph_op *op);
+/* -ESTALE if @g's shape is not the one @s was compiled for. */
+int vmgpu_graph_record_ops(struct vmgpu_graph *g,
+			   const struct vmgpu_schedule *s,
+			   uint32_t first_dispatch, vmgpu_graph_emit_fn emit,
+			   void *opaque);
+/*
+ * Record into @cb (vmgpu_cmdbuf_* calls): a SYNC only where a pass waits
+ * for a dispatch, a BARRIER only before a copy or clear that waits for
+ * one. Submit @cb as usual: one packet, one interrupt.
+ */
+int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
+		       struct vmgpu_cmdbuf *cb);
 
 /* ------------------------------------------------------------------ */
 /* Assembler, disassembler, built-in kernels (Documentation/isa.rst)     */

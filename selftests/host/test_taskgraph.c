@@ -1,0 +1,1336 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Task graphs (SPEC T1-T4, libshim/taskgraph/): the design's Figure 8a
+ * graph gives the schedules of Figure 8b as resources allow; WAR and WAW
+ * are ordered; format A and format B give the same graph; the text form
+ * round-trips; a compiled schedule records the same command words again;
+ * and thousands of random programs (loops, conditions, shared resources)
+ * recorded and run in every way their SYNCs and BARRIERs allow give the
+ * results of serial execution with a barrier after every pass.
+ *
+ * The recording goes through the library's callback interface into an
+ * encoder of this file (the device's command words, uapi/vmgpu_cmd.h),
+ * so no device is needed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "vmgpu.h"
+#include "vmgpu_cmd.h"
+
+/* ---- A recorder: command words and a log of operations ---- */
+
+#define MAX_OPS		8192
+
+struct op {
+	uint32_t type, pass, consumer, producer, index;
+};
+
+struct rec {
+	uint32_t words[4 * MAX_OPS];
+	uint32_t nwords;
+	struct op ops[MAX_OPS];
+	uint32_t nops;
+	uint32_t dispatches;
+	uint32_t syncs, barriers;
+};
+
+static void put_words(struct rec *r, const void *cmd, uint32_t n)
+{
+	if (r->nwords + n <= sizeof(r->words) / 4)
+		memcpy(r->words + r->nwords, cmd, 4 * n);
+	r->nwords += n;
+}
+
+static int rec_emit(void *opaque, const struct vmgpu_graph_op *o)
+{
+	struct rec *r = opaque;
+	struct op *op;
+
+	if (r->nops == MAX_OPS)
+		return -E2BIG;
+	op = &r->ops[r->nops++];
+	memset(op, 0, sizeof(*op));
+	op->type = o->type;
+	op->pass = o->pass;
+	switch (o->type) {
+	case VMGPU_GRAPH_OP_DISPATCH: {
+		const struct vmgpu_dispatch_desc *d = o->dispatch;
+		uint32_t g[3], b[3], t[3], i;
+		struct vmgpu_cmd_dispatch c;
+
+		for (i = 0; i < 3; i++) {
+			g[i] = d->grid[i] ? d->grid[i] : 1;
+			b[i] = d->block[i] ? d->block[i] : 1;
+			t[i] = d->origin[i] + g[i];
+		}
+		c = vmgpu_encode_dispatch(0x100000ull + 0x1000ull * o->pass,
+					  0, 0, g, b, d->origin, t,
+					  d->shared_bytes, d->priority);
+		put_words(r, &c, VMGPU_CMD_LEN_DISPATCH);
+		op->index = r->dispatches++;
+		return (int)op->index;
+	}
+	case VMGPU_GRAPH_OP_SYNC: {
+		struct vmgpu_cmd_sync c = vmgpu_encode_sync(o->consumer,
+							    o->producer);
+
+		put_words(r, &c, VMGPU_CMD_LEN_SYNC);
+		op->consumer = o->consumer;
+		op->producer = o->producer;
+		r->syncs++;
+		return 0;
+	}
+	case VMGPU_GRAPH_OP_BARRIER: {
+		struct vmgpu_cmd_barrier c = vmgpu_encode_barrier();
+
+		put_words(r, &c, VMGPU_CMD_LEN_BARRIER);
+		r->barriers++;
+		return 0;
+	}
+	case VMGPU_GRAPH_OP_STATE: {
+		struct vmgpu_cmd_set_state c =
+			vmgpu_encode_set_state(o->key, o->value);
+
+		put_words(r, &c, VMGPU_CMD_LEN_SET_STATE);
+		return 0;
+	}
+	case VMGPU_GRAPH_OP_COPY: {
+		struct vmgpu_cmd_copy c = vmgpu_encode_copy(
+			0x10000000ull * (o->src + 1) + o->src_offset,
+			0x10000000ull * (o->dst + 1) + o->dst_offset,
+			(uint32_t)o->bytes, 1, 0, 0);
+
+		put_words(r, &c, VMGPU_CMD_LEN_COPY);
+		return 0;
+	}
+	case VMGPU_GRAPH_OP_WRITE_VALUE: {
+		struct vmgpu_cmd_write_value c = vmgpu_encode_write_value(
+			0x10000000ull * (o->dst + 1) + o->dst_offset, o->value);
+
+		put_words(r, &c, VMGPU_CMD_LEN_WRITE_VALUE);
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static int record(struct vmgpu_graph *g, struct vmgpu_schedule *s,
+		  struct rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	return vmgpu_graph_record_ops(g, s, 0, rec_emit, r);
+}
+
+/* The (consumer pass, producer pass) of each recorded SYNC. */
+static int sync_between(const struct rec *r, uint32_t consumer_pass,
+			uint32_t producer_pass)
+{
+	uint32_t i, j, k, n = 0;
+
+	for (i = 0; i < r->nops; i++) {
+		if (r->ops[i].type != VMGPU_GRAPH_OP_SYNC)
+			continue;
+		for (j = 0; j < r->nops; j++) {
+			if (r->ops[j].type != VMGPU_GRAPH_OP_DISPATCH ||
+			    r->ops[j].index != r->ops[i].consumer ||
+			    r->ops[j].pass != consumer_pass)
+				continue;
+			for (k = 0; k < r->nops; k++)
+				if (r->ops[k].type == VMGPU_GRAPH_OP_DISPATCH &&
+				    r->ops[k].index == r->ops[i].producer &&
+				    r->ops[k].pass == producer_pass)
+					n++;
+		}
+	}
+	return n;
+}
+
+/* ---- Figure 8 ---- */
+
+/*
+ * Figure 8a: P1 reads R1 writes R2; P2, P3, P4 read R2 and write R3, R4,
+ * R5; P5 reads R3-R5 writes R6. Every pass is one dispatch of 8 blocks of
+ * 128 threads: 1024 threads, its needs derived from the dispatch.
+ */
+static void figure8(struct __test_metadata *_metadata, struct vmgpu_graph *g)
+{
+	struct vmgpu_dispatch_desc d = {
+		.grid = { 8 }, .block = { 128 },
+	};
+	char name[16];
+	int r[7], i;
+
+	for (i = 1; i <= 6; i++) {
+		snprintf(name, sizeof(name), "R%d", i);
+		r[i] = vmgpu_graph_resource(g, name, NULL, 4096);
+		ASSERT_EQ(i - 1, r[i]);
+	}
+	ASSERT_EQ(0, vmgpu_graph_pass_begin(g, "P1"));
+	ASSERT_EQ(0, vmgpu_graph_pass_read(g, r[1]));
+	ASSERT_EQ(0, vmgpu_graph_pass_write(g, r[2]));
+	ASSERT_EQ(0, vmgpu_graph_pass_dispatch(g, &d));
+	ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	for (i = 2; i <= 4; i++) {
+		snprintf(name, sizeof(name), "P%d", i);
+		ASSERT_EQ(i - 1, vmgpu_graph_pass_begin(g, name));
+		ASSERT_EQ(0, vmgpu_graph_pass_read(g, r[2]));
+		ASSERT_EQ(0, vmgpu_graph_pass_write(g, r[i + 1]));
+		ASSERT_EQ(0, vmgpu_graph_pass_dispatch(g, &d));
+		ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	}
+	ASSERT_EQ(4, vmgpu_graph_pass_begin(g, "P5"));
+	for (i = 3; i <= 5; i++)
+		ASSERT_EQ(0, vmgpu_graph_pass_read(g, r[i]));
+	ASSERT_EQ(0, vmgpu_graph_pass_write(g, r[6]));
+	ASSERT_EQ(0, vmgpu_graph_pass_dispatch(g, &d));
+	ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+}
+
+/* Stages as text: "0|1 2 3|4" (0-based passes). */
+static void stages_text(struct vmgpu_schedule *s, char *buf, size_t len)
+{
+	uint32_t passes[64];
+	int n, i, k, at = 0;
+
+	buf[0] = 0;
+	n = vmgpu_schedule_stage_count(s);
+	for (i = 0; i < n; i++) {
+		int m = vmgpu_schedule_stage(s, i, passes, 64);
+
+		for (k = 0; k < m; k++)
+			at += snprintf(buf + at, len - at, "%s%u",
+				       k ? " " : i ? "|" : "", passes[k]);
+	}
+}
+
+TEST(figure8_schedules)
+{
+	/* 4 SMs of 256 * k threads: k passes of 1024 threads fit. */
+	static const struct {
+		uint32_t fit;
+		const char *stages;
+		uint32_t syncs;
+	} cases[] = {
+		{ 3, "0|1 2 3|4", 6 },
+		{ 2, "0|1 2|3|4", 5 },
+		{ 1, "0|1|2|3|4", 4 },
+	};
+	struct vmgpu_graph_dep w[8];
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	static struct rec r;
+	char buf[128];
+	unsigned int c;
+
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	figure8(_metadata, g);
+	for (c = 0; c < 3; c++) {
+		struct vmgpu_graph_limits lim = {
+			.sms = 4, .sm_threads = 256 * cases[c].fit,
+			.sm_blocks = 32, .sm_regs = 65536,
+			.sm_shared_bytes = 48 * 1024,
+		};
+
+		ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+		stages_text(s, buf, sizeof(buf));
+		EXPECT_STREQ(cases[c].stages, buf);
+		ASSERT_EQ(0, record(g, s, &r));
+		/* Syncs only, never a barrier; exactly the waits. */
+		EXPECT_EQ(0, r.barriers);
+		EXPECT_EQ(cases[c].syncs, r.syncs);
+		EXPECT_EQ(5, r.dispatches);
+		/* P2-P4 after P1 (or after each other when serial). */
+		if (cases[c].fit == 3) {
+			EXPECT_EQ(1, sync_between(&r, 1, 0));
+			EXPECT_EQ(1, sync_between(&r, 2, 0));
+			EXPECT_EQ(1, sync_between(&r, 3, 0));
+			EXPECT_EQ(1, sync_between(&r, 4, 1));
+			EXPECT_EQ(1, sync_between(&r, 4, 2));
+			EXPECT_EQ(1, sync_between(&r, 4, 3));
+			ASSERT_EQ(1, vmgpu_schedule_waits(s, 1, w, 8));
+			EXPECT_EQ(0, w[0].pass);
+			EXPECT_EQ(VMGPU_DEP_RAW, w[0].kinds);
+		} else if (cases[c].fit == 2) {
+			/* P4 waits for the stage before (room), P5 for P4. */
+			ASSERT_EQ(2, vmgpu_schedule_waits(s, 3, w, 8));
+			EXPECT_EQ(1, w[0].pass);
+			EXPECT_EQ(VMGPU_DEP_STAGE, w[0].kinds);
+			EXPECT_EQ(2, w[1].pass);
+			EXPECT_EQ(1, sync_between(&r, 3, 1));
+			EXPECT_EQ(1, sync_between(&r, 3, 2));
+			EXPECT_EQ(1, sync_between(&r, 4, 3));
+			ASSERT_EQ(1, vmgpu_schedule_waits(s, 4, w, 8));
+			EXPECT_EQ(VMGPU_DEP_RAW, w[0].kinds);
+		} else {
+			EXPECT_EQ(1, sync_between(&r, 2, 1));
+			EXPECT_EQ(1, sync_between(&r, 3, 2));
+			EXPECT_EQ(1, sync_between(&r, 4, 3));
+		}
+		vmgpu_schedule_destroy(s);
+	}
+	/* No limits: all of P2-P4 overlap. */
+	ASSERT_EQ(0, vmgpu_graph_compile(g, NULL, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0|1 2 3|4", buf);
+	vmgpu_schedule_destroy(s);
+	vmgpu_graph_destroy(g);
+}
+
+/* Other dimensions: registers, shared memory and memory limit overlap. */
+TEST(fit_rule_dimensions)
+{
+	struct vmgpu_graph_limits lim = { .sms = 2 };
+	struct vmgpu_graph_needs n = { .blocks = 1, .threads = 32,
+				       .regs = 1000 };
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	char buf[128];
+	int r0, i;
+
+	/* Explicit needs: 3 x 1000 registers fit in 2 x 1500, 2 do not. */
+	lim.sm_regs = 1500;
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	r0 = vmgpu_graph_resource(g, "in", NULL, 100);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(i, vmgpu_graph_pass_begin(g, "x"));
+		ASSERT_EQ(0, vmgpu_graph_pass_read(g, r0));
+		ASSERT_EQ(0, vmgpu_graph_pass_needs(g, &n));
+		ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	}
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0 1 2", buf);
+	vmgpu_schedule_destroy(s);
+	lim.sm_regs = 1400;
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0 1|2", buf);
+	vmgpu_schedule_destroy(s);
+	/* Memory: the resource read by all counts once. */
+	lim.sm_regs = 0;
+	lim.memory_bytes = 100;
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0 1 2", buf);
+	vmgpu_schedule_destroy(s);
+	lim.memory_bytes = 99;	/* one pass alone still runs */
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0|1|2", buf);
+	vmgpu_schedule_destroy(s);
+	vmgpu_graph_destroy(g);
+}
+
+/* Needs derived from a real kernel's header (registers, shared memory). */
+TEST(needs_from_kernel_header)
+{
+	const char *src =
+		".args 8\n.shared 256\n"
+		"\tmov r9, 1\n\texit\n";
+	struct vmgpu_dispatch_desc d = {
+		.grid = { 4, 2 }, .block = { 64 }, .shared_bytes = 128,
+	};
+	struct vmgpu_graph_needs n;
+	struct vmgpu_exec_header h;
+	char err[128];
+	size_t bytes;
+	void *img;
+
+	ASSERT_EQ(0, vmgpu_asm_assemble(src, &img, &bytes, err, sizeof(err)))
+		TH_LOG("%s", err);
+	memcpy(&h, img, sizeof(h));
+	ASSERT_EQ(0, vmgpu_dispatch_needs(img, bytes, &d, &n));
+	EXPECT_EQ(8, n.blocks);
+	EXPECT_EQ(512, n.threads);
+	EXPECT_EQ(512ull * h.num_regs, n.regs);
+	EXPECT_GE(h.num_regs, 10);
+	EXPECT_EQ(8ull * (h.shared_bytes + 128), n.shared_bytes);
+	EXPECT_EQ(256, h.shared_bytes);
+	EXPECT_EQ(-EINVAL, vmgpu_dispatch_needs(img, 4, &d, &n));
+	free(img);
+}
+
+/* ---- WAR and WAW ---- */
+
+static int pass_rw(struct vmgpu_graph *g, const char *name, int rd, int wr)
+{
+	static const struct vmgpu_dispatch_desc d = { .grid = { 1 } };
+	int p = vmgpu_graph_pass_begin(g, name);
+
+	if (rd >= 0)
+		vmgpu_graph_pass_read(g, rd);
+	if (wr >= 0)
+		vmgpu_graph_pass_write(g, wr);
+	vmgpu_graph_pass_dispatch(g, &d);
+	vmgpu_graph_pass_end(g);
+	return p;
+}
+
+TEST(war_and_waw_ordered)
+{
+	struct vmgpu_graph_dep dep[8];
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	static struct rec r;
+	int a, b, p0, p1, p2, p3, p4;
+
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	a = vmgpu_graph_resource(g, "A", NULL, 64);
+	b = vmgpu_graph_resource(g, "B", NULL, 64);
+	p0 = pass_rw(g, "w0", -1, a);		/* writes A */
+	p1 = pass_rw(g, "r1", a, -1);		/* reads A */
+	p2 = pass_rw(g, "r2", a, b);		/* reads A */
+	p3 = pass_rw(g, "w3", -1, a);		/* WAR on r1, r2; WAW on w0 */
+	p4 = pass_rw(g, "w4", -1, a);		/* WAW on w3 only */
+	ASSERT_EQ(3, vmgpu_graph_pass_deps(g, p3, dep, 8));
+	EXPECT_EQ(p0, dep[0].pass);
+	EXPECT_EQ(VMGPU_DEP_WAW, dep[0].kinds);
+	EXPECT_EQ(p1, dep[1].pass);
+	EXPECT_EQ(VMGPU_DEP_WAR, dep[1].kinds);
+	EXPECT_EQ(p2, dep[2].pass);
+	EXPECT_EQ(VMGPU_DEP_WAR, dep[2].kinds);
+	ASSERT_EQ(1, vmgpu_graph_pass_deps(g, p4, dep, 8));
+	EXPECT_EQ(p3, dep[0].pass);
+	EXPECT_EQ(VMGPU_DEP_WAW, dep[0].kinds);
+
+	ASSERT_EQ(0, vmgpu_graph_compile(g, NULL, &s));
+	/* w3 waits for both readers (w0 is implied by them). */
+	ASSERT_EQ(2, vmgpu_schedule_waits(s, p3, dep, 8));
+	EXPECT_EQ(p1, dep[0].pass);
+	EXPECT_EQ(p2, dep[1].pass);
+	EXPECT_LT(vmgpu_schedule_pass_stage(s, p1),
+		  vmgpu_schedule_pass_stage(s, p3));
+	EXPECT_LT(vmgpu_schedule_pass_stage(s, p3),
+		  vmgpu_schedule_pass_stage(s, p4));
+	/* r1 and r2 read the same version: they overlap. */
+	EXPECT_EQ(vmgpu_schedule_pass_stage(s, p1),
+		  vmgpu_schedule_pass_stage(s, p2));
+	ASSERT_EQ(0, record(g, s, &r));
+	EXPECT_EQ(1, sync_between(&r, p3, p1));
+	EXPECT_EQ(1, sync_between(&r, p3, p2));
+	EXPECT_EQ(1, sync_between(&r, p4, p3));
+	EXPECT_EQ(0, r.barriers);
+	vmgpu_schedule_destroy(s);
+
+	/* A pass reading and writing one resource: RAW and WAW at once. */
+	p0 = pass_rw(g, "rw", a, a);
+	ASSERT_EQ(1, vmgpu_graph_pass_deps(g, p0, dep, 8));
+	EXPECT_EQ(p4, dep[0].pass);
+	EXPECT_EQ(VMGPU_DEP_RAW | VMGPU_DEP_WAW, dep[0].kinds);
+	vmgpu_graph_destroy(g);
+}
+
+/* A copy after a dispatch it depends on gets a BARRIER; a clear too. */
+TEST(copy_and_clear_barriers)
+{
+	static const struct vmgpu_dispatch_desc d = { .grid = { 1 } };
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	static struct rec r;
+	uint32_t i, writes = 0, copies = 0;
+	char msg[200];
+	int a, b, c;
+
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	a = vmgpu_graph_resource(g, "A", NULL, 4096);
+	b = vmgpu_graph_resource(g, "B", NULL, 4096);
+	c = vmgpu_graph_resource(g, "C", NULL, 4096);
+	pass_rw(g, "produce", -1, a);
+	ASSERT_EQ(1, vmgpu_graph_pass_begin(g, "copy"));
+	ASSERT_EQ(0, vmgpu_graph_pass_read(g, a));
+	ASSERT_EQ(0, vmgpu_graph_pass_write(g, b));
+	ASSERT_EQ(0, vmgpu_graph_pass_copy(g, a, 0, b, 0, 4096));
+	ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	ASSERT_EQ(2, vmgpu_graph_pass_begin(g, "clear"));
+	ASSERT_EQ(0, vmgpu_graph_pass_write(g, c));
+	ASSERT_EQ(0, vmgpu_graph_pass_clear(g, c, 0, 1000, 7));
+	ASSERT_EQ(0, vmgpu_graph_pass_dispatch(g, &d));
+	ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	/* Errors: ranges, alignment, undeclared resources. */
+	ASSERT_EQ(3, vmgpu_graph_pass_begin(g, "bad"));
+	EXPECT_EQ(-EINVAL, vmgpu_graph_pass_clear(g, c, 2, 8, 0));
+	EXPECT_EQ(-EINVAL, vmgpu_graph_pass_copy(g, a, 0, b, 1, 4096));
+	EXPECT_EQ(-EINVAL, vmgpu_graph_pass_copy(g, a, 0, a, 8, 16));
+	EXPECT_EQ(-EINVAL, vmgpu_graph_pass_read(g, 9));
+	EXPECT_EQ(0, vmgpu_graph_pass_copy(g, a, 0, b, 0, 8));
+	EXPECT_EQ(-EINVAL, vmgpu_graph_pass_end(g));
+	vmgpu_graph_error_message(g, msg, sizeof(msg));
+	EXPECT_NE(NULL, strstr(msg, "copies from resource 'A'"))
+		TH_LOG("%s", msg);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_compile(g, NULL, &s));
+	vmgpu_graph_reset(g);
+	EXPECT_EQ(0, vmgpu_graph_pass_count(g));
+	EXPECT_EQ(3, vmgpu_graph_resource_count(g));
+
+	pass_rw(g, "produce", -1, a);
+	vmgpu_graph_pass_begin(g, "copy");
+	vmgpu_graph_pass_read(g, a);
+	vmgpu_graph_pass_write(g, b);
+	vmgpu_graph_pass_copy(g, a, 0, b, 0, 4096);
+	vmgpu_graph_pass_end(g);
+	vmgpu_graph_pass_begin(g, "clear");
+	vmgpu_graph_pass_write(g, c);
+	vmgpu_graph_pass_clear(g, c, 0, 1000, 7);
+	vmgpu_graph_pass_dispatch(g, &d);
+	ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	ASSERT_EQ(0, vmgpu_graph_compile(g, NULL, &s));
+	ASSERT_EQ(0, record(g, s, &r));
+	/* One barrier (before the copy); the clear waits for nothing. */
+	EXPECT_EQ(1, r.barriers);
+	EXPECT_EQ(0, r.syncs);
+	for (i = 0; i < r.nops; i++) {
+		writes += r.ops[i].type == VMGPU_GRAPH_OP_WRITE_VALUE;
+		copies += r.ops[i].type == VMGPU_GRAPH_OP_COPY;
+	}
+	/* 1000 bytes: one word written, then 4, 8, ... 488 bytes copied. */
+	EXPECT_EQ(1, writes);
+	EXPECT_EQ(1 + 8, copies);
+	vmgpu_schedule_destroy(s);
+	vmgpu_graph_destroy(g);
+}
+
+/* ---- Format B ---- */
+
+static const char fig8_text[] =
+	"# Figure 8a in format B\n"
+	"name \"P1\"\n"
+	"read 0\n"
+	"write 1\n"
+	"dispatch 0\n"
+	"drop 0\n"
+	"drop 1\n"
+	"read 1\n"
+	"loop 3\n"
+	"\tif $0 == 1\n"
+	"\t\tname \"odd\"\n"
+	"\telse\n"
+	"\t\tname \"even\"\n"
+	"\tend\n"
+	"\tpass\n"
+	"\t\tdispatch 0\n"
+	"\t\tdispatch 0\n"
+	"\tend_pass\n"
+	"end\n";
+
+TEST(text_round_trip_and_errors)
+{
+	static const char canon[] =
+		"name \"a \\\"quoted\\\" \\\\ name\"\n"
+		"state 2 7\n"
+		"needs 1 2 3 4\n"
+		"read 0\n"
+		"write 1\n"
+		"drop 0\n"
+		"loop $1\n"
+		"\tif $0 >= -5\n"
+		"\t\tpass\n"
+		"\t\t\tcopy 0 8 1 16 64\n"
+		"\t\t\tclear 1 0 128 4294967295\n"
+		"\t\t\tdispatch 3\n"
+		"\t\tend_pass\n"
+		"\telse\n"
+		"\t\tloop 0\n"
+		"\t\tend\n"
+		"\tend\n"
+		"end\n";
+	uint32_t *w, *w2;
+	size_t n, n2;
+	char err[160], *text;
+
+	ASSERT_EQ(0, vmgpu_graph_stream_parse(canon, &w, &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0x42475456u, w[0]);
+	EXPECT_EQ(1, w[1]);
+	ASSERT_EQ(0, vmgpu_graph_stream_print(w, n, &text, err, sizeof(err)));
+	EXPECT_STREQ(canon, text);
+	ASSERT_EQ(0, vmgpu_graph_stream_parse(text, &w2, &n2, err,
+					      sizeof(err)));
+	ASSERT_EQ(n, n2);
+	EXPECT_EQ(0, memcmp(w, w2, 4 * n));
+	free(text);
+	free(w2);
+	/* The binary checks: a bad length, an unknown opcode. */
+	w[2] = (w[2] & 0xffff) | 9u << 16;
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_print(w, n, &text, err,
+						    sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "word 2")) TH_LOG("%s", err);
+	w[2] = 0x10077;
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_print(w, n, &text, err,
+						    sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "unknown command")) TH_LOG("%s", err);
+	free(w);
+
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_parse("read 1\nfrob 2\n", &w, &n,
+						    err, sizeof(err)));
+	EXPECT_STREQ("line 2: unknown command 'frob'", err);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_parse("loop 2\nread 1\n", &w,
+						    &n, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "not closed")) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_parse("pass\nend\n", &w, &n,
+						    err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "end without")) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_parse("if $0 = 1\nend\n", &w,
+						    &n, err, sizeof(err)));
+	EXPECT_STREQ("line 1: a comparison (== != < <= > >=) expected", err);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_stream_parse("read 1 2\n", &w, &n, err,
+						    sizeof(err)));
+}
+
+TEST(format_a_equals_format_b)
+{
+	static const struct vmgpu_dispatch_desc descs[1] = {
+		{ .grid = { 8 }, .block = { 128 } },
+	};
+	struct vmgpu_graph *ga, *gb;
+	struct vmgpu_graph_bindings bind = {
+		.dispatches = descs, .num_dispatches = 1,
+	};
+	int64_t params[1];
+	char *ta, *tb, err[160];
+	uint32_t *w;
+	size_t n;
+	int i, k;
+
+	ASSERT_EQ(0, vmgpu_graph_stream_parse(fig8_text, &w, &n, err,
+					      sizeof(err)))
+		TH_LOG("%s", err);
+	for (k = 0; k < 2; k++) {
+		params[0] = k;
+		bind.params = params;
+		bind.num_params = 1;
+		/* Format A: the same program in C. */
+		ASSERT_EQ(0, vmgpu_graph_create(&ga));
+		for (i = 0; i < 2; i++)
+			vmgpu_graph_resource(ga, "", NULL, 4096);
+		vmgpu_graph_pass_begin(ga, "P1");
+		vmgpu_graph_pass_read(ga, 0);
+		vmgpu_graph_pass_write(ga, 1);
+		vmgpu_graph_pass_dispatch(ga, &descs[0]);
+		vmgpu_graph_pass_end(ga);
+		for (i = 0; i < 3; i++) {
+			vmgpu_graph_pass_begin(ga, params[0] == 1 ? "odd" :
+								    "even");
+			vmgpu_graph_pass_read(ga, 1);
+			vmgpu_graph_pass_dispatch(ga, &descs[0]);
+			vmgpu_graph_pass_dispatch(ga, &descs[0]);
+			ASSERT_EQ(0, vmgpu_graph_pass_end(ga));
+		}
+		ASSERT_EQ(0, vmgpu_graph_create(&gb));
+		for (i = 0; i < 2; i++)
+			vmgpu_graph_resource(gb, "", NULL, 4096);
+		ASSERT_EQ(0, vmgpu_graph_run_stream(gb, w, n, &bind));
+		ASSERT_EQ(0, vmgpu_graph_print(ga, &ta));
+		ASSERT_EQ(0, vmgpu_graph_print(gb, &tb));
+		EXPECT_STREQ(ta, tb);
+		EXPECT_EQ(4, vmgpu_graph_pass_count(gb));
+		free(ta);
+		free(tb);
+		vmgpu_graph_destroy(ga);
+		vmgpu_graph_destroy(gb);
+	}
+	/* Run-time errors: a missing parameter, an unbound dispatch. */
+	ASSERT_EQ(0, vmgpu_graph_create(&gb));
+	vmgpu_graph_resource(gb, "", NULL, 4096);
+	vmgpu_graph_resource(gb, "", NULL, 4096);
+	bind.num_params = 0;
+	EXPECT_EQ(-EINVAL, vmgpu_graph_run_stream(gb, w, n, &bind));
+	vmgpu_graph_error_message(gb, err, sizeof(err));
+	EXPECT_NE(NULL, strstr(err, "parameter $0")) TH_LOG("%s", err);
+	/* The blocks before the failure stay; none is left open. */
+	EXPECT_EQ(1, vmgpu_graph_pass_count(gb));
+	bind.num_dispatches = 0;
+	vmgpu_graph_reset(gb);
+	EXPECT_EQ(-EINVAL, vmgpu_graph_run_stream(gb, w, n, &bind));
+	EXPECT_EQ(0, vmgpu_graph_pass_count(gb));
+	vmgpu_graph_destroy(gb);
+	free(w);
+}
+
+/* ---- Schedule reuse ---- */
+
+TEST(schedule_reuse)
+{
+	struct vmgpu_graph_limits lim = { .sms = 4, .sm_threads = 512 };
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	static struct rec r1, r2;
+
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	figure8(_metadata, g);
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	ASSERT_EQ(0, record(g, s, &r1));
+	ASSERT_EQ(0, record(g, s, &r2));
+	ASSERT_EQ(r1.nwords, r2.nwords);
+	EXPECT_EQ(0, memcmp(r1.words, r2.words, 4 * r1.nwords));
+	/* Next frame: the program runs again, the schedule still fits. */
+	vmgpu_graph_destroy(g);
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	figure8(_metadata, g);
+	EXPECT_EQ(1, vmgpu_schedule_matches(s, g));
+	ASSERT_EQ(0, record(g, s, &r2));
+	ASSERT_EQ(r1.nwords, r2.nwords);
+	EXPECT_EQ(0, memcmp(r1.words, r2.words, 4 * r1.nwords));
+	/* A changed graph does not. */
+	pass_rw(g, "extra", 0, 1);
+	EXPECT_EQ(0, vmgpu_schedule_matches(s, g));
+	EXPECT_EQ(-ESTALE, record(g, s, &r2));
+	vmgpu_schedule_destroy(s);
+	vmgpu_graph_destroy(g);
+}
+
+/* ---- Random programs against serial execution ---- */
+
+#define NRES		5
+#define NPARAMS		2
+#define MAX_NODES	24
+#define MAX_PASSES	96
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng_state >> 33) % n;
+}
+
+enum { N_PASS, N_LOOP, N_IF };
+
+struct pcmd {
+	int type;			/* 0 dispatch, 1 copy, 2 clear */
+	int d, src, dst;
+};
+
+struct node {
+	int kind;
+	/* N_PASS */
+	uint32_t rmask, wmask, prio;
+	struct pcmd cmds[3];
+	int ncmds;
+	/* N_LOOP: count or $param; N_IF: $param op value */
+	int count, by_param, param, op, value;
+	int body, nbody, other, nother;	/* ranges of children */
+};
+
+struct program {
+	struct node n[MAX_NODES];
+	int nn;
+	int top, ntop;
+	int64_t params[NPARAMS];
+	struct vmgpu_dispatch_desc descs[4];
+};
+
+static int gen_block(struct program *p, int depth, int want, int *count);
+
+static void gen_pass(struct node *x)
+{
+	int i, k;
+
+	x->kind = N_PASS;
+	x->rmask = rnd(1u << NRES) & rnd(1u << NRES);
+	x->wmask = rnd(1u << NRES) & rnd(1u << NRES) & rnd(1u << NRES);
+	x->prio = rnd(3);
+	x->ncmds = rnd(4);		/* 0: an empty pass */
+	for (i = 0; i < x->ncmds; i++) {
+		struct pcmd *c = &x->cmds[i];
+		uint32_t any = x->rmask | x->wmask;
+
+		c->type = rnd(4) == 0 ? 1 : rnd(5) == 0 ? 2 : 0;
+		c->d = rnd(4);
+		if (c->type && !x->wmask)
+			c->type = 0;
+		if (c->type) {
+			do
+				k = rnd(NRES);
+			while (!(x->wmask & (1u << k)));
+			c->dst = k;
+			do
+				k = rnd(NRES);
+			while (!(any & (1u << k)));
+			c->src = k;
+		}
+	}
+}
+
+/* Children are allocated contiguously; returns the first index. */
+static int gen_block(struct program *p, int depth, int want, int *count)
+{
+	int first = p->nn, i, n = 0;
+
+	for (i = 0; i < want && p->nn < MAX_NODES; i++, n++)
+		p->nn++;
+	for (i = 0; i < n; i++) {
+		struct node *x = &p->n[first + i];
+		int r = rnd(10);
+
+		memset(x, 0, sizeof(*x));
+		if (depth < 3 && r < 2) {
+			x->kind = N_LOOP;
+			x->by_param = rnd(2);
+			x->param = rnd(NPARAMS);
+			x->count = rnd(4);
+			x->body = gen_block(p, depth + 1, 1 + rnd(3),
+					    &x->nbody);
+		} else if (depth < 3 && r < 4) {
+			x->kind = N_IF;
+			x->param = rnd(NPARAMS);
+			x->op = rnd(6);
+			x->value = (int)rnd(4) - 1;
+			x->body = gen_block(p, depth + 1, 1 + rnd(3),
+					    &x->nbody);
+			x->other = gen_block(p, depth + 1, rnd(2), &x->nother);
+		} else {
+			gen_pass(x);
+		}
+	}
+	*count = n;
+	return first;
+}
+
+static bool cond(int64_t a, int op, int64_t b)
+{
+	switch (op) {
+	case 0: return a == b;
+	case 1: return a != b;
+	case 2: return a < b;
+	case 3: return a <= b;
+	case 4: return a > b;
+	default: return a >= b;
+	}
+}
+
+/* Serial reference: per executed pass, its read and write masks. */
+struct exec {
+	uint32_t rmask[MAX_PASSES], wmask[MAX_PASSES];
+	int n;
+};
+
+/* Format A: the program run in C. */
+static int run_a(struct program *p, struct vmgpu_graph *g, int first, int n,
+		 struct exec *e)
+{
+	int i, k, r;
+
+	for (i = first; i < first + n; i++) {
+		struct node *x = &p->n[i];
+		int64_t count;
+
+		switch (x->kind) {
+		case N_LOOP:
+			count = x->by_param ? p->params[x->param] : x->count;
+			for (k = 0; k < count; k++)
+				if (run_a(p, g, x->body, x->nbody, e))
+					return -1;
+			break;
+		case N_IF:
+			if (cond(p->params[x->param], x->op, x->value))
+				r = run_a(p, g, x->body, x->nbody, e);
+			else
+				r = run_a(p, g, x->other, x->nother, e);
+			if (r)
+				return r;
+			break;
+		default: {
+			char name[16];
+
+			if (e->n == MAX_PASSES)
+				return -1;
+			snprintf(name, sizeof(name), "n%d", i);
+			vmgpu_graph_pass_begin(g, name);
+			for (k = 0; k < NRES; k++) {
+				if (x->rmask & (1u << k))
+					vmgpu_graph_pass_read(g, k);
+				if (x->wmask & (1u << k))
+					vmgpu_graph_pass_write(g, k);
+			}
+			vmgpu_graph_pass_state(g, VMGPU_STATE_DEFAULT_PRIORITY,
+					       x->prio);
+			for (k = 0; k < x->ncmds; k++) {
+				struct pcmd *c = &x->cmds[k];
+
+				if (c->type == 0)
+					vmgpu_graph_pass_dispatch(g,
+							&p->descs[c->d]);
+				else if (c->type == 1)
+					vmgpu_graph_pass_copy(g, c->src, 0,
+							      c->dst, 2048,
+							      64);
+				else
+					vmgpu_graph_pass_clear(g, c->dst, 64,
+							       256, 5);
+			}
+			if (vmgpu_graph_pass_end(g))
+				return -1;
+			e->rmask[e->n] = x->rmask;
+			e->wmask[e->n] = x->wmask;
+			e->n++;
+		}
+		}
+	}
+	return 0;
+}
+
+static const char *const cmp_names[] = { "==", "!=", "<", "<=", ">", ">=" };
+
+/* Format B: the program as text. */
+static void text_b(struct program *p, int first, int n, char *buf,
+		   size_t len, size_t *at)
+{
+	int i, k;
+
+#define OUT(...) (*at += snprintf(buf + *at, len - *at, __VA_ARGS__))
+	for (i = first; i < first + n; i++) {
+		struct node *x = &p->n[i];
+
+		switch (x->kind) {
+		case N_LOOP:
+			if (x->by_param)
+				OUT("loop $%d\n", x->param);
+			else
+				OUT("loop %d\n", x->count);
+			text_b(p, x->body, x->nbody, buf, len, at);
+			OUT("end\n");
+			break;
+		case N_IF:
+			OUT("if $%d %s %d\n", x->param, cmp_names[x->op],
+			    x->value);
+			text_b(p, x->body, x->nbody, buf, len, at);
+			if (x->nother) {
+				OUT("else\n");
+				text_b(p, x->other, x->nother, buf, len, at);
+			}
+			OUT("end\n");
+			break;
+		default:
+			/* Bindings carry forward: set them all. */
+			for (k = 0; k < NRES; k++) {
+				OUT("drop %d\n", k);
+				if (x->rmask & (1u << k))
+					OUT("read %d\n", k);
+				if (x->wmask & (1u << k))
+					OUT("write %d\n", k);
+			}
+			OUT("state %u %u\n", VMGPU_STATE_DEFAULT_PRIORITY,
+			    x->prio);
+			OUT("name \"n%d\"\n", i);
+			/* One command: sometimes its own block by default. */
+			if (x->ncmds != 1 || rnd(2))
+				OUT("pass\n");
+			for (k = 0; k < x->ncmds; k++) {
+				struct pcmd *c = &x->cmds[k];
+
+				if (c->type == 0)
+					OUT("dispatch %d\n", c->d);
+				else if (c->type == 1)
+					OUT("copy %d 0 %d 2048 64\n", c->src,
+					    c->dst);
+				else
+					OUT("clear %d 64 256 5\n", c->dst);
+			}
+			break;
+		}
+	}
+#undef OUT
+}
+
+/*
+ * Every pair of passes that conflict (one writes what the other reads or
+ * writes) in serial order A < B: every command of A completes before any
+ * command of B starts, by the recorded SYNCs, BARRIERs and the command
+ * processor's order alone. Then any run gives the serial results.
+ */
+#define MAX_UNITS	512
+#define UW		(MAX_UNITS / 64)
+
+struct unitset {
+	uint64_t b[UW];
+};
+
+static void us_or(struct unitset *a, const struct unitset *b)
+{
+	int i;
+
+	for (i = 0; i < UW; i++)
+		a->b[i] |= b->b[i];
+}
+
+static bool us_has(const struct unitset *a, int u)
+{
+	return a->b[u / 64] >> (u % 64) & 1;
+}
+
+static void us_add(struct unitset *a, int u)
+{
+	a->b[u / 64] |= 1ull << (u % 64);
+}
+
+struct hb {
+	int nunits;
+	int unit_pass[MAX_UNITS];
+	struct unitset pred[MAX_UNITS];
+};
+
+static int build_hb(const struct rec *r, struct hb *h)
+{
+	static struct unitset prod[MAX_UNITS];
+	int disp_unit[MAX_UNITS];
+	struct unitset cp = { { 0 } };
+	uint32_t i;
+	int u, k;
+
+	memset(prod, 0, sizeof(prod));
+	h->nunits = 0;
+	for (i = 0; i < r->nops; i++) {
+		const struct op *o = &r->ops[i];
+
+		switch (o->type) {
+		case VMGPU_GRAPH_OP_SYNC:
+			if (o->producer >= o->consumer ||
+			    o->consumer >= MAX_UNITS)
+				return -1;
+			/* Producer's unit and what precedes it. */
+			us_add(&prod[o->consumer], disp_unit[o->producer]);
+			us_or(&prod[o->consumer],
+			      &h->pred[disp_unit[o->producer]]);
+			break;
+		case VMGPU_GRAPH_OP_BARRIER:
+			for (k = 0; k < h->nunits; k++) {
+				us_add(&cp, k);
+				us_or(&cp, &h->pred[k]);
+			}
+			break;
+		case VMGPU_GRAPH_OP_DISPATCH:
+		case VMGPU_GRAPH_OP_COPY:
+		case VMGPU_GRAPH_OP_WRITE_VALUE:
+			if (h->nunits == MAX_UNITS)
+				return -1;
+			u = h->nunits++;
+			h->unit_pass[u] = o->pass;
+			h->pred[u] = cp;
+			if (o->type == VMGPU_GRAPH_OP_DISPATCH) {
+				disp_unit[o->index] = u;
+				us_or(&h->pred[u], &prod[o->index]);
+			} else {
+				/* The CP waits for it. */
+				us_add(&cp, u);
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+static bool conflict(const struct exec *e, int a, int b)
+{
+	return (e->wmask[a] & (e->rmask[b] | e->wmask[b])) ||
+	       (e->rmask[a] & e->wmask[b]);
+}
+
+static int check_hb(const struct exec *e, const struct hb *h, char *why,
+		    size_t len)
+{
+	int u, v;
+
+	for (v = 0; v < h->nunits; v++)
+		for (u = 0; u < h->nunits; u++) {
+			int a = h->unit_pass[u], b = h->unit_pass[v];
+
+			if (a < b && conflict(e, a, b) && !us_has(&h->pred[v], u)) {
+				snprintf(why, len,
+					 "pass %d (unit %d) may overlap conflicting pass %d (unit %d)",
+					 a, u, b, v);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+/*
+ * One random run of the recorded commands: the command processor moves
+ * on, dispatches start once their producers are done and finish later,
+ * in a random order the commands allow. A unit reads its pass's
+ * resources when it starts, writes when it finishes (copies at once).
+ * Every read must see the version serial execution gives.
+ */
+static int simulate(const struct rec *r, const struct exec *e, char *why,
+		    size_t len)
+{
+	enum { IDLE, ISSUED, RUNNING, DONE };
+	int state[MAX_UNITS] = { 0 }, version[NRES], expect_last[NRES];
+	uint32_t pc = 0, prod_n[MAX_UNITS] = { 0 }, i;
+	static uint32_t prod[MAX_UNITS][MAX_UNITS / 4];
+	int disp_unit[MAX_UNITS], unit_pass[MAX_UNITS], nunits = 0;
+	int cand[2 * MAX_UNITS + 1], k, u;
+
+	bool has_unit[MAX_PASSES] = { false };
+
+	/* A pass without commands writes nothing, serially too. */
+	for (i = 0; i < r->nops; i++)
+		if (r->ops[i].type == VMGPU_GRAPH_OP_DISPATCH ||
+		    r->ops[i].type == VMGPU_GRAPH_OP_COPY ||
+		    r->ops[i].type == VMGPU_GRAPH_OP_WRITE_VALUE)
+			has_unit[r->ops[i].pass] = true;
+	for (k = 0; k < NRES; k++)
+		version[k] = expect_last[k] = -1;
+	for (i = 0; i < (uint32_t)e->n; i++)
+		for (k = 0; k < NRES; k++)
+			if ((e->wmask[i] & (1u << k)) && has_unit[i])
+				expect_last[k] = (int)i;
+
+#define READS(u)							\
+	do {								\
+		int p_ = unit_pass[u], k_, w_;				\
+		for (k_ = 0; k_ < NRES; k_++) {				\
+			if (!(e->rmask[p_] & (1u << k_)))		\
+				continue;				\
+			for (w_ = p_ - 1; w_ >= 0 &&			\
+			     !((e->wmask[w_] & (1u << k_)) &&		\
+			       has_unit[w_]); w_--)			\
+				;					\
+			if (version[k_] != w_ &&			\
+			    !(version[k_] == p_ &&			\
+			      (e->wmask[p_] & (1u << k_)))) {		\
+				snprintf(why, len,			\
+					 "pass %d read version %d of resource %d, serially %d", \
+					 p_, version[k_], k_, w_);	\
+				return -1;				\
+			}						\
+		}							\
+	} while (0)
+#define WRITES(u)							\
+	do {								\
+		int p_ = unit_pass[u], k_;				\
+		for (k_ = 0; k_ < NRES; k_++)				\
+			if (e->wmask[p_] & (1u << k_))			\
+				version[k_] = p_;			\
+	} while (0)
+
+	for (;;) {
+		int n = 0;
+		bool cp_ok = pc < r->nops;
+
+		if (cp_ok && r->ops[pc].type == VMGPU_GRAPH_OP_BARRIER)
+			for (u = 0; u < nunits; u++)
+				cp_ok &= state[u] == DONE;
+		if (cp_ok)
+			cand[n++] = -1;
+		for (u = 0; u < nunits; u++) {
+			if (state[u] == ISSUED) {
+				bool ready = true;
+
+				for (i = 0; i < prod_n[u]; i++)
+					ready &= state[prod[u][i]] == DONE;
+				if (ready)
+					cand[n++] = u;
+			} else if (state[u] == RUNNING) {
+				cand[n++] = u;
+			}
+		}
+		if (!n)
+			break;
+		k = cand[rnd(n)];
+		if (k >= 0) {
+			if (state[k] == ISSUED) {
+				state[k] = RUNNING;
+				READS(k);
+			} else {
+				state[k] = DONE;
+				WRITES(k);
+			}
+			continue;
+		}
+		{
+			const struct op *o = &r->ops[pc++];
+
+			switch (o->type) {
+			case VMGPU_GRAPH_OP_SYNC:
+				u = disp_unit[o->producer];
+				prod[nunits][prod_n[nunits]++] = u;
+				break;
+			case VMGPU_GRAPH_OP_DISPATCH:
+				u = nunits++;
+				unit_pass[u] = o->pass;
+				disp_unit[o->index] = u;
+				state[u] = ISSUED;
+				prod_n[nunits] = 0;
+				break;
+			case VMGPU_GRAPH_OP_COPY:
+			case VMGPU_GRAPH_OP_WRITE_VALUE:
+				u = nunits++;
+				unit_pass[u] = o->pass;
+				prod_n[nunits] = 0;
+				READS(u);
+				WRITES(u);
+				state[u] = DONE;
+				break;
+			}
+		}
+	}
+	for (u = 0; u < nunits; u++)
+		if (state[u] != DONE) {
+			snprintf(why, len, "unit %d never ran", u);
+			return -1;
+		}
+	for (k = 0; k < NRES; k++) {
+		if (version[k] != expect_last[k]) {
+			snprintf(why, len,
+				 "resource %d ends at version %d, serially %d",
+				 k, version[k], expect_last[k]);
+			return -1;
+		}
+	}
+#undef READS
+#undef WRITES
+	return 0;
+}
+
+/* SYNCs of one consumer naming the same producer twice. */
+static int repeated_syncs(const struct rec *r)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < r->nops; i++)
+		for (j = i + 1; j < r->nops; j++)
+			n += r->ops[i].type == VMGPU_GRAPH_OP_SYNC &&
+			     r->ops[j].type == VMGPU_GRAPH_OP_SYNC &&
+			     r->ops[i].consumer == r->ops[j].consumer &&
+			     r->ops[i].producer == r->ops[j].producer;
+	return (int)n;
+}
+
+/*
+ * The text with each explicit "pass" closed by "end_pass" before the
+ * first line that is not a pass command; parsed into words.
+ */
+static int close_blocks(char *text, uint32_t **w, size_t *n, char *err,
+			size_t errlen)
+{
+	static char fixed[20000];
+	char *line, *save = NULL;
+	size_t at = 0;
+	bool open = false;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		bool passcmd = !strncmp(line, "dispatch", 8) ||
+			       !strncmp(line, "copy", 4) ||
+			       !strncmp(line, "clear", 5);
+
+		if (open && !passcmd) {
+			at += snprintf(fixed + at, sizeof(fixed) - at,
+				       "end_pass\n");
+			open = false;
+		}
+		at += snprintf(fixed + at, sizeof(fixed) - at, "%s\n", line);
+		if (!strcmp(line, "pass"))
+			open = true;
+	}
+	if (open)
+		at += snprintf(fixed + at, sizeof(fixed) - at, "end_pass\n");
+	if (at >= sizeof(fixed))
+		return -E2BIG;
+	return vmgpu_graph_stream_parse(fixed, w, n, err, errlen);
+}
+
+TEST(random_programs_match_serial_execution)
+{
+	static struct program p;
+	static struct exec e;
+	static struct rec r;
+	static struct hb h;
+	static char text[16384];
+	struct vmgpu_graph_bindings bind = { 0 };
+	int prog, k, programs = 3000, ran = 0, overlapped = 0;
+	unsigned int barriers_without_copies = 0;
+
+	rng_state = 14;
+	for (prog = 0; prog < programs; prog++) {
+		struct vmgpu_graph *ga, *gb;
+		struct vmgpu_schedule *s;
+		struct vmgpu_graph_limits lim = { 0 };
+		char *ta, *tb, err[200];
+		uint32_t *w;
+		size_t n, at = 0;
+		bool copies = false;
+
+		memset(&p, 0, sizeof(p));
+		memset(&e, 0, sizeof(e));
+		for (k = 0; k < 4; k++) {
+			p.descs[k].grid[0] = 1 + rnd(16);
+			p.descs[k].block[0] = 32 << rnd(4);
+			p.descs[k].shared_bytes = 1024 * rnd(3);
+		}
+		for (k = 0; k < NPARAMS; k++)
+			p.params[k] = (int)rnd(4) - 1;
+		p.top = gen_block(&p, 0, 1 + rnd(8), &p.ntop);
+		if (rnd(2)) {
+			lim.sms = 1 + rnd(4);
+			lim.sm_threads = 256 << rnd(3);
+			lim.sm_shared_bytes = 4096 << rnd(3);
+			lim.memory_bytes = rnd(2) ? 4096ull * (1 + rnd(5)) : 0;
+		}
+
+		ASSERT_EQ(0, vmgpu_graph_create(&ga));
+		ASSERT_EQ(0, vmgpu_graph_create(&gb));
+		for (k = 0; k < NRES; k++) {
+			ASSERT_EQ(k, vmgpu_graph_resource(ga, "r", NULL, 4096));
+			ASSERT_EQ(k, vmgpu_graph_resource(gb, "r", NULL, 4096));
+		}
+		if (run_a(&p, ga, p.top, p.ntop, &e)) {
+			/* Too many passes for this test's arrays. */
+			vmgpu_graph_destroy(ga);
+			vmgpu_graph_destroy(gb);
+			continue;
+		}
+		ran++;
+
+		/* Format B of the same program: the same graph. */
+		text_b(&p, p.top, p.ntop, text, sizeof(text), &at);
+		ASSERT_LT(at, sizeof(text));
+		ASSERT_EQ(0, close_blocks(text, &w, &n, err, sizeof(err)))
+			TH_LOG("%s", err);
+		bind.dispatches = p.descs;
+		bind.num_dispatches = 4;
+		bind.params = p.params;
+		bind.num_params = NPARAMS;
+		ASSERT_EQ(0, vmgpu_graph_run_stream(gb, w, n, &bind));
+		free(w);
+		ASSERT_EQ(0, vmgpu_graph_print(ga, &ta));
+		ASSERT_EQ(0, vmgpu_graph_print(gb, &tb));
+		ASSERT_STREQ(ta, tb);
+		free(ta);
+		free(tb);
+
+		/* Schedule, record, check against serial execution. */
+		ASSERT_EQ(0, vmgpu_graph_compile(ga, &lim, &s));
+		ASSERT_EQ(0, record(ga, s, &r));
+		ASSERT_EQ(0, build_hb(&r, &h));
+		ASSERT_EQ(0, check_hb(&e, &h, err, sizeof(err)))
+			TH_LOG("program %d: %s", prog, err);
+		for (k = 0; k < 4; k++)
+			ASSERT_EQ(0, simulate(&r, &e, err, sizeof(err)))
+				TH_LOG("program %d: %s", prog, err);
+		for (k = 0; k < (int)r.nops; k++)
+			copies |= r.ops[k].type == VMGPU_GRAPH_OP_COPY;
+		/* No SYNC twice, none on a dispatch already synced on. */
+		ASSERT_EQ(0, repeated_syncs(&r));
+		if (!copies && r.barriers)
+			barriers_without_copies++;
+		if (vmgpu_schedule_stage_count(s) < e.n)
+			overlapped++;
+		vmgpu_schedule_destroy(s);
+		vmgpu_graph_destroy(ga);
+		vmgpu_graph_destroy(gb);
+	}
+	/* Barriers only before copies; most programs ran; some overlapped. */
+	EXPECT_EQ(0, barriers_without_copies);
+	EXPECT_GT(ran, programs * 9 / 10);
+	EXPECT_GT(overlapped, programs / 4);
+	TH_LOG("%d programs, %d with overlapping passes", ran, overlapped);
+}
+
+TEST_HARNESS_MAIN
