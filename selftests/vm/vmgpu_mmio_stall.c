@@ -151,6 +151,7 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 	pthread_t thread;
 	uint64_t reads = 0, busy = 0, early = 0, i, cap = 1 << 20;
 	int64_t t, lat, max_lat = 0, start, dur, first_busy = 0, last_busy = 0;
+	int64_t end = 0, again;
 	int64_t *busy_at = calloc(cap, sizeof(*busy_at));
 	uint32_t spin = 1u << 18, *mem, st;
 	int64_t took = 0;
@@ -173,11 +174,15 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 	/*
 	 * Size the kernel: double the spin until one packet takes at least
 	 * 150 ms (it runs longer while read, still well under the driver's 2 s
-	 * job timeout).
+	 * job timeout). The shorter of two runs: a busy host only lengthens
+	 * one.
 	 */
 	for (;;) {
 		took = time_packet(&r, spin);
+		again = time_packet(&r, spin);
 		ASSERT_LT(0, took);
+		ASSERT_LT(0, again);
+		took = again < took ? again : took;
 		if (took >= 150 * 1000000ll || spin >= (1u << 30))
 			break;
 		spin *= 2;
@@ -196,6 +201,9 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 		lat = now_ns() - t;
 		max_lat = lat > max_lat ? lat : max_lat;
 		reads++;
+		/* The kernel's end as the reader sees it, not the waiter. */
+		if ((st & VMGPU_STATUS_IDLE) && first_busy && !end)
+			end = t + lat - start;
 		if (!(st & VMGPU_STATUS_IDLE)) {
 			busy++;
 			if (!first_busy)
@@ -207,7 +215,11 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 		ASSERT_LT(now_ns() - start, 60 * SEC_NS);
 	}
 	pthread_join(thread, NULL);
-	dur = r.done_ns - start;
+	/*
+	 * The kernel ran from its first busy read to its first idle read
+	 * (the waiter may wake much later on a busy host).
+	 */
+	dur = (end ? end : r.done_ns - start) - first_busy;
 	EXPECT_EQ(1, r.status);
 	EXPECT_EQ(42, mem[1]);
 	TH_LOG("kernel %.1f ms: %llu STATUS reads, %llu busy (%.1f..%.1f ms), "
@@ -217,6 +229,7 @@ TEST(status_reads_do_not_wait_for_a_running_kernel)
 	/* Busy seen, and seen again and again while the kernel ran... */
 	EXPECT_LT(10, busy);
 	EXPECT_LT(dur / 2, last_busy - first_busy);
+	dur += first_busy;		/* from the submit again */
 	/*
 	 * ...because reads did not wait for the kernel: many returned with a
 	 * quarter of its run still ahead.
