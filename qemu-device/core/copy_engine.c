@@ -102,11 +102,16 @@ int vg_ce_start(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t slot,
 
 int vg_ce_finish(struct vg_copy_engine *ce, uint64_t *fault_va, uint64_t *bytes)
 {
+    uint32_t row;
     int code;
 
     ce->busy = false;
     *bytes = (uint64_t)ce->copy.width * ce->copy.height;
     code = copy_walk(ce->mmu, &ce->copy, true, NULL, fault_va);
+    for (row = 0; row < ce->copy.height; row++) {
+        vg_gpu_wrote(ce->gc, ce->copy.dst + (uint64_t)row * ce->copy.dst_pitch,
+                     ce->copy.width);
+    }
     vg_gpu_memory_changed(ce->gc);
     return code;
 }

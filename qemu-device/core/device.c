@@ -51,6 +51,12 @@ struct vg_device {
     uint32_t trace_ctrl;
     uint64_t trace_addr;
     uint32_t trace_size;
+    /*
+     * Device time across GPUs (device-model.rst): the latest device time
+     * the host has read (H), and when GPUs last wrote each line (W).
+     */
+    vg_time_t host_seen;
+    struct vg_wtimes wtimes;
     struct vg_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -150,7 +156,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     struct vg_wd_policy pol;
 
     if (vg_gpu_common_init(&g->c, index, cfg, &dev->cost, &dev->host,
-                           &dev->sink)) {
+                           &dev->sink, &dev->wtimes)) {
         return -1;
     }
     vg_mmu_init(&g->mmu, &dev->host, index, cfg->gpus);
@@ -228,6 +234,9 @@ static void device_reset(struct vg_device *dev)
     vg_trace_clear(&dev->sink.trace);
     __atomic_store_n(&dev->sink.on, dev->sink.trace.keep, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&dev->sink.lock);
+    /* Device time goes back to 0 everywhere. */
+    __atomic_store_n(&dev->host_seen, 0, __ATOMIC_RELAXED);
+    vg_wtimes_clear(&dev->wtimes);
     for (i = 0; i < dev->cfg.gpus; i++) {
         pthread_mutex_lock(&dev->gpu[i].c.reg_lock);
         gpu_regs_reset(&dev->gpu[i].c, true);
@@ -530,8 +539,14 @@ static void wd_apply(struct vg_gpu *g)
     vg_sms_issue(&g->sms);
 }
 
+/* The host read device time @t (device-model.rst, "Device time ..."). */
+static void host_observed(struct vg_device *dev, vg_time_t t)
+{
+    vg_time_raise(&dev->host_seen, t);
+}
+
 /* reg_lock held */
-static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
+static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
 {
     struct vg_gpu_regs *r = &g->c.regs;
     uint64_t now_ns = r->now / VG_PS_PER_NS;
@@ -572,10 +587,15 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
     case VMGPU_GPU_FENCE_ADDR_HI:
         return r->fence_addr >> 32;
     case VMGPU_GPU_FENCE_LO:
+        host_observed(dev, r->fence_time);
         return (uint32_t)r->fence;
     case VMGPU_GPU_FENCE_HI:
+        host_observed(dev, r->fence_time);
         return r->fence >> 32;
     case VMGPU_GPU_INT_STATUS:
+        if (r->int_status) {
+            host_observed(dev, r->int_time);
+        }
         return r->int_status;
     case VMGPU_GPU_INT_MASK:
         return r->int_mask;
@@ -585,8 +605,10 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
         /* A doorbell the runner has not taken yet: not idle any more. */
         return g->c.req & VG_REQ_WAKE ? 0 : r->status;
     case VMGPU_GPU_TIMESTAMP_LO:
+        host_observed(dev, r->now);
         return (uint32_t)now_ns;
     case VMGPU_GPU_TIMESTAMP_HI:
+        host_observed(dev, r->now);
         return now_ns >> 32;
     case VMGPU_GPU_ERR_CODE:
         return r->err.code;
@@ -621,8 +643,29 @@ static void post_req(struct vg_gpu *g, uint32_t req)
     __atomic_store_n(&g->c.req, g->c.req | req, __ATOMIC_RELEASE);
 }
 
+/*
+ * reg_lock held: the host makes ring entries up to @tail visible. Each new
+ * entry starts no earlier than the device time the host has read so far.
+ */
+static void ring_stamp(struct vg_device *dev, struct vg_gpu_regs *r,
+                       uint32_t tail)
+{
+    vg_time_t h = __atomic_load_n(&dev->host_seen, __ATOMIC_RELAXED);
+    uint32_t i = r->ring_tail, n = r->ring_entries;
+
+    if (n > VMGPU_RING_MAX_ENTRIES || n & (n - 1) || !n || i >= n ||
+        tail >= n) {
+        return; /* the CP refuses such a ring anyway */
+    }
+    while (i != tail) {
+        r->ring_stamp[i] = h;
+        i = (i + 1) & (n - 1);
+    }
+}
+
 /* reg_lock held; returns ACT_* */
-static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
+static uint32_t gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
+                          uint32_t val)
 {
     struct vg_gpu_regs *r = &g->c.regs;
     uint32_t old;
@@ -662,6 +705,7 @@ static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
         r->ring_entries = val;
         break;
     case VMGPU_GPU_RING_TAIL:
+        ring_stamp(dev, r, val);
         r->ring_tail = val;
         break;
     case VMGPU_GPU_DOORBELL:
@@ -727,7 +771,7 @@ uint32_t vg_device_mmio_read(struct vg_device *dev, uint32_t offset)
         struct vg_gpu *g = &dev->gpu[page - 1];
 
         pthread_mutex_lock(&g->c.reg_lock);
-        val = gpu_read(g, off);
+        val = gpu_read(dev, g, off);
         pthread_mutex_unlock(&g->c.reg_lock);
     }
     return val;
@@ -752,7 +796,7 @@ void vg_device_mmio_write(struct vg_device *dev, uint32_t offset,
     }
     g = &dev->gpu[page - 1];
     pthread_mutex_lock(&g->c.reg_lock);
-    act = gpu_write(g, off, value);
+    act = gpu_write(dev, g, off, value);
     pthread_mutex_unlock(&g->c.reg_lock);
     if (act & ACT_MEM) {
         kicks |= memory_changed(dev, g, 0);

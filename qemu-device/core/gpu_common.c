@@ -9,7 +9,8 @@
 
 int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
                        const struct vg_config *cfg, const struct vg_cost *cost,
-                       const struct vg_host *host, struct vg_trace_sink *sink)
+                       const struct vg_host *host, struct vg_trace_sink *sink,
+                       struct vg_wtimes *wtimes)
 {
     memset(gc, 0, sizeof(*gc));
     gc->index = index;
@@ -17,6 +18,7 @@ int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
     gc->cost = cost;
     gc->host = host;
     gc->sink = sink;
+    gc->wtimes = wtimes;
     pthread_mutex_init(&gc->reg_lock, NULL);
     gc->mmu_regs.lock = &gc->reg_lock;
     if (vg_evq_init(&gc->evq)) {
@@ -83,6 +85,7 @@ void vg_gpu_publish_wait(struct vg_gpu_common *gc)
 void vg_gpu_raise(struct vg_gpu_common *gc, uint32_t bits)
 {
     gc->regs.int_status |= bits;
+    gc->regs.int_time = gc->evq.now;
     vg_gpu_trace(gc, VMGPU_TRACE_IRQ, VMGPU_TRACE_SM_NONE, gc->evq.now,
                  gc->evq.now, VMGPU_TRACE_NONE, VMGPU_TRACE_NONE, bits, 0, 0);
     if (bits & gc->regs.int_mask) {

@@ -189,6 +189,23 @@ void vg_sms_issue(struct vg_sms *sms)
     }
 }
 
+/* The lines a block's stores reach memory at now, for WAIT_VALUEs. */
+static void sm_record_writes(struct vg_gpu_common *gc,
+                             const struct vg_storelog *log)
+{
+    uint32_t i, k;
+
+    for (i = 0; i < log->npages; i++) {
+        const struct vg_logpage *pg = log->pages[i];
+
+        for (k = 0; k < VMGPU_PAGE_SIZE / 64; k++) {
+            if (pg->dirty[k]) {
+                vg_gpu_wrote(gc, pg->page_va + 64ull * k, 64);
+            }
+        }
+    }
+}
+
 bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
                    struct vg_block_outcome *out)
 {
@@ -231,6 +248,7 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
     if (!out->current || d->cancelled || slot->faulted || vg_gpu_stale(gc)) {
         vg_storelog_discard(slot->log);
     } else {
+        sm_record_writes(gc, slot->log);
         vg_storelog_apply(slot->log);
         vg_gpu_memory_changed(gc);
         out->stored = true;
