@@ -96,6 +96,7 @@ int vg_ce_start(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t slot,
     end = vg_gpu_price_bytes(gc, vg_gpu_now(gc) + gc->cost->cp_cmd,
                              bytes_by_loc, true);
     ce->busy = true;
+    gc->cnt[VMGPU_CNT_BYTES_COPY] += (uint64_t)c->width * c->height;
     vg_gpu_post(gc, end, VG_EV_COPY_DONE, 0, serial);
     return VMGPU_FAULT_NONE;
 }

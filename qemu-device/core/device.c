@@ -57,6 +57,7 @@ struct vg_device {
      */
     vg_time_t host_seen;
     struct vg_wtimes wtimes;
+    struct vg_links links; /* GPU-GPU links, shared by the GPUs */
     struct vg_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -140,6 +141,7 @@ void vg_device_free(struct vg_device *dev)
         vg_gpu_common_destroy(&g->c);
     }
     vg_trace_destroy(&dev->sink.trace);
+    vg_links_destroy(&dev->links);
     pthread_mutex_destroy(&dev->sink.lock);
     free(dev);
 }
@@ -156,7 +158,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     struct vg_wd_policy pol;
 
     if (vg_gpu_common_init(&g->c, index, cfg, &dev->cost, &dev->host,
-                           &dev->sink, &dev->wtimes)) {
+                           &dev->sink, &dev->wtimes, &dev->links)) {
         return -1;
     }
     vg_mmu_init(&g->mmu, &dev->host, index, cfg->gpus);
@@ -206,6 +208,7 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
     dev->cfg = *cfg;
     dev->host = *host;
     pthread_mutex_init(&dev->sink.lock, NULL);
+    vg_links_init(&dev->links, cfg->gpus, cfg->link_topology);
     cost_from_config(&dev->cost, cfg);
     vg_trace_init(&dev->sink.trace, &dev->host);
     for (i = 0; i < cfg->gpus; i++) {
@@ -237,6 +240,7 @@ static void device_reset(struct vg_device *dev)
     /* Device time goes back to 0 everywhere. */
     __atomic_store_n(&dev->host_seen, 0, __ATOMIC_RELAXED);
     vg_wtimes_clear(&dev->wtimes);
+    vg_links_reset(&dev->links);
     for (i = 0; i < dev->cfg.gpus; i++) {
         pthread_mutex_lock(&dev->gpu[i].c.reg_lock);
         gpu_regs_reset(&dev->gpu[i].c, true);
@@ -564,12 +568,20 @@ static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
         return wd_read(g, off);
     }
     if (off >= VMGPU_GPU_CNT_BASE && off < VMGPU_GPU_CNT_LO(VMGPU_CNT_NUM)) {
+        uint64_t v;
+
         n = (off - VMGPU_GPU_CNT_BASE) / 8;
         if (off & 4) {
             return r->counter_hi_latch;
         }
-        r->counter_hi_latch = r->counters[n] >> 32;
-        return (uint32_t)r->counters[n];
+        v = r->counters[n];
+        if (n >= VMGPU_CNT_LINK_BYTES0 && n <= VMGPU_CNT_LINK_BYTES7) {
+            /* A link's count is the device's, seen from either end. */
+            v = vg_links_bytes(&dev->links, g->c.index,
+                               n - VMGPU_CNT_LINK_BYTES0);
+        }
+        r->counter_hi_latch = v >> 32;
+        return (uint32_t)v;
     }
     switch (off) {
     case VMGPU_GPU_RING_BASE_LO:

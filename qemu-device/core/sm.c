@@ -148,6 +148,10 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
     end = t0 > end ? t0 : end;
     for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
         bytes += stats.bytes[loc];
+        if (vg_mem_class_of(loc, gc->index) == VG_MEM_LINK) {
+            gc->cnt[VMGPU_CNT_BYTES_REMOTE_READ] +=
+                stats.bytes[loc] - stats.wbytes[loc];
+        }
     }
     gc->cnt[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
     gc->cnt[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;

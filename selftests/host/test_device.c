@@ -762,4 +762,196 @@ TEST(same_host_actions_give_identical_trace)
 	free(j2);
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory system: links, topology, contention, counters (R10)          */
+/* ------------------------------------------------------------------ */
+
+#define LINK_COPY_BYTES (256u << 10)
+
+/* A rig of @gpus GPUs with links of @topology. */
+static void link_rig(struct rig *r, unsigned int gpus, unsigned int topology)
+{
+	struct vg_config cfg;
+
+	vg_config_defaults(&cfg);
+	cfg.gpus = gpus;
+	cfg.link_topology = topology;
+	rig_init(r, gpus, &cfg);
+}
+
+/*
+ * Queue on @gpu: TIMESTAMP ts, COPY of LINK_COPY_BYTES from GPU @from's
+ * memory to @gpu's own, TIMESTAMP ts + 8 (not yet rung: see th_doorbell).
+ */
+static void link_copy(struct rig *r, unsigned int gpu, unsigned int from,
+		      uint64_t ts, uint64_t seqno)
+{
+	struct th_cmdbuf cb;
+	uint64_t src, dst;
+
+	src = th_as_alloc(r->th, &r->as, LINK_COPY_BYTES,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(from)));
+	dst = th_as_alloc(r->th, &r->as, LINK_COPY_BYTES,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(gpu)));
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts);
+	th_cb_copy(&cb, src, dst, LINK_COPY_BYTES, 1, 0, 0);
+	th_cb_timestamp(&cb, ts + 8);
+	th_cb_end(&cb);
+	th_push(r->th, gpu, th_cb_upload(r->th, &r->as, &cb), cb.n * 4, seqno,
+		VMGPU_RING_F_IRQ, 0, 0);
+}
+
+static uint64_t span_at(struct rig *r, uint64_t ts)
+{
+	return ts_at(r, ts + 8) - ts_at(r, ts);
+}
+
+static uint64_t cnt(struct rig *r, unsigned int gpu, unsigned int n)
+{
+	return th_rd64(r->th, gpu, VMGPU_GPU_CNT_LO(n));
+}
+
+/*
+ * Two GPUs reading each other's memory at the same time share their link
+ * (one transfer at a time): together they take longer than one alone.
+ */
+TEST(link_shared_by_concurrent_transfers)
+{
+	uint64_t ts, alone, both0, both1, one_ns;
+	struct rig r;
+
+	one_ns = (uint64_t)LINK_COPY_BYTES * 1000 / 300000; /* 300 GB/s */
+	link_rig(&r, 2, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 0, 1, ts, 1);
+	th_doorbell(r.th, 0);
+	vg_device_run(r.dev);
+	alone = span_at(&r, ts);
+	EXPECT_LE(one_ns, alone);
+	th_free(r.th);
+
+	link_rig(&r, 2, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 0, 1, ts, 1);
+	link_copy(&r, 1, 0, ts + 16, 1);
+	th_doorbell(r.th, 0);
+	th_doorbell(r.th, 1);
+	vg_device_run(r.dev);
+	both0 = span_at(&r, ts);
+	both1 = span_at(&r, ts + 16);
+	/* The first booked goes at full speed, the other waits for it. */
+	EXPECT_EQ(alone, both0 < both1 ? both0 : both1);
+	EXPECT_LE(alone + one_ns, both0 > both1 ? both0 : both1);
+	/* The link carried both; each end sees it. */
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_COPY));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_LINK));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_LOCAL));
+	th_free(r.th);
+}
+
+/*
+ * A ring of 4: GPU 2 reads GPU 0's memory over two links (0-1, 1-2),
+ * one link latency more than all-to-all's direct link, and its transfer
+ * competes with GPU 1's on link 0-1.
+ */
+TEST(ring_routes_over_hops)
+{
+	uint64_t ts, direct, ring, both1, both2;
+	const struct vmgpu_trace_record *recs;
+	struct rig r;
+	size_t n, i, links = 0;
+
+	link_rig(&r, 4, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 2, 0, ts, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	direct = span_at(&r, ts);
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	th_free(r.th);
+
+	link_rig(&r, 4, 1);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 2, 0, ts, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	ring = span_at(&r, ts);
+	EXPECT_EQ(direct + 1000, ring); /* link-lat-ns per link crossed */
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 2, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(0, cnt(&r, 3, VMGPU_CNT_LINK_BYTES0));
+	recs = vg_device_trace_records(r.dev, &n);
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind != VMGPU_TRACE_LINK)
+			continue;
+		links++;
+		EXPECT_EQ(2, recs[i].gpu);
+		EXPECT_EQ(0, VMGPU_TRACE_LINK_PEER(recs[i].aux));
+		EXPECT_EQ(2, VMGPU_TRACE_LINK_HOPS(recs[i].aux));
+		EXPECT_EQ(LINK_COPY_BYTES, recs[i].value);
+	}
+	EXPECT_EQ(1, links);
+	th_free(r.th);
+
+	/* GPU 1 (one hop) and GPU 2 (two) both read GPU 0: link 0-1 shared. */
+	link_rig(&r, 4, 1);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 1, 0, ts, 1);
+	link_copy(&r, 2, 0, ts + 16, 1);
+	th_doorbell(r.th, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	both1 = span_at(&r, ts);
+	both2 = span_at(&r, ts + 16);
+	EXPECT_LT(direct, both1 > both2 ? both1 : both2);
+	EXPECT_LT(ring, both2);
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES2));
+	th_free(r.th);
+}
+
+/* A kernel's reads of another GPU's memory: priced over the link, counted. */
+TEST(remote_reads_counted_by_kind)
+{
+	const uint32_t n = 4096;
+	uint32_t grid[3] = { n / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+	uint64_t xva, yva, args_va;
+	uint8_t args[24] = { 0 };
+	struct th_cmdbuf cb;
+	float a = 2.0f;
+	struct rig r;
+
+	link_rig(&r, 2, 0);
+	xva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(1)));
+	yva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+	put32(args, 0, n);
+	memcpy(args + 4, &a, 4);
+	put64(args, 8, xva);
+	put64(args, 16, yva);
+	args_va = th_upload(r.th, &r.as, args, sizeof(args));
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, th_builtin(r.th, &r.as, "saxpy"), args_va, 24,
+		       grid, block, 0, 0);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_fence_mem(r.th, 0));
+	/* x over the link from GPU 1; y read and written locally. */
+	EXPECT_EQ(n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_REMOTE_READ));
+	EXPECT_EQ(n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_LINK));
+	EXPECT_EQ(2 * n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_LOCAL));
+	EXPECT_EQ(n * 4, cnt(&r, 1, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_BYTES_COPY));
+	th_free(r.th);
+}
+
 TEST_HARNESS_MAIN
