@@ -89,6 +89,16 @@ static const char *const vmgpu_hw_counter_names[VMGPU_CNT_NUM] = {
 	[VMGPU_CNT_MMIO_WRITES] = "hw_mmio_writes",
 	[VMGPU_CNT_DEVICE_LAUNCHES] = "hw_device_launches",
 	[VMGPU_CNT_QUEUE_ITEMS] = "hw_queue_items",
+	[VMGPU_CNT_BYTES_REMOTE_READ] = "hw_bytes_remote_read",
+	[VMGPU_CNT_BYTES_COPY] = "hw_bytes_copy",
+	[VMGPU_CNT_LINK_BYTES0] = "hw_link_bytes0",
+	[VMGPU_CNT_LINK_BYTES1] = "hw_link_bytes1",
+	[VMGPU_CNT_LINK_BYTES2] = "hw_link_bytes2",
+	[VMGPU_CNT_LINK_BYTES3] = "hw_link_bytes3",
+	[VMGPU_CNT_LINK_BYTES4] = "hw_link_bytes4",
+	[VMGPU_CNT_LINK_BYTES5] = "hw_link_bytes5",
+	[VMGPU_CNT_LINK_BYTES6] = "hw_link_bytes6",
+	[VMGPU_CNT_LINK_BYTES7] = "hw_link_bytes7",
 };
 
 /*

@@ -317,6 +317,12 @@ void vmgpu_ring_retire(struct vmgpu_gpu *gpu, bool drop_rest)
 	/* Read the fence word before anything the device wrote before it. */
 	rmb();
 	/*
+	 * Let the device see that the host now knows of this fence: work
+	 * submitted after it starts no earlier in device time. The register
+	 * is written with the word, so it is at least as new.
+	 */
+	vmgpu_gpu_read(gpu, VMGPU_GPU_FENCE_LO);
+	/*
 	 * After a reset, only what was done when the GPU was quiesced: a
 	 * packet fenced between then and the reset may have lost its error
 	 * with the registers, and is run again instead.

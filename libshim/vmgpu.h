@@ -444,7 +444,8 @@ int vmgpu_gpu_counters(struct vmgpu_device *dev, uint32_t gpu,
  * Read one counter of GPU @gpu by its name in the driver's debugfs
  * counters file: the driver's own, or "hw_" and a device counter's name
  * (Documentation/hardware-interface.rst), e.g. "hw_mmio_writes",
- * "hw_device_launches", "hw_queue_items". -ENOENT if there is none.
+ * "hw_device_launches", "hw_queue_items", "hw_bytes_remote_read",
+ * "hw_link_bytes1". -ENOENT if there is none.
  */
 int vmgpu_gpu_counter(struct vmgpu_device *dev, uint32_t gpu,
 		      const char *name, uint64_t *value);

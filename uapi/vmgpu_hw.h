@@ -149,6 +149,21 @@ enum vmgpu_counter {
 	VMGPU_CNT_MMIO_WRITES,		/* host writes to this GPU's registers */
 	VMGPU_CNT_DEVICE_LAUNCHES,	/* child tasks launched by kernels (LAUNCH) */
 	VMGPU_CNT_QUEUE_ITEMS,		/* work items appended by kernels (ENQ) */
+	VMGPU_CNT_BYTES_REMOTE_READ,	/* bytes kernels read from other GPUs */
+	VMGPU_CNT_BYTES_COPY,		/* bytes COPY commands moved */
+	/*
+	 * Bytes the link between this GPU and GPU k carried, both ways, for
+	 * any GPU's transfers (a route crosses every link on its way); 0
+	 * where there is no such link. Cleared by a device reset only.
+	 */
+	VMGPU_CNT_LINK_BYTES0,
+	VMGPU_CNT_LINK_BYTES1,
+	VMGPU_CNT_LINK_BYTES2,
+	VMGPU_CNT_LINK_BYTES3,
+	VMGPU_CNT_LINK_BYTES4,
+	VMGPU_CNT_LINK_BYTES5,
+	VMGPU_CNT_LINK_BYTES6,
+	VMGPU_CNT_LINK_BYTES7,
 	VMGPU_CNT_NUM
 };
 
@@ -578,6 +593,7 @@ enum vmgpu_trace_kind {
 	VMGPU_TRACE_ERROR,		/* instant: aux = VMGPU_FAULT_* */
 	VMGPU_TRACE_IRQ,		/* instant: aux = VMGPU_INT_* raised */
 	VMGPU_TRACE_TMD,		/* instant: aux = VMGPU_TRACE_TMD_* */
+	VMGPU_TRACE_LINK,		/* a transfer over GPU links, see below */
 	VMGPU_TRACE_NUM_KINDS
 };
 
@@ -596,6 +612,16 @@ enum vmgpu_trace_tmd_state {
 	VMGPU_TRACE_TMD_DONE,		/* left the table: last block done */
 	VMGPU_TRACE_TMD_REMOVED,	/* abandoned (packet failed or reset) */
 };
+
+/*
+ * A LINK record is one transfer of the record's GPU over GPU-GPU links
+ * (a block's or a copy's remote bytes, or a command buffer fetched from
+ * another GPU): start_ns..end_ns on the links, aux = VMGPU_TRACE_LINK_AUX
+ * (the other GPU, the number of links crossed), value = bytes.
+ */
+#define VMGPU_TRACE_LINK_AUX(peer, hops)	((peer) | (hops) << 8)
+#define VMGPU_TRACE_LINK_PEER(aux)		((aux) & 0xff)
+#define VMGPU_TRACE_LINK_HOPS(aux)		(((aux) >> 8) & 0xff)
 
 #define VMGPU_TRACE_SM_NONE		0xffff	/* not on an SM (CP) */
 #define VMGPU_TRACE_NONE		0xffffffffu	/* no dispatch/block */

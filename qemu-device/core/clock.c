@@ -128,6 +128,59 @@ bool vg_evq_pop(struct vg_evq *q, struct vg_event *ev)
     return true;
 }
 
+static uint32_t wtimes_bucket(uint64_t line)
+{
+    /* The top 12 bits of a Fibonacci hash: VG_WTIMES_BUCKETS values. */
+    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 52);
+}
+
+void vg_wtimes_clear(struct vg_wtimes *w)
+{
+    uint32_t i;
+
+    for (i = 0; i < VG_WTIMES_BUCKETS; i++) {
+        __atomic_store_n(&w->bucket[i], 0, __ATOMIC_RELAXED);
+    }
+}
+
+void vg_wtimes_record(struct vg_wtimes *w, uint64_t va, uint64_t len,
+                      vg_time_t t)
+{
+    uint64_t line, last;
+
+    if (!len) {
+        return;
+    }
+    last = (va + len - 1) >> VG_WTIMES_LINE_SHIFT;
+    line = va >> VG_WTIMES_LINE_SHIFT;
+    if (last - line >= VG_WTIMES_BUCKETS) {
+        /* A large write: every bucket (never too early, only later). */
+        for (line = 0; line < VG_WTIMES_BUCKETS; line++) {
+            vg_time_raise(&w->bucket[line], t);
+        }
+        return;
+    }
+    for (; line <= last; line++) {
+        vg_time_raise(&w->bucket[wtimes_bucket(line)], t);
+    }
+}
+
+vg_time_t vg_wtimes_lookup(const struct vg_wtimes *w, uint64_t va, uint64_t len)
+{
+    uint64_t line, last;
+    vg_time_t t = 0, b;
+
+    if (!len) {
+        return 0;
+    }
+    last = (va + len - 1) >> VG_WTIMES_LINE_SHIFT;
+    for (line = va >> VG_WTIMES_LINE_SHIFT; line <= last; line++) {
+        b = __atomic_load_n(&w->bucket[wtimes_bucket(line)], __ATOMIC_RELAXED);
+        t = b > t ? b : t;
+    }
+    return t;
+}
+
 enum vg_mem_class vg_mem_class_of(unsigned int loc, unsigned int gpu)
 {
     if (loc == VMGPU_LOC_SYSTEM) {

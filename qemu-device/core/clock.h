@@ -86,6 +86,42 @@ static inline vg_time_t vg_server_book(struct vg_server *s, vg_time_t ready,
     return s->free_at;
 }
 
+/* *@p = max(*@p, @t), atomically: values shared between GPUs' runners. */
+static inline void vg_time_raise(vg_time_t *p, vg_time_t t)
+{
+    vg_time_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+    /* A failed exchange reloads old. */
+    while (old < t) {
+        if (__atomic_compare_exchange_n(p, &old, t, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            break;
+        }
+    }
+}
+
+/*
+ * Write times of the whole device (Documentation/device-model.rst,
+ * "Device time across GPUs"): the latest device time a GPU wrote each
+ * 64-byte line of GPU virtual memory. A bucket keeps the latest write to
+ * any line that hashes to it, so a lookup is never earlier than the real
+ * write (at worst later). Shared by every GPU's runner, lock-free.
+ */
+#define VG_WTIMES_LINE_SHIFT 6
+#define VG_WTIMES_BUCKETS    4096
+
+struct vg_wtimes {
+    vg_time_t bucket[VG_WTIMES_BUCKETS];
+};
+
+void vg_wtimes_clear(struct vg_wtimes *w);
+/* A GPU wrote [@va, @va + @len) at @t. */
+void vg_wtimes_record(struct vg_wtimes *w, uint64_t va, uint64_t len,
+                      vg_time_t t);
+/* No earlier than the latest GPU write to [@va, @va + @len); 0: none. */
+vg_time_t vg_wtimes_lookup(const struct vg_wtimes *w, uint64_t va,
+                           uint64_t len);
+
 /* Memory classes as seen from the executing GPU. */
 enum vg_mem_class {
     VG_MEM_LOCAL = 0, /* the executing GPU's own memory */

@@ -334,7 +334,7 @@ static void cp_fetch(struct vg_cp *cp)
     uint8_t raw[VMGPU_RING_ENTRY_SIZE];
     uint64_t entry_addr, fault_va = 0;
     uint32_t bad_word = 0;
-    vg_time_t t;
+    vg_time_t t, stamp;
     int code;
 
     /* The ring registers, the entry (32 bytes) and the head move as one. */
@@ -353,6 +353,16 @@ static void cp_fetch(struct vg_cp *cp)
         entry_addr = r->ring_base;
         vg_gpu_regs_end(cp->gc);
         cp_fail(cp, VMGPU_FAULT_RING, entry_addr, 0, NONE);
+        return;
+    }
+    /*
+     * Not before the device time the host had observed when it made the
+     * entry visible (device-model.rst, "Device time across GPUs").
+     */
+    stamp = r->ring_stamp[r->ring_head];
+    if (stamp > vg_gpu_now(cp->gc)) {
+        vg_gpu_regs_end(cp->gc);
+        cp_schedule(cp, stamp);
         return;
     }
     entry_addr = r->ring_base + (uint64_t)r->ring_head * VMGPU_RING_ENTRY_SIZE;
@@ -730,6 +740,7 @@ static bool cp_enqueue(struct vg_cp *cp, struct vg_dispatch *from,
         cp_fail(cp, code, fault_va, w[i < n ? i : 0].pc, from->index);
         return false;
     }
+    vg_gpu_wrote(cp->gc, q->items_va + 4ull * q->task.items, 4 * n);
     vg_wdist_add_items(cp->wd, &q->task, n, vg_gpu_now(cp->gc));
     cp->gc->cnt[VMGPU_CNT_QUEUE_ITEMS] += n;
     return true;
@@ -990,6 +1001,7 @@ static void cp_fence(struct vg_cp *cp)
             vg_bus_write(cp->gc->host, r->fence_addr, &seq, sizeof(seq));
         }
         r->fence = cp->entry.seqno;
+        r->fence_time = vg_gpu_now(cp->gc);
         vg_gpu_trace(cp->gc, VMGPU_TRACE_PACKET, VMGPU_TRACE_SM_NONE,
                      cp->packet_start, vg_gpu_now(cp->gc), NONE, NONE,
                      cp->aborted ? 1 : 0, cp->words, 0);
@@ -1012,6 +1024,7 @@ static void cp_execute(struct vg_cp *cp)
     uint32_t op = VMGPU_CMD_OP(vmgpu_cmd_ld32(p)), len = vmgpu_cmd_len(op);
     uint32_t slot = cp->entry.as_slot, v;
     uint64_t va, fault_va = 0, ts;
+    vg_time_t t;
     int code;
 
     if (cp->pc >= cp->words) { /* cannot happen: END is last */
@@ -1096,6 +1109,7 @@ static void cp_execute(struct vg_cp *cp)
             cp_fail(cp, code, fault_va, cp->pc, NONE);
             return;
         }
+        vg_gpu_wrote(cp->gc, va, 8);
         cp_memory_changed(cp);
         break;
     case VMGPU_CMD_WRITE_VALUE:
@@ -1109,6 +1123,7 @@ static void cp_execute(struct vg_cp *cp)
             cp_fail(cp, code, fault_va, cp->pc, NONE);
             return;
         }
+        vg_gpu_wrote(cp->gc, va, 4);
         cp_memory_changed(cp);
         break;
     case VMGPU_CMD_WAIT_VALUE:
@@ -1130,6 +1145,13 @@ static void cp_execute(struct vg_cp *cp)
             /* Polled again when memory may have changed. */
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_VALUE;
+            return;
+        }
+        /* Not before the GPU write it saw: look again at that time. */
+        t = vg_wtimes_lookup(cp->gc->wtimes, va, 4);
+        if (t > vg_gpu_now(cp->gc)) {
+            cp->in_wait = true;
+            cp_schedule(cp, t);
             return;
         }
         break;

@@ -42,9 +42,11 @@
     X(local_lat_ns, "local-lat-ns", 500, 0, 10000000, "ns",                    \
       "global load latency, ~400-600 ns measured [3]_")                        \
     X(link_bw_mbps, "link-bw-mbps", 300000, 1, UINT32_MAX, "MB/s",             \
-      "GPU-GPU link per GPU; NVLink 3, 12 x 25 GB/s [1]_")                     \
+      "each GPU-GPU link, both ways; NVLink 3, 12 x 25 GB/s [1]_")             \
     X(link_lat_ns, "link-lat-ns", 1000, 0, 10000000, "ns",                     \
-      "peer access ~1 us")                                                     \
+      "peer access ~1 us, per link crossed")                                   \
+    X(link_topology, "link-topology", 0, 0, 1, "",                             \
+      "GPU-GPU links: 0 all-to-all, 1 ring (GPU k to k-1 and k+1)")            \
     X(host_bw_mbps, "host-bw-mbps", 25000, 1, UINT32_MAX, "MB/s",              \
       "host bus per GPU; PCIe 4.0 x16 achieved [4]_")                          \
     X(host_lat_ns, "host-lat-ns", 1500, 0, 10000000, "ns",                     \

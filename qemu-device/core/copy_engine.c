@@ -96,17 +96,23 @@ int vg_ce_start(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t slot,
     end = vg_gpu_price_bytes(gc, vg_gpu_now(gc) + gc->cost->cp_cmd,
                              bytes_by_loc, true);
     ce->busy = true;
+    gc->cnt[VMGPU_CNT_BYTES_COPY] += (uint64_t)c->width * c->height;
     vg_gpu_post(gc, end, VG_EV_COPY_DONE, 0, serial);
     return VMGPU_FAULT_NONE;
 }
 
 int vg_ce_finish(struct vg_copy_engine *ce, uint64_t *fault_va, uint64_t *bytes)
 {
+    uint32_t row;
     int code;
 
     ce->busy = false;
     *bytes = (uint64_t)ce->copy.width * ce->copy.height;
     code = copy_walk(ce->mmu, &ce->copy, true, NULL, fault_va);
+    for (row = 0; row < ce->copy.height; row++) {
+        vg_gpu_wrote(ce->gc, ce->copy.dst + (uint64_t)row * ce->copy.dst_pitch,
+                     ce->copy.width);
+    }
     vg_gpu_memory_changed(ce->gc);
     return code;
 }

@@ -51,6 +51,13 @@ struct vg_device {
     uint32_t trace_ctrl;
     uint64_t trace_addr;
     uint32_t trace_size;
+    /*
+     * Device time across GPUs (device-model.rst): the latest device time
+     * the host has read (H), and when GPUs last wrote each line (W).
+     */
+    vg_time_t host_seen;
+    struct vg_wtimes wtimes;
+    struct vg_links links; /* GPU-GPU links, shared by the GPUs */
     struct vg_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -134,6 +141,7 @@ void vg_device_free(struct vg_device *dev)
         vg_gpu_common_destroy(&g->c);
     }
     vg_trace_destroy(&dev->sink.trace);
+    vg_links_destroy(&dev->links);
     pthread_mutex_destroy(&dev->sink.lock);
     free(dev);
 }
@@ -150,7 +158,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     struct vg_wd_policy pol;
 
     if (vg_gpu_common_init(&g->c, index, cfg, &dev->cost, &dev->host,
-                           &dev->sink)) {
+                           &dev->sink, &dev->wtimes, &dev->links)) {
         return -1;
     }
     vg_mmu_init(&g->mmu, &dev->host, index, cfg->gpus);
@@ -200,6 +208,7 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
     dev->cfg = *cfg;
     dev->host = *host;
     pthread_mutex_init(&dev->sink.lock, NULL);
+    vg_links_init(&dev->links, cfg->gpus, cfg->link_topology);
     cost_from_config(&dev->cost, cfg);
     vg_trace_init(&dev->sink.trace, &dev->host);
     for (i = 0; i < cfg->gpus; i++) {
@@ -228,6 +237,10 @@ static void device_reset(struct vg_device *dev)
     vg_trace_clear(&dev->sink.trace);
     __atomic_store_n(&dev->sink.on, dev->sink.trace.keep, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&dev->sink.lock);
+    /* Device time goes back to 0 everywhere. */
+    __atomic_store_n(&dev->host_seen, 0, __ATOMIC_RELAXED);
+    vg_wtimes_clear(&dev->wtimes);
+    vg_links_reset(&dev->links);
     for (i = 0; i < dev->cfg.gpus; i++) {
         pthread_mutex_lock(&dev->gpu[i].c.reg_lock);
         gpu_regs_reset(&dev->gpu[i].c, true);
@@ -530,8 +543,14 @@ static void wd_apply(struct vg_gpu *g)
     vg_sms_issue(&g->sms);
 }
 
+/* The host read device time @t (device-model.rst, "Device time ..."). */
+static void host_observed(struct vg_device *dev, vg_time_t t)
+{
+    vg_time_raise(&dev->host_seen, t);
+}
+
 /* reg_lock held */
-static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
+static uint32_t gpu_read(struct vg_device *dev, struct vg_gpu *g, uint32_t off)
 {
     struct vg_gpu_regs *r = &g->c.regs;
     uint64_t now_ns = r->now / VG_PS_PER_NS;
@@ -549,12 +568,20 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
         return wd_read(g, off);
     }
     if (off >= VMGPU_GPU_CNT_BASE && off < VMGPU_GPU_CNT_LO(VMGPU_CNT_NUM)) {
+        uint64_t v;
+
         n = (off - VMGPU_GPU_CNT_BASE) / 8;
         if (off & 4) {
             return r->counter_hi_latch;
         }
-        r->counter_hi_latch = r->counters[n] >> 32;
-        return (uint32_t)r->counters[n];
+        v = r->counters[n];
+        if (n >= VMGPU_CNT_LINK_BYTES0 && n <= VMGPU_CNT_LINK_BYTES7) {
+            /* A link's count is the device's, seen from either end. */
+            v = vg_links_bytes(&dev->links, g->c.index,
+                               n - VMGPU_CNT_LINK_BYTES0);
+        }
+        r->counter_hi_latch = v >> 32;
+        return (uint32_t)v;
     }
     switch (off) {
     case VMGPU_GPU_RING_BASE_LO:
@@ -572,10 +599,15 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
     case VMGPU_GPU_FENCE_ADDR_HI:
         return r->fence_addr >> 32;
     case VMGPU_GPU_FENCE_LO:
+        host_observed(dev, r->fence_time);
         return (uint32_t)r->fence;
     case VMGPU_GPU_FENCE_HI:
+        host_observed(dev, r->fence_time);
         return r->fence >> 32;
     case VMGPU_GPU_INT_STATUS:
+        if (r->int_status) {
+            host_observed(dev, r->int_time);
+        }
         return r->int_status;
     case VMGPU_GPU_INT_MASK:
         return r->int_mask;
@@ -585,8 +617,10 @@ static uint32_t gpu_read(struct vg_gpu *g, uint32_t off)
         /* A doorbell the runner has not taken yet: not idle any more. */
         return g->c.req & VG_REQ_WAKE ? 0 : r->status;
     case VMGPU_GPU_TIMESTAMP_LO:
+        host_observed(dev, r->now);
         return (uint32_t)now_ns;
     case VMGPU_GPU_TIMESTAMP_HI:
+        host_observed(dev, r->now);
         return now_ns >> 32;
     case VMGPU_GPU_ERR_CODE:
         return r->err.code;
@@ -621,8 +655,29 @@ static void post_req(struct vg_gpu *g, uint32_t req)
     __atomic_store_n(&g->c.req, g->c.req | req, __ATOMIC_RELEASE);
 }
 
+/*
+ * reg_lock held: the host makes ring entries up to @tail visible. Each new
+ * entry starts no earlier than the device time the host has read so far.
+ */
+static void ring_stamp(struct vg_device *dev, struct vg_gpu_regs *r,
+                       uint32_t tail)
+{
+    vg_time_t h = __atomic_load_n(&dev->host_seen, __ATOMIC_RELAXED);
+    uint32_t i = r->ring_tail, n = r->ring_entries;
+
+    if (n > VMGPU_RING_MAX_ENTRIES || n & (n - 1) || !n || i >= n ||
+        tail >= n) {
+        return; /* the CP refuses such a ring anyway */
+    }
+    while (i != tail) {
+        r->ring_stamp[i] = h;
+        i = (i + 1) & (n - 1);
+    }
+}
+
 /* reg_lock held; returns ACT_* */
-static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
+static uint32_t gpu_write(struct vg_device *dev, struct vg_gpu *g, uint32_t off,
+                          uint32_t val)
 {
     struct vg_gpu_regs *r = &g->c.regs;
     uint32_t old;
@@ -662,6 +717,7 @@ static uint32_t gpu_write(struct vg_gpu *g, uint32_t off, uint32_t val)
         r->ring_entries = val;
         break;
     case VMGPU_GPU_RING_TAIL:
+        ring_stamp(dev, r, val);
         r->ring_tail = val;
         break;
     case VMGPU_GPU_DOORBELL:
@@ -727,7 +783,7 @@ uint32_t vg_device_mmio_read(struct vg_device *dev, uint32_t offset)
         struct vg_gpu *g = &dev->gpu[page - 1];
 
         pthread_mutex_lock(&g->c.reg_lock);
-        val = gpu_read(g, off);
+        val = gpu_read(dev, g, off);
         pthread_mutex_unlock(&g->c.reg_lock);
     }
     return val;
@@ -752,7 +808,7 @@ void vg_device_mmio_write(struct vg_device *dev, uint32_t offset,
     }
     g = &dev->gpu[page - 1];
     pthread_mutex_lock(&g->c.reg_lock);
-    act = gpu_write(g, off, value);
+    act = gpu_write(dev, g, off, value);
     pthread_mutex_unlock(&g->c.reg_lock);
     if (act & ACT_MEM) {
         kicks |= memory_changed(dev, g, 0);

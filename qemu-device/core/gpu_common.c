@@ -9,7 +9,8 @@
 
 int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
                        const struct vg_config *cfg, const struct vg_cost *cost,
-                       const struct vg_host *host, struct vg_trace_sink *sink)
+                       const struct vg_host *host, struct vg_trace_sink *sink,
+                       struct vg_wtimes *wtimes, struct vg_links *links)
 {
     memset(gc, 0, sizeof(*gc));
     gc->index = index;
@@ -17,6 +18,8 @@ int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
     gc->cost = cost;
     gc->host = host;
     gc->sink = sink;
+    gc->wtimes = wtimes;
+    gc->links = links;
     pthread_mutex_init(&gc->reg_lock, NULL);
     gc->mmu_regs.lock = &gc->reg_lock;
     if (vg_evq_init(&gc->evq)) {
@@ -83,6 +86,7 @@ void vg_gpu_publish_wait(struct vg_gpu_common *gc)
 void vg_gpu_raise(struct vg_gpu_common *gc, uint32_t bits)
 {
     gc->regs.int_status |= bits;
+    gc->regs.int_time = gc->evq.now;
     vg_gpu_trace(gc, VMGPU_TRACE_IRQ, VMGPU_TRACE_SM_NONE, gc->evq.now,
                  gc->evq.now, VMGPU_TRACE_NONE, VMGPU_TRACE_NONE, bits, 0, 0);
     if (bits & gc->regs.int_mask) {
@@ -141,32 +145,49 @@ void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
     }
 }
 
+/* @bytes of GPU @owner's memory over the links; returns the end. */
+static vg_time_t price_link(struct vg_gpu_common *gc, uint32_t owner,
+                            vg_time_t ready, uint64_t bytes, bool book,
+                            vg_time_t *lat)
+{
+    const struct vg_cost *cost = gc->cost;
+    vg_time_t dur = vg_cost_transfer(cost, VG_MEM_LINK, bytes), start, end;
+    uint32_t hops;
+
+    end = vg_links_transfer(gc->links, owner, gc->index, ready, dur, bytes,
+                            book, &start, &hops);
+    if (cost->lat[VG_MEM_LINK] * hops > *lat) {
+        *lat = cost->lat[VG_MEM_LINK] * hops;
+    }
+    vg_gpu_trace(gc, VMGPU_TRACE_LINK, VMGPU_TRACE_SM_NONE, start, end,
+                 VMGPU_TRACE_NONE, VMGPU_TRACE_NONE,
+                 VMGPU_TRACE_LINK_AUX(owner, hops), bytes, 0);
+    return end;
+}
+
 vg_time_t vg_gpu_price_bytes(struct vg_gpu_common *gc, vg_time_t ready,
                              const uint64_t *bytes_by_loc, bool book)
 {
-    uint64_t cls_bytes[VG_MEM_NUM_CLASSES] = { 0 };
     const struct vg_cost *cost = gc->cost;
-    vg_time_t end = ready, lat = 0;
+    vg_time_t end = ready, lat = 0, dur, e;
     uint32_t loc, c;
 
     for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
-        cls_bytes[vg_mem_class_of(loc, gc->index)] += bytes_by_loc[loc];
-    }
-    for (c = 0; c < VG_MEM_NUM_CLASSES; c++) {
-        vg_time_t dur, e;
+        uint64_t b = bytes_by_loc[loc];
 
-        if (!cls_bytes[c]) {
+        if (!b) {
             continue;
         }
-        dur = vg_cost_transfer(cost, c, cls_bytes[c]);
-        if (book) {
-            e = vg_server_book(&gc->chan[c], ready, dur);
+        c = vg_mem_class_of(loc, gc->index);
+        gc->cnt[VMGPU_CNT_BYTES_LOCAL + c] += b;
+        if (c == VG_MEM_LINK) {
+            e = price_link(gc, loc - VMGPU_LOC_GPU(0), ready, b, book, &lat);
         } else {
-            e = ready + dur;
+            dur = vg_cost_transfer(cost, c, b);
+            e = book ? vg_server_book(&gc->chan[c], ready, dur) : ready + dur;
+            lat = cost->lat[c] > lat ? cost->lat[c] : lat;
         }
         end = e > end ? e : end;
-        lat = cost->lat[c] > lat ? cost->lat[c] : lat;
-        gc->cnt[VMGPU_CNT_BYTES_LOCAL + c] += cls_bytes[c];
     }
     return end + lat;
 }

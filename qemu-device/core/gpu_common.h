@@ -45,6 +45,7 @@
 #include "clock.h"
 #include "config.h"
 #include "host.h"
+#include "link.h"
 #include "mmu.h"
 #include "trace.h"
 #include "vmgpu_hw.h"
@@ -76,9 +77,13 @@ struct vg_gpu_regs {
     uint32_t int_status;
     uint32_t int_mask;
     uint32_t control;
-    uint32_t status; /* VMGPU_STATUS_*, published by the runner */
-    bool wait_value; /* the CP waits for memory (WAIT_VALUE) */
-    uint64_t now;    /* the GPU's clock (ps), published by the runner */
+    uint32_t status;      /* VMGPU_STATUS_*, published by the runner */
+    bool wait_value;      /* the CP waits for memory (WAIT_VALUE) */
+    uint64_t now;         /* the GPU's clock (ps), published by the runner */
+    vg_time_t fence_time; /* when the fence register got its value */
+    vg_time_t int_time;   /* when the latest interrupt cause was raised */
+    /* H when each ring entry became visible (RING_TAIL written). */
+    vg_time_t ring_stamp[VMGPU_RING_MAX_ENTRIES];
     uint64_t counters[VMGPU_CNT_NUM];
     uint32_t counter_hi_latch;
     struct vg_error err;
@@ -109,6 +114,8 @@ struct vg_gpu_common {
     const struct vg_cost *cost;
     const struct vg_host *host;
     struct vg_trace_sink *sink;
+    struct vg_wtimes *wtimes; /* the device's write times (shared) */
+    struct vg_links *links;   /* the device's GPU-GPU links (shared) */
 
     /* ---- Register side: under reg_lock ---- */
     pthread_mutex_t reg_lock;
@@ -136,7 +143,8 @@ struct vg_gpu_common {
 
 int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
                        const struct vg_config *cfg, const struct vg_cost *cost,
-                       const struct vg_host *host, struct vg_trace_sink *sink);
+                       const struct vg_host *host, struct vg_trace_sink *sink,
+                       struct vg_wtimes *wtimes, struct vg_links *links);
 void vg_gpu_common_destroy(struct vg_gpu_common *gc);
 /*
  * Runner side of a reset: forget events, channel bookings and pending
@@ -185,10 +193,22 @@ static inline void vg_gpu_memory_changed(struct vg_gpu_common *gc)
     gc->mem_out = true;
 }
 /*
+ * This GPU wrote [@va, @va + @len) of GPU virtual memory now: a
+ * WAIT_VALUE that reads it later continues no earlier than now.
+ */
+static inline void vg_gpu_wrote(struct vg_gpu_common *gc, uint64_t va,
+                                uint64_t len)
+{
+    vg_wtimes_record(gc->wtimes, va, len, gc->evq.now);
+}
+/*
  * Price moving bytes_by_loc (per VMGPU_LOC_*, as the MMU counts them)
- * from @ready: each memory class's bytes at its bandwidth, booked on the
- * GPU's channel if @book, then the latency of the slowest class touched.
- * Counts the bytes. Returns the end time.
+ * from @ready: local and host bytes at their bandwidth on the GPU's
+ * channels, another GPU's bytes over the links between the two (each
+ * owner's bytes one transfer, booked on every link of its route: links
+ * are shared with other GPUs' transfers), booked only if @book; then the
+ * latency of the slowest class touched (a link's per link crossed).
+ * Counts the bytes, traces each link transfer. Returns the end time.
  */
 vg_time_t vg_gpu_price_bytes(struct vg_gpu_common *gc, vg_time_t ready,
                              const uint64_t *bytes_by_loc, bool book);

@@ -379,6 +379,9 @@ static bool gmem_prepare_slow(struct vg_interp *it, uint32_t active,
         }
         g->host[l] = e->host + (g->va[l] & PAGE_MASK);
         it->stats->bytes[e->loc] += size;
+        if (write) {
+            it->stats->wbytes[e->loc] += size;
+        }
     }
     g->one_page = false;
     return true;
@@ -438,6 +441,10 @@ static inline __attribute__((always_inline)) bool gmem_prepare(
     g->page = e->host;
     g->one_page = true;
     it->stats->bytes[e->loc] += (uint64_t)size * __builtin_popcount(active);
+    if (write) {
+        it->stats->wbytes[e->loc] +=
+            (uint64_t)size * __builtin_popcount(active);
+    }
     return true;
 }
 

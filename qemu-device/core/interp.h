@@ -49,7 +49,8 @@ struct vg_block_stats { /* accumulated (+=) by vg_interp_run_block */
     uint64_t global_instrs; /* warp-level global loads/stores/atomics */
     uint64_t shared_instrs; /* warp-level shared loads/stores */
     uint64_t barriers;      /* warp-level BAR instructions */
-    uint64_t bytes[VMGPU_LOC_COUNT]; /* global bytes moved, by location */
+    uint64_t bytes[VMGPU_LOC_COUNT];  /* global bytes moved, by location */
+    uint64_t wbytes[VMGPU_LOC_COUNT]; /* of which stores and atomics */
 };
 
 struct vg_fault_info {

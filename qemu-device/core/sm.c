@@ -148,6 +148,10 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
     end = t0 > end ? t0 : end;
     for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
         bytes += stats.bytes[loc];
+        if (vg_mem_class_of(loc, gc->index) == VG_MEM_LINK) {
+            gc->cnt[VMGPU_CNT_BYTES_REMOTE_READ] +=
+                stats.bytes[loc] - stats.wbytes[loc];
+        }
     }
     gc->cnt[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
     gc->cnt[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
@@ -186,6 +190,23 @@ void vg_sms_issue(struct vg_sms *sms)
     if (wake && (!sms->wake_at || wake < sms->wake_at)) {
         sms->wake_at = wake;
         vg_gpu_post(sms->gc, wake, VG_EV_WD_WAKE, 0, 0);
+    }
+}
+
+/* The lines a block's stores reach memory at now, for WAIT_VALUEs. */
+static void sm_record_writes(struct vg_gpu_common *gc,
+                             const struct vg_storelog *log)
+{
+    uint32_t i, k;
+
+    for (i = 0; i < log->npages; i++) {
+        const struct vg_logpage *pg = log->pages[i];
+
+        for (k = 0; k < VMGPU_PAGE_SIZE / 64; k++) {
+            if (pg->dirty[k]) {
+                vg_gpu_wrote(gc, pg->page_va + 64ull * k, 64);
+            }
+        }
     }
 }
 
@@ -231,6 +252,7 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
     if (!out->current || d->cancelled || slot->faulted || vg_gpu_stale(gc)) {
         vg_storelog_discard(slot->log);
     } else {
+        sm_record_writes(gc, slot->log);
         vg_storelog_apply(slot->log);
         vg_gpu_memory_changed(gc);
         out->stored = true;

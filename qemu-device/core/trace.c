@@ -477,6 +477,13 @@ static void put_args(FILE *f, const struct vmgpu_trace_record *r)
             fprintf(f, ",\"tmd_slot\":%u", r->wd_slot - 1);
         }
     }
+    if (r->kind == VMGPU_TRACE_LINK) {
+        fprintf(f, ",\"peer\":%u,\"hops\":%u,\"bytes\":%" PRIu64,
+                VMGPU_TRACE_LINK_PEER(r->aux), VMGPU_TRACE_LINK_HOPS(r->aux),
+                r->value);
+        fputc(',', f);
+        put_ts(f, "end", vg_trace_end_ns(r));
+    }
     if (r->kind == VMGPU_TRACE_CMD && r->aux == VMGPU_CMD_COPY) {
         fprintf(f, ",\"bytes\":%" PRIu64, r->value);
     }
@@ -587,6 +594,14 @@ static void put_event(FILE *f, const struct vmgpu_trace_record *r, size_t idx,
                 "{\"name\":\"irq 0x%x\",\"cat\":\"irq\","
                 "\"ph\":\"i\",\"s\":\"t\",",
                 r->aux);
+        put_common(f, r, tid);
+        break;
+    case VMGPU_TRACE_LINK:
+        /* An instant at the transfer's start; args give bytes and end. */
+        fprintf(f,
+                "{\"name\":\"link %u-%u\",\"cat\":\"link\","
+                "\"ph\":\"i\",\"s\":\"t\",",
+                VMGPU_TRACE_LINK_PEER(r->aux), r->gpu);
         put_common(f, r, tid);
         break;
     default:

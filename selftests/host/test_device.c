@@ -536,4 +536,422 @@ TEST(reset_stops_a_runaway_block)
 	th_free(r.th);
 }
 
+/* ------------------------------------------------------------------ */
+/* Device time across GPUs (device-model.rst)                           */
+/* ------------------------------------------------------------------ */
+
+/* A saxpy over @n elements in local memory of @gpu: arguments' VA. */
+static uint64_t xgpu_saxpy_args(struct rig *r, unsigned int gpu, uint32_t n)
+{
+	uint64_t xva, yva;
+	uint8_t args[24] = { 0 };
+	float a = 0.5f;
+
+	xva = th_as_alloc(r->th, &r->as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(gpu)));
+	yva = th_as_alloc(r->th, &r->as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(gpu)));
+	put32(args, 0, n);
+	memcpy(args + 4, &a, 4);
+	put64(args, 8, xva);
+	put64(args, 16, yva);
+	return th_upload(r->th, &r->as, args, sizeof(args));
+}
+
+/* TIMESTAMP @ts, a saxpy, BARRIER, TIMESTAMP @ts + 8, END. */
+static void xgpu_timed_packet(struct th_cmdbuf *cb, uint64_t code,
+			      uint64_t args, uint32_t n, uint64_t ts)
+{
+	uint32_t grid[3] = { (n + 255) / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+
+	th_cb_init(cb);
+	th_cb_timestamp(cb, ts);
+	th_cb_dispatch(cb, code, args, 24, grid, block, 0, 0);
+	th_cb_barrier(cb);
+	th_cb_timestamp(cb, ts + 8);
+	th_cb_end(cb);
+}
+
+static uint64_t ts_at(struct rig *r, uint64_t va)
+{
+	uint64_t v;
+
+	memcpy(&v, th_va(r->th, &r->as, va), 8);
+	return v;
+}
+
+/*
+ * Issue 12's case: GPU 0 has run and the host retired it (read its fence);
+ * two halves of a dispatch are then released onto GPU 0 and GPU 1 back to
+ * back. Both start at the time the host had seen, and overlap.
+ */
+TEST(gpus_released_together_overlap)
+{
+	const uint32_t n = 8192;
+	struct th_cmdbuf cb;
+	uint64_t code, a0, a1, ts, seen_ns;
+	struct rig r;
+
+	rig_init(&r, 2, NULL);
+	code = th_builtin(r.th, &r.as, "saxpy");
+	a0 = xgpu_saxpy_args(&r, 0, n);
+	a1 = xgpu_saxpy_args(&r, 1, n);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	/* Earlier work on GPU 0 only; the host reads its fence. */
+	xgpu_timed_packet(&cb, code, a0, n, ts + 32);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_rd(r.th, 0, VMGPU_GPU_FENCE_LO));
+	seen_ns = vg_device_gpu_now_ns(r.dev, 0);
+	EXPECT_LT(3000, seen_ns);
+	EXPECT_GT(1000, vg_device_gpu_now_ns(r.dev, 1));
+	/* The two halves, released together. */
+	xgpu_timed_packet(&cb, code, a0, n, ts);
+	rig_submit(&r, 0, &cb, 2);
+	xgpu_timed_packet(&cb, code, a1, n, ts + 16);
+	rig_submit(&r, 1, &cb, 3);
+	vg_device_run(r.dev);
+	ASSERT_EQ(2, th_fence_mem(r.th, 0));
+	ASSERT_EQ(3, th_fence_mem(r.th, 1));
+	/* Same start (same work, same clocks from H on), same end. */
+	EXPECT_LE(seen_ns, ts_at(&r, ts));
+	EXPECT_EQ(ts_at(&r, ts), ts_at(&r, ts + 16));
+	EXPECT_EQ(ts_at(&r, ts + 8), ts_at(&r, ts + 24));
+	/* Overlap: each starts before the other ends. */
+	EXPECT_LT(ts_at(&r, ts + 16), ts_at(&r, ts + 8));
+	EXPECT_LT(ts_at(&r, ts), ts_at(&r, ts + 24));
+	th_free(r.th);
+}
+
+/*
+ * GPU 0 writes a flag at its time; GPU 1, far behind in device time, is
+ * submitted only afterwards and finds the flag already set: it still
+ * continues no earlier than the write.
+ */
+TEST(wait_value_starts_after_writer)
+{
+	const uint32_t n = 8192;
+	struct th_cmdbuf cb;
+	uint64_t code, a0, ts, flag, write_ns;
+	struct rig r;
+	uint32_t grid[3] = { n / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+
+	rig_init(&r, 2, NULL);
+	code = th_builtin(r.th, &r.as, "saxpy");
+	a0 = xgpu_saxpy_args(&r, 0, n);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	flag = th_as_alloc(r.th, &r.as, 64, RW);
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, code, a0, 24, grid, block, 0, 0);
+	th_cb_barrier(&cb);
+	th_cb_timestamp(&cb, ts);
+	th_cb_write(&cb, flag, 1); /* one cp-cmd-ns after the timestamp */
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_fence_mem(r.th, 0));
+	write_ns = ts_at(&r, ts) + 100;
+	EXPECT_LT(3000, write_ns);
+	/* No register read: only the write's own time orders GPU 1. */
+	th_cb_init(&cb);
+	th_cb_wait(&cb, flag, VMGPU_WAIT_EQ, 1, ~0u);
+	th_cb_timestamp(&cb, ts + 8);
+	th_cb_end(&cb);
+	rig_submit(&r, 1, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_fence_mem(r.th, 1));
+	EXPECT_LE(write_ns, ts_at(&r, ts + 8));
+	/* The wait's span in the trace starts when GPU 1 reached it. */
+	EXPECT_GT(write_ns, vg_device_gpu_now_ns(r.dev, 1) - 2000);
+	th_free(r.th);
+}
+
+/*
+ * The host reads GPU 0's fence register, then submits to GPU 1: GPU 1
+ * starts no earlier than that fence's time. Without the read, GPU 1
+ * starts on its own clock.
+ */
+static uint64_t fence_then_submit(struct __test_metadata *_metadata,
+				  bool read_fence, uint64_t *fence_ns,
+				  char **json, size_t *len)
+{
+	const uint32_t n = 8192;
+	struct th_cmdbuf cb;
+	uint64_t code, a0, ts, start;
+	struct rig r;
+
+	rig_init(&r, 2, NULL);
+	code = th_builtin(r.th, &r.as, "saxpy");
+	a0 = xgpu_saxpy_args(&r, 0, n);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	xgpu_timed_packet(&cb, code, a0, n, ts);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	/* The interrupt is seen, acknowledged, the fence read (or not). */
+	EXPECT_EQ(VMGPU_INT_COMPLETE, th_rd(r.th, 0, VMGPU_GPU_INT_STATUS) &
+					      VMGPU_INT_COMPLETE);
+	th_wr(r.th, 0, VMGPU_GPU_INT_ACK, VMGPU_INT_COMPLETE);
+	*fence_ns = vg_device_gpu_now_ns(r.dev, 0);
+	if (read_fence)
+		EXPECT_EQ(1, th_rd(r.th, 0, VMGPU_GPU_FENCE_LO));
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts + 16);
+	th_cb_end(&cb);
+	rig_submit(&r, 1, &cb, 1);
+	vg_device_run(r.dev);
+	EXPECT_EQ(1, th_fence_mem(r.th, 1));
+	start = ts_at(&r, ts + 16);
+	if (json)
+		*json = vg_device_trace_json(r.dev, len);
+	th_free(r.th);
+	return start;
+}
+
+TEST(host_fence_read_orders_next_submit)
+{
+	uint64_t fence_ns, start;
+
+	start = fence_then_submit(_metadata, true, &fence_ns, NULL, NULL);
+	EXPECT_LT(3000, fence_ns);
+	EXPECT_LE(fence_ns, start);
+	/* The interrupt alone already told the host when it was raised. */
+	start = fence_then_submit(_metadata, false, &fence_ns, NULL, NULL);
+	EXPECT_LE(fence_ns, start);
+}
+
+/* An idle GPU the host has read nothing about starts on its own clock. */
+TEST(unobserved_gpu_keeps_its_own_clock)
+{
+	const uint32_t n = 8192;
+	struct th_cmdbuf cb;
+	uint64_t code, a0, ts;
+	struct rig r;
+
+	rig_init(&r, 2, NULL);
+	code = th_builtin(r.th, &r.as, "saxpy");
+	a0 = xgpu_saxpy_args(&r, 0, n);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	xgpu_timed_packet(&cb, code, a0, n, ts);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts + 16);
+	th_cb_end(&cb);
+	rig_submit(&r, 1, &cb, 1);
+	vg_device_run(r.dev);
+	EXPECT_GT(3000, ts_at(&r, ts + 16));
+	EXPECT_LT(3000, ts_at(&r, ts + 8));
+	th_free(r.th);
+}
+
+TEST(same_host_actions_give_identical_trace)
+{
+	uint64_t f1, f2, s1, s2;
+	size_t l1 = 0, l2 = 0;
+	char *j1 = NULL, *j2 = NULL;
+
+	s1 = fence_then_submit(_metadata, true, &f1, &j1, &l1);
+	s2 = fence_then_submit(_metadata, true, &f2, &j2, &l2);
+	ASSERT_NE(NULL, j1);
+	ASSERT_NE(NULL, j2);
+	EXPECT_EQ(f1, f2);
+	EXPECT_EQ(s1, s2);
+	ASSERT_EQ(l1, l2);
+	EXPECT_EQ(0, memcmp(j1, j2, l1));
+	free(j1);
+	free(j2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory system: links, topology, contention, counters (R10)          */
+/* ------------------------------------------------------------------ */
+
+#define LINK_COPY_BYTES (256u << 10)
+
+/* A rig of @gpus GPUs with links of @topology. */
+static void link_rig(struct rig *r, unsigned int gpus, unsigned int topology)
+{
+	struct vg_config cfg;
+
+	vg_config_defaults(&cfg);
+	cfg.gpus = gpus;
+	cfg.link_topology = topology;
+	rig_init(r, gpus, &cfg);
+}
+
+/*
+ * Queue on @gpu: TIMESTAMP ts, COPY of LINK_COPY_BYTES from GPU @from's
+ * memory to @gpu's own, TIMESTAMP ts + 8 (not yet rung: see th_doorbell).
+ */
+static void link_copy(struct rig *r, unsigned int gpu, unsigned int from,
+		      uint64_t ts, uint64_t seqno)
+{
+	struct th_cmdbuf cb;
+	uint64_t src, dst;
+
+	src = th_as_alloc(r->th, &r->as, LINK_COPY_BYTES,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(from)));
+	dst = th_as_alloc(r->th, &r->as, LINK_COPY_BYTES,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(gpu)));
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts);
+	th_cb_copy(&cb, src, dst, LINK_COPY_BYTES, 1, 0, 0);
+	th_cb_timestamp(&cb, ts + 8);
+	th_cb_end(&cb);
+	th_push(r->th, gpu, th_cb_upload(r->th, &r->as, &cb), cb.n * 4, seqno,
+		VMGPU_RING_F_IRQ, 0, 0);
+}
+
+static uint64_t span_at(struct rig *r, uint64_t ts)
+{
+	return ts_at(r, ts + 8) - ts_at(r, ts);
+}
+
+static uint64_t cnt(struct rig *r, unsigned int gpu, unsigned int n)
+{
+	return th_rd64(r->th, gpu, VMGPU_GPU_CNT_LO(n));
+}
+
+/*
+ * Two GPUs reading each other's memory at the same time share their link
+ * (one transfer at a time): together they take longer than one alone.
+ */
+TEST(link_shared_by_concurrent_transfers)
+{
+	uint64_t ts, alone, both0, both1, one_ns;
+	struct rig r;
+
+	one_ns = (uint64_t)LINK_COPY_BYTES * 1000 / 300000; /* 300 GB/s */
+	link_rig(&r, 2, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 0, 1, ts, 1);
+	th_doorbell(r.th, 0);
+	vg_device_run(r.dev);
+	alone = span_at(&r, ts);
+	EXPECT_LE(one_ns, alone);
+	th_free(r.th);
+
+	link_rig(&r, 2, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 0, 1, ts, 1);
+	link_copy(&r, 1, 0, ts + 16, 1);
+	th_doorbell(r.th, 0);
+	th_doorbell(r.th, 1);
+	vg_device_run(r.dev);
+	both0 = span_at(&r, ts);
+	both1 = span_at(&r, ts + 16);
+	/* The first booked goes at full speed, the other waits for it. */
+	EXPECT_EQ(alone, both0 < both1 ? both0 : both1);
+	EXPECT_LE(alone + one_ns, both0 > both1 ? both0 : both1);
+	/* The link carried both; each end sees it. */
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_COPY));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_LINK));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_BYTES_LOCAL));
+	th_free(r.th);
+}
+
+/*
+ * A ring of 4: GPU 2 reads GPU 0's memory over two links (0-1, 1-2),
+ * one link latency more than all-to-all's direct link, and its transfer
+ * competes with GPU 1's on link 0-1.
+ */
+TEST(ring_routes_over_hops)
+{
+	uint64_t ts, direct, ring, both1, both2;
+	const struct vmgpu_trace_record *recs;
+	struct rig r;
+	size_t n, i, links = 0;
+
+	link_rig(&r, 4, 0);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 2, 0, ts, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	direct = span_at(&r, ts);
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	th_free(r.th);
+
+	link_rig(&r, 4, 1);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 2, 0, ts, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	ring = span_at(&r, ts);
+	EXPECT_EQ(direct + 1000, ring); /* link-lat-ns per link crossed */
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES2));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 2, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(0, cnt(&r, 3, VMGPU_CNT_LINK_BYTES0));
+	recs = vg_device_trace_records(r.dev, &n);
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind != VMGPU_TRACE_LINK)
+			continue;
+		links++;
+		EXPECT_EQ(2, recs[i].gpu);
+		EXPECT_EQ(0, VMGPU_TRACE_LINK_PEER(recs[i].aux));
+		EXPECT_EQ(2, VMGPU_TRACE_LINK_HOPS(recs[i].aux));
+		EXPECT_EQ(LINK_COPY_BYTES, recs[i].value);
+	}
+	EXPECT_EQ(1, links);
+	th_free(r.th);
+
+	/* GPU 1 (one hop) and GPU 2 (two) both read GPU 0: link 0-1 shared. */
+	link_rig(&r, 4, 1);
+	ts = th_as_alloc(r.th, &r.as, 64, RW);
+	link_copy(&r, 1, 0, ts, 1);
+	link_copy(&r, 2, 0, ts + 16, 1);
+	th_doorbell(r.th, 1);
+	th_doorbell(r.th, 2);
+	vg_device_run(r.dev);
+	both1 = span_at(&r, ts);
+	both2 = span_at(&r, ts + 16);
+	EXPECT_LT(direct, both1 > both2 ? both1 : both2);
+	EXPECT_LT(ring, both2);
+	EXPECT_EQ(2 * LINK_COPY_BYTES, cnt(&r, 0, VMGPU_CNT_LINK_BYTES1));
+	EXPECT_EQ(LINK_COPY_BYTES, cnt(&r, 1, VMGPU_CNT_LINK_BYTES2));
+	th_free(r.th);
+}
+
+/* A kernel's reads of another GPU's memory: priced over the link, counted. */
+TEST(remote_reads_counted_by_kind)
+{
+	const uint32_t n = 4096;
+	uint32_t grid[3] = { n / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+	uint64_t xva, yva, args_va;
+	uint8_t args[24] = { 0 };
+	struct th_cmdbuf cb;
+	float a = 2.0f;
+	struct rig r;
+
+	link_rig(&r, 2, 0);
+	xva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(1)));
+	yva = th_as_alloc(r.th, &r.as, n * 4,
+			  RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+	put32(args, 0, n);
+	memcpy(args + 4, &a, 4);
+	put64(args, 8, xva);
+	put64(args, 16, yva);
+	args_va = th_upload(r.th, &r.as, args, sizeof(args));
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, th_builtin(r.th, &r.as, "saxpy"), args_va, 24,
+		       grid, block, 0, 0);
+	th_cb_end(&cb);
+	rig_submit(&r, 0, &cb, 1);
+	vg_device_run(r.dev);
+	ASSERT_EQ(1, th_fence_mem(r.th, 0));
+	/* x over the link from GPU 1; y read and written locally. */
+	EXPECT_EQ(n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_REMOTE_READ));
+	EXPECT_EQ(n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_LINK));
+	EXPECT_EQ(2 * n * 4, cnt(&r, 0, VMGPU_CNT_BYTES_LOCAL));
+	EXPECT_EQ(n * 4, cnt(&r, 1, VMGPU_CNT_LINK_BYTES0));
+	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_BYTES_COPY));
+	th_free(r.th);
+}
+
 TEST_HARNESS_MAIN

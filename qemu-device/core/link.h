@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The GPU-to-GPU links of the device (SPEC R10): which links exist (the
+ * topology: all-to-all, or a ring where GPU k is linked to k - 1 and
+ * k + 1), the route of a transfer between two GPUs (a ring takes the
+ * shorter way round, clockwise on a tie), one FIFO server per link that
+ * every transfer crossing it books (concurrent transfers share the
+ * link: a link carries one transfer at a time, both directions
+ * included), and the bytes each link carried.
+ *
+ * Shared by every GPU's runner: the servers and counts are under the
+ * links' own lock, a leaf (nothing else is taken while it is held).
+ * Documentation/device-model.rst, "Memory system".
+ */
+#ifndef VG_LINK_H
+#define VG_LINK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "vmgpu_hw.h"
+
+enum vg_link_topology {
+    VG_LINK_ALL_TO_ALL = 0, /* a link between every two GPUs */
+    VG_LINK_RING = 1,       /* GPU k linked to k - 1 and k + 1 (mod N) */
+};
+
+/* One link crossed by a route: its two GPUs, lower first. */
+struct vg_link_hop {
+    uint8_t a, b;
+};
+
+struct vg_links {
+    pthread_mutex_t lock;
+    uint32_t gpus;
+    uint32_t topology; /* enum vg_link_topology */
+    /* [a][b] with a < b: the link between GPUs a and b, if it exists. */
+    struct vg_server server[VMGPU_MAX_GPUS][VMGPU_MAX_GPUS];
+    uint64_t bytes[VMGPU_MAX_GPUS][VMGPU_MAX_GPUS];
+};
+
+void vg_links_init(struct vg_links *l, uint32_t gpus, uint32_t topology);
+void vg_links_destroy(struct vg_links *l);
+/* Device reset: no booking, no bytes. */
+void vg_links_reset(struct vg_links *l);
+/*
+ * The links a transfer between GPUs @from and @to crosses, in order;
+ * returns their number (0 if @from == @to).
+ */
+uint32_t vg_links_route(const struct vg_links *l, uint32_t from, uint32_t to,
+                        struct vg_link_hop *hops);
+/*
+ * Move @bytes between GPUs @from and @to, @dur on each link of the route
+ * (cut-through: the transfer holds every link of its route at once). With
+ * @book, it starts when @ready and every link of the route are free and
+ * books them until its end; without, it starts at @ready. Counts the
+ * bytes on each link either way. Returns the end (no latency); *@start
+ * and *@nhops get the start and the number of links crossed.
+ */
+vg_time_t vg_links_transfer(struct vg_links *l, uint32_t from, uint32_t to,
+                            vg_time_t ready, vg_time_t dur, uint64_t bytes,
+                            bool book, vg_time_t *start, uint32_t *nhops);
+/* Bytes the link between GPUs @a and @b carried; 0 if there is none. */
+uint64_t vg_links_bytes(struct vg_links *l, uint32_t a, uint32_t b);
+
+#endif
