@@ -129,6 +129,9 @@ struct vmgpu_as_slot {
  * @irq_work: deferred half of the interrupt path
  * @irq_seqno: completed seqno the hard handler saw last
  * @reset_fence: the fence word when the GPU was quiesced for a reset
+ * @reset_started: seqno of the last packet the device had taken off the
+ *	ring when it was quiesced (U64_MAX: unknown): a packet up to it that
+ *	did not complete had started, and is not run again
  * @ring: the ring of entries, @ring_entries long, device-visible
  * @ring_dma: bus address of @ring
  * @ring_entries: ring size (power of two)
@@ -165,6 +168,7 @@ struct vmgpu_gpu {
 	struct work_struct irq_work;
 	u64 irq_seqno;
 	u64 reset_fence;
+	u64 reset_started;
 
 	struct vmgpu_ring_entry *ring;
 	dma_addr_t ring_dma;

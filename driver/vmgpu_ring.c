@@ -284,6 +284,12 @@ static void vmgpu_ring_take_off(struct vmgpu_gpu *gpu, u64 completed,
 				vmgpu_stat_add(vf->stats,
 					       VMGPU_STAT_WORK_RUNS, 1);
 			last = vf;
+		} else if (drop_rest && !fail_job &&
+			   job->seqno <= gpu->reset_started) {
+			/* Interrupted by the reset: over, not run again. */
+			dma_fence_set_error(fence, -ENODEV);
+			dma_fence_set_error(&job->base.s_fence->finished,
+					    -ENODEV);
 		} else {
 			dma_fence_set_error(fence, error);
 			if (fail_job)

@@ -4,7 +4,9 @@
  * GPU, and recovery: a packet that does not complete in time bans its
  * context, the GPU is reset and the innocent packets are resubmitted; a
  * PCI reset stops every GPU, and afterwards every packet that had not
- * completed is resubmitted.
+ * started is resubmitted. A packet a reset interrupts fails with -ENODEV
+ * instead of running again: blocks it completed have changed memory, and
+ * running them twice would give a wrong result reported as success.
  *
  * Every recovery action (the schedulers' timeout handlers and both halves
  * of a PCI reset) runs on the device's ordered workqueue reset_wq, so no
@@ -52,9 +54,23 @@ static struct dma_fence *vmgpu_job_run(struct drm_sched_job *sched_job)
 /* Take a GPU's interrupt path out of service (the first half of a reset). */
 static void vmgpu_gpu_quiesce(struct vmgpu_gpu *gpu)
 {
+	u32 head;
+
 	disable_irq(gpu->irq);
 	cancel_work_sync(&gpu->irq_work);
 	atomic_set(&gpu->pending, 0);
+	/*
+	 * No further packet starts; the one running goes on. The entry
+	 * before RING_HEAD is the last the device took: every packet up to
+	 * its seqno has started (one runs at a time, in ring order).
+	 */
+	vmgpu_gpu_write(gpu, VMGPU_GPU_CONTROL, 0);
+	head = vmgpu_gpu_read(gpu, VMGPU_GPU_RING_HEAD);
+	if (head < gpu->ring_entries)
+		gpu->reset_started =
+			READ_ONCE(gpu->ring[(head - 1) & (gpu->ring_entries - 1)].seqno);
+	else
+		gpu->reset_started = U64_MAX;
 	/*
 	 * The GPU runs on until the reset, and a packet it abandons until
 	 * then has its error reported in registers the reset wipes, then its

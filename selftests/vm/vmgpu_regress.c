@@ -1413,6 +1413,107 @@ TEST_F_TIMEOUT(regress, regress_6_pci_reset_keeps_gpus_working, 90)
 	vmgpu_device_close(dev);
 }
 
+/*
+ * Each one-thread block b spins, then p[b] += 1: running a block twice
+ * shows as 2.
+ */
+static const char inc_each_src[] =
+	".args 16\n"
+	"	ldarg r0, 8\n"
+	"	mov r1, 0\n"
+	"spin:\n"
+	"	add r1, r1, 1\n"
+	"	setp.lt p0, r1, r0\n"
+	"	bra p0, spin\n"
+	"	s2r r2, %ctaid.x\n"
+	"	ldarg.64 r4, 0\n"
+	"	lea r4, r4, r2, 2\n"
+	"	ld.32 r6, [r4]\n"
+	"	add r6, r6, 1\n"
+	"	st.32 [r4], r6\n"
+	"	exit\n";
+
+/*
+ * A PCI reset while a packet runs: the packet either completes with every
+ * block run exactly once or fails; it is never run again from its start
+ * over the blocks that had already changed memory.
+ *
+ * Seen on 56faec7 (the stress checker, "vecadd+saxpy ... wrong result"
+ * 30 ms after a PCI reset): the driver resubmitted every packet that had
+ * not completed, the one running included, and reported success:
+ *   round 0: status 1 (Success), 34 of 64 blocks ran, 30 twice
+ */
+TEST_F_TIMEOUT(regress, regress_10_pci_reset_never_reruns_a_started_packet,
+	       120)
+{
+	struct { uint64_t p; uint32_t spin, pad; } args;
+	struct vmgpu_dispatch_desc d = { 0 };
+	struct vmgpu_sync out = { 0 };
+	struct vmgpu_submit_info si = { .out = &out, .out_count = 1 };
+	const uint32_t blocks = 64;
+	struct vmgpu_device *dev;
+	struct vmgpu_context *ctx;
+	struct vmgpu_cmdbuf *cb;
+	struct vmgpu_bo *k, *buf;
+	char bdf[256], path[300];
+	uint32_t *m, i, twice = 0, once = 0;
+	int status, round;
+	void *map;
+
+	ASSERT_EQ(0, bound_device(bdf, sizeof(bdf)));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bdf);
+	if (access(path, W_OK))
+		SKIP(return, "%s has no reset method (vm-run --pcie gives one)",
+		     bdf);
+	ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
+	ASSERT_EQ(0, vmgpu_context_create(dev, 1, &ctx));
+	ASSERT_EQ(0, vmgpu_cmdbuf_create(dev, &cb));
+	k = make_kernel(dev, inc_each_src);
+	ASSERT_NE(NULL, k);
+	buf = make_bo(dev, 4096, &map);
+	ASSERT_NE(NULL, buf);
+	m = map;
+	args.p = vmgpu_bo_gpu_va(buf);
+	args.spin = 1u << 16;
+	args.pad = 0;
+	d.kernel = k;
+	d.args = &args;
+	d.args_bytes = sizeof(args);
+	d.grid[0] = blocks;
+	/* One block at a time, so that a reset finds some done, some not. */
+	d.flags = VMGPU_DISPATCH_F_SEQUENTIAL;
+	/* A few rounds: the reset lands in the packet at least once. */
+	for (round = 0; round < 3; round++) {
+		memset(m, 0, 4 * blocks);
+		ASSERT_EQ(0, vmgpu_syncobj_create(dev, &out.handle));
+		ASSERT_LE(0, vmgpu_cmdbuf_dispatch(cb, &d));
+		ASSERT_EQ(0, vmgpu_cmdbuf_use(cb, buf, 0));
+		ASSERT_LE(0, vmgpu_submit(ctx, cb, &si));
+		usleep(50000 + 100000 * round);
+		ASSERT_EQ(0, write_file(path, "1"));
+		vmgpu_syncobj_wait(dev, out.handle, 0, 60 * SEC_NS);
+		status = vmgpu_syncobj_status(dev, out.handle);
+		twice = once = 0;
+		for (i = 0; i < blocks; i++) {
+			twice += m[i] > 1;
+			once += m[i] == 1;
+		}
+		TH_LOG("round %d: status %d (%s), %u of %u blocks ran, %u twice",
+		       round, status, strerror(status < 0 ? -status : 0), once,
+		       blocks, twice);
+		EXPECT_EQ(0, twice);
+		if (status == 1)
+			EXPECT_EQ(blocks, once);
+		vmgpu_cmdbuf_reset(cb);
+		vmgpu_syncobj_destroy(dev, out.handle);
+	}
+	vmgpu_bo_destroy(buf);
+	vmgpu_bo_destroy(k);
+	vmgpu_cmdbuf_destroy(cb);
+	vmgpu_context_destroy(ctx);
+	vmgpu_device_close(dev);
+}
+
 /* ------------------------------------------------------------------ */
 /* 7. Two handles of one buffer in one file                             */
 /* ------------------------------------------------------------------ */
