@@ -1,0 +1,1169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The OpenCL C compiler (libshim/compiler): kernels compiled with
+ * vmgpu_program_build(), loaded and run block by block through the
+ * interpreter, compared with the same computation in C; the math
+ * built-ins measured in ULP against the C library; the signature; the
+ * build log's diagnostics for what the language rules forbid.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "interp.h"
+#include "testmem.h"
+#include "vmgpu.h"
+
+#define MEM_BASE	0x100000000ull
+#define MEM_BYTES	(64u << 20)
+
+static uint32_t rng_state = 777;
+
+static uint32_t rng(void)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return rng_state >> 8;
+}
+
+static float rng_float(void)
+{
+	return (float)(int32_t)(rng() % 16777216u - 8388608u) / 1048576.0f;
+}
+
+static float rng_range(float lo, float hi)
+{
+	return lo + (hi - lo) * (float)(rng() % 16777216u) / 16777216.0f;
+}
+
+static uint32_t div_up(uint32_t a, uint32_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* A compiled kernel loaded for the interpreter, with its argument block. */
+struct ck {
+	struct vg_kernel *k;
+	struct vmgpu_exec_header h;
+	struct vmgpu_exec_sig sig;
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	uint8_t args[VMGPU_MAX_ARGS_BYTES];
+	uint32_t priv;			/* private bytes per thread */
+};
+
+static struct vmgpu_program *build(struct __test_metadata *_metadata,
+				   const char *src, const char *opts)
+{
+	struct vmgpu_program *prog = NULL;
+	char *log = NULL;
+	int r = vmgpu_program_build(src, opts, &prog, &log);
+
+	if (r)
+		fprintf(stderr, "build log:\n%s\n", log ? log : "(none)");
+	free(log);
+	EXPECT_EQ(0, r);
+	return prog;
+}
+
+/* The build fails; its log contains every string of @want (NULL-ended). */
+static void build_fails(struct __test_metadata *_metadata, const char *src,
+			const char *opts, const char *const *want)
+{
+	struct vmgpu_program *prog = (void *)1;
+	char *log = NULL;
+	int r = vmgpu_program_build(src, opts, &prog, &log);
+
+	EXPECT_EQ(-EINVAL, r);
+	EXPECT_EQ(NULL, prog);
+	ASSERT_NE(NULL, log);
+	for (; *want; want++)
+		if (!strstr(log, *want)) {
+			fprintf(stderr, "log lacks '%s':\n%s\n", *want, log);
+			EXPECT_NE(NULL, strstr(log, *want));
+		}
+	free(log);
+}
+
+static void load(struct __test_metadata *_metadata,
+		 struct vmgpu_program *prog, const char *name, struct ck *c)
+{
+	const void *image;
+	const char *why = "";
+	uint32_t bad_pc = 0;
+	size_t bytes;
+
+	memset(c, 0, sizeof(*c));
+	ASSERT_EQ(0, vmgpu_program_kernel_image(prog, name, &image, &bytes));
+	vmgpu_exec_header_read(&c->h, image);
+	ASSERT_TRUE(vmgpu_exec_header_valid(&c->h));
+	ASSERT_EQ(1, vmgpu_exec_sig_read(&c->h, image, bytes, &c->sig,
+					 c->params, &why));
+	ASSERT_EQ(0, strcmp(c->sig.name, name));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&c->k, image, bytes, &bad_pc));
+	c->priv = (uint32_t)vmgpu_program_kernel_private_bytes(prog, name);
+}
+
+static void set_u32(struct ck *c, uint32_t i, uint32_t v)
+{
+	memcpy(c->args + c->params[i].offset, &v, 4);
+}
+
+static void set_f32(struct ck *c, uint32_t i, float v)
+{
+	memcpy(c->args + c->params[i].offset, &v, 4);
+}
+
+static void set_u64(struct ck *c, uint32_t i, uint64_t v)
+{
+	memcpy(c->args + c->params[i].offset, &v, 8);
+}
+
+/*
+ * Run the grid (a portion at @origin of an index space @total blocks
+ * big, when given) block by block. The private buffer, when the kernel
+ * needs one, is allocated here. Returns 0 or the fault code.
+ */
+static int run_portion(struct testmem *tm, struct ck *c, const uint32_t grid[3],
+		       const uint32_t block[3], const uint32_t *origin,
+		       const uint32_t *total, uint32_t dyn_shared)
+{
+	struct vg_interp *it = vg_interp_new();
+	struct vg_storelog *log = vg_storelog_new();
+	uint64_t budget = 1ull << 40, threads = 1;
+	struct vg_block_stats st = { 0 };
+	struct vg_fault_info fault = { 0 };
+	struct vg_launch l = {
+		.kernel = c->k, .args = c->args, .args_bytes = c->h.args_bytes,
+		.shared_bytes = dyn_shared, .mem = &tm->memif,
+	};
+	uint32_t pos[3];
+	int r = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		l.grid[i] = grid[i] ? grid[i] : 1;
+		l.block[i] = block[i] ? block[i] : 1;
+		l.origin[i] = origin ? origin[i] : 0;
+		l.grid_total[i] = total ? total[i] : l.origin[i] + l.grid[i];
+		threads *= (uint64_t)l.grid_total[i] * l.block[i];
+	}
+	if (c->priv) {
+		uint32_t last = c->sig.num_params - 1;
+
+		if (strcmp(c->params[last].name, "vmgpu_private"))
+			abort();
+		set_u64(c, last, testmem_alloc(tm, threads * c->priv));
+	}
+	for (pos[2] = 0; pos[2] < l.grid[2] && !r; pos[2]++)
+		for (pos[1] = 0; pos[1] < l.grid[1] && !r; pos[1]++)
+			for (pos[0] = 0; pos[0] < l.grid[0] && !r; pos[0]++) {
+				r = vg_interp_run_block(it, &l, pos, 0, log,
+							&budget, &st, &fault);
+				if (r) {
+					fprintf(stderr, "fault %u at pc %u addr %#llx\n",
+						fault.code, fault.pc,
+						(unsigned long long)fault.addr);
+					vg_storelog_discard(log);
+				} else {
+					vg_storelog_apply(log);
+				}
+			}
+	vg_storelog_free(log);
+	vg_interp_free(it);
+	return r;
+}
+
+static int run1d(struct testmem *tm, struct ck *c, uint32_t n, uint32_t bs)
+{
+	uint32_t g[3] = { div_up(n, bs), 1, 1 }, b[3] = { bs, 1, 1 };
+
+	return run_portion(tm, c, g, b, NULL, NULL, 0);
+}
+
+FIXTURE(cc) {
+	struct testmem *tm;
+};
+
+FIXTURE_SETUP(cc)
+{
+	self->tm = testmem_new(MEM_BASE, MEM_BYTES);
+}
+
+FIXTURE_TEARDOWN(cc)
+{
+	testmem_free(self->tm);
+}
+
+#define ALLOC(T, name, count) \
+	uint64_t name##_va = testmem_alloc(self->tm, (count) * sizeof(T) + 4); \
+	T *name = testmem_ptr(self->tm, name##_va)
+
+/* ------------------------------------------------------------------ */
+
+static const char basic_src[] =
+	"kernel void vadd(global const float *a, global const float *b,\n"
+	"                 global float *c, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		c[i] = a[i] + b[i];\n"
+	"}\n"
+	"kernel void saxpy(int n, float a, global const float *x, global float *y)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		y[i] = a * x[i] + y[i];\n"
+	"}\n"
+	"kernel void sig(global int *rw, global const int *ro, global int *wo,\n"
+	"                long l, uint u, constant float *c, local float *sh)\n"
+	"{\n"
+	"	wo[0] = ro[0] + (int)l + u + (int)c[0];\n"
+	"	rw[0] += 1;\n"
+	"}\n";
+
+TEST_F(cc, vector_add_and_saxpy)
+{
+	const uint32_t n = 4099;
+	struct vmgpu_program *prog = build(_metadata, basic_src, NULL);
+	struct ck c;
+	ALLOC(float, a, n);
+	ALLOC(float, b, n);
+	ALLOC(float, out, n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(3, vmgpu_program_kernel_count(prog));
+	for (i = 0; i < n; i++) {
+		a[i] = rng_float();
+		b[i] = rng_float();
+		out[i] = rng_float();
+	}
+	load(_metadata, prog, "vadd", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, out_va);
+	set_u32(&c, 3, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 96));
+	for (i = 0; i < n; i++) {
+		float r = a[i] + b[i];
+
+		ASSERT_EQ(0, memcmp(&r, &out[i], 4));
+	}
+	vg_kernel_free(c.k);
+
+	/* a * x + y is contracted (OpenCL's default): one fma */
+	load(_metadata, prog, "saxpy", &c);
+	set_u32(&c, 0, n);
+	set_f32(&c, 1, 1.7f);
+	set_u64(&c, 2, a_va);
+	set_u64(&c, 3, b_va);
+	memcpy(out, b, n * 4);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 256));
+	for (i = 0; i < n; i++) {
+		float r = fmaf(1.7f, a[i], out[i]);
+
+		ASSERT_EQ(0, memcmp(&r, &b[i], 4));
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+TEST_F(cc, signature)
+{
+	struct vmgpu_program *prog = build(_metadata, basic_src, NULL);
+	static const struct { const char *name; uint32_t type, offset; } want[] = {
+		{ "rw", VMGPU_PARAM_BUF_RW, 0 },
+		{ "ro", VMGPU_PARAM_BUF_RO, 8 },
+		{ "wo", VMGPU_PARAM_BUF_WO, 16 },
+		{ "l", VMGPU_PARAM_I64, 24 },
+		{ "u", VMGPU_PARAM_I32, 32 },
+		{ "c", VMGPU_PARAM_BUF_RO, 40 },
+		{ "sh", VMGPU_PARAM_I32, 48 },	/* shared-memory offset */
+	};
+	const void *image;
+	size_t bytes;
+	struct ck c;
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(0, strcmp("vadd", vmgpu_program_kernel_name(prog, 0)));
+	EXPECT_EQ(0, strcmp("saxpy", vmgpu_program_kernel_name(prog, 1)));
+	EXPECT_EQ(0, strcmp("sig", vmgpu_program_kernel_name(prog, 2)));
+	EXPECT_EQ(NULL, vmgpu_program_kernel_name(prog, 3));
+	EXPECT_EQ(-ENOENT, vmgpu_program_kernel_image(prog, "nope", &image, &bytes));
+	EXPECT_EQ(0, vmgpu_program_kernel_private_bytes(prog, "vadd"));
+	load(_metadata, prog, "sig", &c);
+	ASSERT_EQ(7, c.sig.num_params);
+	for (i = 0; i < 7; i++) {
+		EXPECT_EQ(0, strcmp(want[i].name, c.params[i].name));
+		EXPECT_EQ(want[i].type, c.params[i].type);
+		EXPECT_EQ(want[i].offset, c.params[i].offset);
+	}
+	EXPECT_EQ(52, c.h.args_bytes);
+	EXPECT_EQ(VMGPU_ISA_VERSION, c.h.isa_version);
+	vg_kernel_free(c.k);
+	load(_metadata, prog, "saxpy", &c);
+	EXPECT_EQ(VMGPU_PARAM_I32, c.params[0].type);
+	EXPECT_EQ(VMGPU_PARAM_F32, c.params[1].type);
+	EXPECT_EQ(VMGPU_PARAM_BUF_RO, c.params[2].type);
+	EXPECT_EQ(VMGPU_PARAM_BUF_RW, c.params[3].type);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char reduce_src[] =
+	"#define B 128\n"
+	"kernel void reduce(int n, global const float *in, global float *out)\n"
+	"{\n"
+	"	local float s[B];\n"
+	"	int t = get_local_id(0), i = get_global_id(0);\n"
+	"	s[t] = i < n ? in[i] : 0.0f;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (int st = B / 2; st > 0; st >>= 1) {\n"
+	"		if (t < st)\n"
+	"			s[t] += s[t + st];\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	if (t == 0)\n"
+	"		out[get_group_id(0)] = s[0];\n"
+	"}\n"
+	/* dynamic local memory through a local pointer parameter */
+	"kernel void rev(global int *io, local int *tmp)\n"
+	"{\n"
+	"	int t = get_local_id(0), nt = get_local_size(0);\n"
+	"	int base = get_group_id(0) * nt;\n"
+	"	tmp[t] = io[base + t];\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	io[base + t] = tmp[nt - 1 - t];\n"
+	"}\n";
+
+TEST_F(cc, reduction_local_memory_barrier)
+{
+	const uint32_t n = 10000, bs = 128, nb = div_up(n, bs);
+	struct vmgpu_program *prog = build(_metadata, reduce_src, NULL);
+	struct ck c;
+	ALLOC(float, in, n);
+	ALLOC(float, out, nb);
+	ALLOC(int32_t, io, 96 * 5);
+	uint32_t i, b, t, st;
+	float s[128];
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++)
+		in[i] = rng_float();
+	load(_metadata, prog, "reduce", &c);
+	EXPECT_EQ(bs * 4, c.h.shared_bytes);
+	set_u32(&c, 0, n);
+	set_u64(&c, 1, in_va);
+	set_u64(&c, 2, out_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, bs));
+	for (b = 0; b < nb; b++) {
+		for (t = 0; t < bs; t++)
+			s[t] = b * bs + t < n ? in[b * bs + t] : 0.0f;
+		for (st = bs / 2; st; st >>= 1)
+			for (t = 0; t < st; t++)
+				s[t] += s[t + st];
+		ASSERT_EQ(0, memcmp(&s[0], &out[b], 4));
+	}
+	vg_kernel_free(c.k);
+
+	load(_metadata, prog, "rev", &c);
+	EXPECT_EQ(0, c.h.shared_bytes);
+	for (i = 0; i < 96 * 5; i++)
+		io[i] = (int32_t)i;
+	set_u64(&c, 0, io_va);
+	set_u32(&c, 1, 0);		/* offset in dynamic shared memory */
+	{
+		uint32_t g[3] = { 5, 1, 1 }, bl[3] = { 96, 1, 1 };
+
+		ASSERT_EQ(0, run_portion(self->tm, &c, g, bl, NULL, NULL, 96 * 4));
+	}
+	for (i = 0; i < 96 * 5; i++)
+		ASSERT_EQ((int32_t)((i / 96) * 96 + 95 - i % 96), io[i]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char flow_src[] =
+	"kernel void flow(global const int *in, global int *out, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n)\n"
+	"		return;\n"
+	"	int x = in[i], acc = 0;\n"
+	"	if (x & 1) {\n"
+	"		if (x & 2)\n"
+	"			acc = x * 3;\n"
+	"		else\n"
+	"			acc = x - 7;\n"
+	"	} else {\n"
+	"		acc = x ^ 0x55;\n"
+	"	}\n"
+	"	for (int k = 0; k < (x & 15); k++) {\n"
+	"		if (acc > 1000)\n"
+	"			break;\n"
+	"		if (k == 5)\n"
+	"			continue;\n"
+	"		acc += k * x;\n"
+	"	}\n"
+	"	int m = x;\n"
+	"	while (m > 1)\n"
+	"		m = (m & 1) ? 3 * m + 1 : m / 2, acc++;\n"
+	"	switch (x % 5) {\n"
+	"	case 0: acc += 11; break;\n"
+	"	case 1: acc *= 2; break;\n"
+	"	case 3: acc -= 4;\n"
+	"	default: acc ^= 1;\n"
+	"	}\n"
+	"	out[i] = acc;\n"
+	"}\n"
+	/* a barrier after divergent loops: every lane must arrive */
+	"kernel void flowbar(global int *out)\n"
+	"{\n"
+	"	local int s[64];\n"
+	"	int t = get_local_id(0), a = 0;\n"
+	"	for (int k = 0; k < t; k++) {\n"
+	"		if (k > 40) break;\n"
+	"		a += k;\n"
+	"	}\n"
+	"	s[t] = a;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	out[t] = s[63 - t];\n"
+	"}\n";
+
+static int32_t flow_ref(int32_t x)
+{
+	int32_t acc, k, m;
+
+	if (x & 1)
+		acc = (x & 2) ? x * 3 : x - 7;
+	else
+		acc = x ^ 0x55;
+	for (k = 0; k < (x & 15); k++) {
+		if (acc > 1000)
+			break;
+		if (k == 5)
+			continue;
+		acc += k * x;
+	}
+	for (m = x; m > 1; acc++)
+		m = (m & 1) ? 3 * m + 1 : m / 2;
+	switch (x % 5) {
+	case 0: acc += 11; break;
+	case 1: acc *= 2; break;
+	case 3: acc -= 4; /* fall through */
+	default: acc ^= 1;
+	}
+	return acc;
+}
+
+TEST_F(cc, control_flow_divergence)
+{
+	const uint32_t n = 3000;
+	struct vmgpu_program *prog = build(_metadata, flow_src, NULL);
+	struct ck c;
+	ALLOC(int32_t, in, n);
+	ALLOC(int32_t, out, n + 64);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++)
+		in[i] = (int32_t)(rng() % 2000) - 300;
+	load(_metadata, prog, "flow", &c);
+	set_u64(&c, 0, in_va);
+	set_u64(&c, 1, out_va);
+	set_u32(&c, 2, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(flow_ref(in[i]), out[i]);
+	EXPECT_EQ(0, out[n]);
+	vg_kernel_free(c.k);
+
+	load(_metadata, prog, "flowbar", &c);
+	set_u64(&c, 0, out_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 64, 64));
+	for (i = 0; i < 64; i++) {
+		int32_t t = 63 - (int32_t)i, k, a = 0;
+
+		for (k = 0; k < t && k <= 40; k++)
+			a += k;
+		ASSERT_EQ(a, out[i]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char int_src[] =
+	"kernel void i64ops(global const long *a, global const long *b,\n"
+	"                   global long *o, int n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i >= (size_t)n) return;\n"
+	"	long x = a[i], y = b[i];\n"
+	"	int s = (int)(y & 63);\n"
+	"	ulong ux = x;\n"
+	"	o[12 * i + 0] = x + y;\n"
+	"	o[12 * i + 1] = x - y;\n"
+	"	o[12 * i + 2] = x * y;\n"
+	"	o[12 * i + 3] = x << s;\n"
+	"	o[12 * i + 4] = x >> s;\n"
+	"	o[12 * i + 5] = (long)(ux >> s);\n"
+	"	o[12 * i + 6] = (x < y) | (x <= y) << 1 | (ux > (ulong)y) << 2 |\n"
+	"	               (x == y) << 3 | (ux >= (ulong)y) << 4 | (x != y) << 5;\n"
+	"	o[12 * i + 7] = (x & y) ^ (x | 12345) ^ ~y;\n"
+	"	o[12 * i + 8] = x > y ? x : y;\n"
+	"	o[12 * i + 9] = (long)(int)x * 7 + (x >> 40) + (ux >> 33) + (x << 17);\n"
+	"	o[12 * i + 10] = (long)(uint)y + (long)(int)(x >> 3);\n"
+	"	o[12 * i + 11] = -x * 1000003L + (long)i * 0x100000001L;\n"
+	"}\n"
+	"kernel void divs(global const int *a, global const int *b,\n"
+	"                 global int *o, global uint *uo, global short *so,\n"
+	"                 global uchar *co, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	int x = a[i], y = b[i];\n"
+	"	o[2 * i] = x / y;\n"
+	"	o[2 * i + 1] = x % y;\n"
+	"	uo[2 * i] = (uint)x / (uint)y;\n"
+	"	uo[2 * i + 1] = (uint)x % (uint)y;\n"
+	"	short sx = (short)x, sy = (short)(y | 1);\n"
+	"	so[i] = (short)(sx / sy + (sx >> 3) + (short)(sx * 3));\n"
+	"	uchar cx = (uchar)x, cy = (uchar)(y | 1);\n"
+	"	co[i] = (uchar)(cx / cy + cx * 5 + (cx >> 1) + (x < 0 ? 7 : 0));\n"
+	"}\n";
+
+TEST_F(cc, int64_and_division)
+{
+	const uint32_t n = 700;
+	struct vmgpu_program *prog = build(_metadata, int_src, NULL);
+	struct ck c;
+	ALLOC(int64_t, a, n);
+	ALLOC(int64_t, b, n);
+	ALLOC(int64_t, o, 12 * n);
+	ALLOC(int32_t, ia, n);
+	ALLOC(int32_t, ib, n);
+	ALLOC(int32_t, io, 2 * n);
+	ALLOC(uint32_t, uo, 2 * n);
+	ALLOC(int16_t, so, n);
+	ALLOC(uint8_t, co, n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++) {
+		a[i] = (int64_t)((uint64_t)rng() << 40 ^ (uint64_t)rng() << 20 ^ rng());
+		b[i] = (int64_t)((uint64_t)rng() << 41 ^ rng());
+		if (i % 7 == 0)
+			b[i] = a[i];
+		if (i % 11 == 0)
+			a[i] = -a[i];
+		ia[i] = (int32_t)(rng() << 8 ^ rng());
+		ib[i] = (int32_t)(rng() % 2001) - 1000;
+		if (!ib[i])
+			ib[i] = 3;
+	}
+	load(_metadata, prog, "i64ops", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, o_va);
+	set_u32(&c, 3, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++) {
+		int64_t x = a[i], y = b[i], r[12];
+		uint64_t ux = (uint64_t)x;
+		int s = (int)(y & 63), k;
+
+		r[0] = (int64_t)(ux + (uint64_t)y);
+		r[1] = (int64_t)(ux - (uint64_t)y);
+		r[2] = (int64_t)(ux * (uint64_t)y);
+		r[3] = (int64_t)(ux << s);
+		r[4] = x >> s;
+		r[5] = (int64_t)(ux >> s);
+		r[6] = (x < y) | (x <= y) << 1 | (ux > (uint64_t)y) << 2 |
+		       (x == y) << 3 | (ux >= (uint64_t)y) << 4 | (x != y) << 5;
+		r[7] = (x & y) ^ (x | 12345) ^ ~y;
+		r[8] = x > y ? x : y;
+		r[9] = (int64_t)((uint64_t)(int64_t)(int32_t)x * 7 +
+				 (uint64_t)(x >> 40) + (ux >> 33) + (ux << 17));
+		r[10] = (int64_t)(uint32_t)y + (int64_t)(int32_t)(x >> 3);
+		r[11] = (int64_t)((uint64_t)-x * 1000003u + (uint64_t)i * 0x100000001ull);
+		for (k = 0; k < 12; k++)
+			if (r[k] != o[12 * i + k]) {
+				fprintf(stderr, "i %u op %d: %llx vs %llx\n", i, k,
+					(unsigned long long)r[k],
+					(unsigned long long)o[12 * i + k]);
+				ASSERT_EQ(r[k], o[12 * i + k]);
+			}
+	}
+	vg_kernel_free(c.k);
+
+	load(_metadata, prog, "divs", &c);
+	set_u64(&c, 0, ia_va);
+	set_u64(&c, 1, ib_va);
+	set_u64(&c, 2, io_va);
+	set_u64(&c, 3, uo_va);
+	set_u64(&c, 4, so_va);
+	set_u64(&c, 5, co_va);
+	set_u32(&c, 6, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 32));
+	for (i = 0; i < n; i++) {
+		int32_t x = ia[i], y = ib[i];
+		int16_t sx = (int16_t)x, sy = (int16_t)(y | 1);
+		uint8_t cx = (uint8_t)x, cy = (uint8_t)(y | 1);
+
+		ASSERT_EQ(x / y, io[2 * i]);
+		ASSERT_EQ(x % y, io[2 * i + 1]);
+		ASSERT_EQ((uint32_t)x / (uint32_t)y, uo[2 * i]);
+		ASSERT_EQ((uint32_t)x % (uint32_t)y, uo[2 * i + 1]);
+		ASSERT_EQ((int16_t)(sx / sy + (sx >> 3) + (int16_t)(sx * 3)), so[i]);
+		ASSERT_EQ((uint8_t)(cx / cy + cx * 5 + (cx >> 1) + (x < 0 ? 7 : 0)),
+			  co[i]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char atom_src[] =
+	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
+	"                 global int *mm, global uint *bits)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	atomic_inc(&bins[d[i]]);\n"
+	"	atomic_add(&bins[256], d[i]);\n"
+	"	atomic_min(&mm[0], (int)d[i] - 100);\n"
+	"	atomic_max(&mm[1], (int)d[i] * 3);\n"
+	"	atomic_or(&bits[0], 1u << (d[i] & 31));\n"
+	"	atomic_and(&bits[1], ~(1u << (d[i] & 31)));\n"
+	"	atomic_xor(&bits[2], (uint)d[i] * 0x01010101u);\n"
+	"	int old = atomic_cmpxchg(&mm[2], i, i + 1);\n"
+	"	(void)old;\n"
+	"	atomic_sub(&mm[3], 2);\n"
+	"	atomic_xchg(&mm[4], 42);\n"
+	"}\n";
+
+TEST_F(cc, atomics)
+{
+	const uint32_t n = 5000;
+	struct vmgpu_program *prog = build(_metadata, atom_src, NULL);
+	struct ck c;
+	ALLOC(uint8_t, d, n);
+	ALLOC(uint32_t, bins, 257);
+	ALLOC(int32_t, mm, 5);
+	ALLOC(uint32_t, bits, 3);
+	uint32_t ref[257] = { 0 }, i, or = 0, and = ~0u, xr = 0;
+	int32_t mn = 1 << 30, mx = -(1 << 30);
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++) {
+		d[i] = (uint8_t)(rng() % 200);
+		ref[d[i]]++;
+		ref[256] += d[i];
+		mn = mn < d[i] - 100 ? mn : d[i] - 100;
+		mx = mx > d[i] * 3 ? mx : d[i] * 3;
+		or |= 1u << (d[i] & 31);
+		and &= ~(1u << (d[i] & 31));
+		xr ^= d[i] * 0x01010101u;
+	}
+	mm[0] = 1 << 30;
+	mm[1] = -(1 << 30);
+	mm[2] = 0;
+	mm[3] = 0;
+	bits[1] = ~0u;
+	load(_metadata, prog, "hist", &c);
+	set_u64(&c, 0, d_va);
+	set_u64(&c, 1, bins_va);
+	set_u32(&c, 2, n);
+	set_u64(&c, 3, mm_va);
+	set_u64(&c, 4, bits_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 128));
+	ASSERT_EQ(0, memcmp(ref, bins, sizeof(ref)));
+	EXPECT_EQ(mn, mm[0]);
+	EXPECT_EQ(mx, mm[1]);
+	/* blocks and lanes run in order: the cmpxchg chain 0->1->...->n */
+	EXPECT_EQ((int32_t)n, mm[2]);
+	EXPECT_EQ(-2 * (int32_t)n, mm[3]);
+	EXPECT_EQ(42, mm[4]);
+	EXPECT_EQ(or, bits[0]);
+	EXPECT_EQ(and, bits[1]);
+	EXPECT_EQ(xr, bits[2]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char priv_src[] =
+	"kernel void sieve(global const int *in, global int *out, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	int buf[40];\n"
+	"	if (i >= n) return;\n"
+	"	int k = in[i] & 31;\n"
+	"	for (int j = 0; j < 40; j++)\n"
+	"		buf[j] = j * i;\n"
+	"	for (int j = 0; j < 40; j++)\n"
+	"		buf[(j * 7 + k) % 40] += buf[j] ^ k;\n"
+	"	out[i] = buf[k] + buf[(k + 13) % 40];\n"
+	"}\n";
+
+static int32_t sieve_ref(int32_t i, int32_t v)
+{
+	int32_t buf[40], k = v & 31, j;
+
+	for (j = 0; j < 40; j++)
+		buf[j] = j * i;
+	for (j = 0; j < 40; j++)
+		buf[(j * 7 + k) % 40] += buf[j] ^ k;
+	return buf[k] + buf[(k + 13) % 40];
+}
+
+TEST_F(cc, private_array)
+{
+	const uint32_t n = 333;
+	struct vmgpu_program *prog = build(_metadata, priv_src, NULL);
+	struct ck c;
+	ALLOC(int32_t, in, n);
+	ALLOC(int32_t, out, n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++)
+		in[i] = (int32_t)rng();
+	load(_metadata, prog, "sieve", &c);
+	EXPECT_GE(c.priv, 160u);
+	EXPECT_EQ(4, c.sig.num_params);
+	EXPECT_EQ(VMGPU_PARAM_BUF_RW, c.params[3].type);
+	set_u64(&c, 0, in_va);
+	set_u64(&c, 1, out_va);
+	set_u32(&c, 2, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(sieve_ref((int32_t)i, in[i]), out[i]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* Many values live at once: with 16 registers they must spill. */
+static const char spill_src[] =
+	"kernel void many(global const float *in, global float *out)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	float v[24];\n"
+	"	for (int k = 0; k < 24; k++)\n"
+	"		v[k] = in[i * 24 + k];\n"
+	"	float s = 0.0f;\n"
+	"	for (int k = 0; k < 24; k++)\n"
+	"		for (int j = 0; j < 24; j++)\n"
+	"			s += v[k] * v[j] * (float)(k - j);\n"
+	"	for (int k = 0; k < 24; k++)\n"
+	"		out[i * 24 + k] = v[k] * s + v[23 - k];\n"
+	"}\n";
+
+TEST_F(cc, register_spilling)
+{
+	const uint32_t n = 70;
+	struct vmgpu_program *prog = build(_metadata, spill_src,
+					   "-vmgpu-max-regs=16");
+	struct vmgpu_program *prog2 = build(_metadata, spill_src, NULL);
+	struct ck c, c2;
+	ALLOC(float, in, n * 24);
+	ALLOC(float, out, n * 24);
+	ALLOC(float, out2, n * 24);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	ASSERT_NE(NULL, prog2);
+	for (i = 0; i < n * 24; i++)
+		in[i] = rng_float();
+	load(_metadata, prog, "many", &c);
+	load(_metadata, prog2, "many", &c2);
+	EXPECT_LE(c.h.num_regs, 16u);
+	EXPECT_GT(c.priv, 0u);		/* spill slots */
+	EXPECT_GT(c2.h.num_regs, 16u);
+	set_u64(&c, 0, in_va);
+	set_u64(&c, 1, out_va);
+	set_u64(&c2, 0, in_va);
+	set_u64(&c2, 1, out2_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 32));
+	ASSERT_EQ(0, run1d(self->tm, &c2, n, 32));
+	/* same code before allocation: bit-identical results */
+	ASSERT_EQ(0, memcmp(out, out2, n * 24 * 4));
+	for (i = 0; i < n; i++) {
+		const float *v = &in[i * 24];
+		float s = 0.0f;
+		int k, j;
+
+		for (k = 0; k < 24; k++)
+			for (j = 0; j < 24; j++)
+				s = fmaf(v[k] * v[j], (float)(k - j), s);
+		for (k = 0; k < 24; k++)
+			ASSERT_LE(fabsf(fmaf(v[k], s, v[23 - k]) - out[i * 24 + k]),
+				  1e-3f * (1.0f + fabsf(s)));
+	}
+	vg_kernel_free(c.k);
+	vg_kernel_free(c2.k);
+	vmgpu_program_destroy(prog);
+	vmgpu_program_destroy(prog2);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char wi_src[] =
+	"kernel void ids(global uint *o)\n"
+	"{\n"
+	"	uint x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);\n"
+	"	uint w = get_global_size(0), h = get_global_size(1);\n"
+	"	global uint *p = o + 8 * ((z * h + y) * w + x);\n"
+	"	p[0] = get_local_id(0) | get_local_id(1) << 8 | get_local_id(2) << 16;\n"
+	"	p[1] = get_group_id(0) | get_group_id(1) << 8 | get_group_id(2) << 16;\n"
+	"	p[2] = get_local_size(0) | get_local_size(1) << 8 | get_local_size(2) << 16;\n"
+	"	p[3] = get_num_groups(0) | get_num_groups(1) << 8 | get_num_groups(2) << 16;\n"
+	"	p[4] = get_global_offset(0) | get_global_offset(1) << 8 | get_global_offset(2) << 16;\n"
+	"	p[5] = get_work_dim();\n"
+	"	p[6] = x | y << 8 | z << 16;\n"
+	"	p[7] = 0xabcd;\n"
+	"}\n";
+
+TEST_F(cc, work_item_functions_and_portions)
+{
+	/* index space 6x4x2 blocks of 4x3x2; this portion: origin (2,1,1),
+	 * 3x2x1 blocks */
+	const uint32_t tot[3] = { 6, 4, 2 }, bl[3] = { 4, 3, 2 };
+	const uint32_t org[3] = { 2, 1, 1 }, g[3] = { 3, 2, 1 };
+	const uint32_t W = 24, H = 12, D = 4;
+	struct vmgpu_program *prog = build(_metadata, wi_src, NULL);
+	struct ck c;
+	ALLOC(uint32_t, o, 8 * W * H * D);
+	uint32_t x, y, z;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "ids", &c);
+	set_u64(&c, 0, o_va);
+	ASSERT_EQ(0, run_portion(self->tm, &c, g, bl, org, tot, 0));
+	for (z = 0; z < D; z++)
+		for (y = 0; y < H; y++)
+			for (x = 0; x < W; x++) {
+				uint32_t *p = &o[8 * ((z * H + y) * W + x)];
+				int in = x / 4 >= 2 && x / 4 < 5 && y / 3 >= 1 &&
+					 y / 3 < 3 && z / 2 == 1;
+
+				if (!in) {
+					ASSERT_EQ(0u, p[7]);
+					continue;
+				}
+				ASSERT_EQ(0xabcdu, p[7]);
+				ASSERT_EQ((x % 4) | (y % 3) << 8 | (z % 2) << 16, p[0]);
+				ASSERT_EQ((x / 4) | (y / 3) << 8 | (z / 2) << 16, p[1]);
+				ASSERT_EQ(4u | 3 << 8 | 2 << 16, p[2]);
+				ASSERT_EQ(6u | 4 << 8 | 2 << 16, p[3]);
+				ASSERT_EQ(8u | 3 << 8 | 2 << 16, p[4]);
+				ASSERT_EQ(3u, p[5]);
+				ASSERT_EQ(x | y << 8 | z << 16, p[6]);
+			}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+static const char vec_src[] =
+	"kernel void v4(global const float4 *a, global const float *b,\n"
+	"               global float4 *o, global float *d, global int4 *ii)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	float4 x = a[i], y = vload4(i, b);\n"
+	"	float4 r = x * y + (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+	"	o[i] = r.wzyx - fabs(x);\n"
+	"	d[i] = dot(x, y);\n"
+	"	int4 k = convert_int4(x * 100.0f);\n"
+	"	ii[i] = (k >> 2) + (int4)(i, -i, 2 * i, 7) + min(k, (int4)(3));\n"
+	"}\n";
+
+TEST_F(cc, vectors_scalarised)
+{
+	const uint32_t n = 100;
+	struct vmgpu_program *prog = build(_metadata, vec_src, NULL);
+	struct ck c;
+	ALLOC(float, a, 4 * n);
+	ALLOC(float, b, 4 * n);
+	ALLOC(float, o, 4 * n);
+	ALLOC(float, d, n);
+	ALLOC(int32_t, ii, 4 * n);
+	uint32_t i, k;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < 4 * n; i++) {
+		a[i] = rng_float();
+		b[i] = rng_float();
+	}
+	load(_metadata, prog, "v4", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, o_va);
+	set_u64(&c, 3, d_va);
+	set_u64(&c, 4, ii_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 32));
+	for (i = 0; i < n; i++) {
+		const float *x = &a[4 * i], *y = &b[4 * i];
+		float dd = fmaf(x[3], y[3], fmaf(x[2], y[2], fmaf(x[1], y[1], x[0] * y[0])));
+
+		for (k = 0; k < 4; k++) {
+			float r = fmaf(x[3 - k], y[3 - k], (float)(4 - k)) - fabsf(x[k]);
+			int32_t kk = (int32_t)(x[k] * 100.0f);
+			int32_t add[4] = { (int32_t)i, -(int32_t)i, 2 * (int32_t)i, 7 };
+
+			ASSERT_EQ(0, memcmp(&r, &o[4 * i + k], 4));
+			ASSERT_EQ((kk >> 2) + add[k] + (kk < 3 ? kk : 3), ii[4 * i + k]);
+		}
+		ASSERT_EQ(0, memcmp(&dd, &d[i], 4));
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Math built-ins: ULP against the C library (double precision)         */
+/* ------------------------------------------------------------------ */
+
+static const char math_src[] =
+	"#define K1(f) kernel void k_##f(global const float *x, global const float *y,\\\n"
+	"	global float *o, int n) { int i = get_global_id(0); if (i < n) o[i] = f(x[i]); }\n"
+	"#define K2(f) kernel void k_##f(global const float *x, global const float *y,\\\n"
+	"	global float *o, int n) { int i = get_global_id(0); if (i < n) o[i] = f(x[i], y[i]); }\n"
+	"K1(sqrt) K1(exp) K1(exp2) K1(log) K1(log2) K1(log10) K1(sin) K1(cos) K1(tan)\n"
+	"K1(floor) K1(ceil) K1(trunc) K1(round) K1(rint) K1(fabs) K1(rsqrt)\n"
+	"K2(pow) K2(fmin) K2(fmax)\n"
+	"kernel void k_fma(global const float *x, global const float *y,\n"
+	"	global float *o, int n) { int i = get_global_id(0); if (i < n)\n"
+	"	o[i] = fma(x[i], y[i], 0.5f) + mad(x[i], 2.0f, -y[i]) * 0.0f +\n"
+	"	       clamp(x[i], -1.0f, 1.0f) * 0.0f; }\n";
+
+struct mathcase {
+	const char *kernel;
+	double (*ref1)(double);
+	double (*ref2)(double, double);
+	float lo, hi, ylo, yhi;
+	double max_ulp;			/* documented bound */
+};
+
+static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
+static double fma_ref(double x, double y) { return (double)fmaf((float)x, (float)y, 0.5f); }
+
+static const struct mathcase math_cases[] = {
+	{ "k_sqrt", sqrt, NULL, 0, 1e6f, 0, 0, 0 },
+	{ "k_rsqrt", rsqrt_d, NULL, 1e-6f, 1e6f, 0, 0, 2 },
+	{ "k_exp", exp, NULL, -87, 88, 0, 0, 2 },
+	{ "k_exp2", exp2, NULL, -126, 127, 0, 0, 2 },
+	{ "k_log", log, NULL, 1e-30f, 1e30f, 0, 0, 2 },
+	{ "k_log2", log2, NULL, 1e-30f, 1e30f, 0, 0, 2 },
+	{ "k_log10", log10, NULL, 1e-30f, 1e30f, 0, 0, 2 },
+	{ "k_sin", sin, NULL, -100, 100, 0, 0, 2 },
+	{ "k_cos", cos, NULL, -100, 100, 0, 0, 2 },
+	{ "k_tan", tan, NULL, -10, 10, 0, 0, 4 },
+	{ "k_floor", floor, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_ceil", ceil, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_trunc", trunc, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_round", round, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_rint", rint, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_fabs", fabs, NULL, -1e4f, 1e4f, 0, 0, 0 },
+	{ "k_pow", NULL, pow, 1e-3f, 16, -4, 4, 2 },
+	{ "k_pow", NULL, pow, 0.5f, 2, -100, 100, 4 },
+	{ "k_fmin", NULL, fmin, -10, 10, -10, 10, 0 },
+	{ "k_fmax", NULL, fmax, -10, 10, -10, 10, 0 },
+	{ "k_fma", NULL, fma_ref, -10, 10, -10, 10, 0 },
+};
+
+static double ulp_error(float got, double ref)
+{
+	float rf = (float)ref;
+	double ulp;
+
+	if (isnan(ref))
+		return isnan(got) ? 0 : 1e9;
+	if (isinf(rf))
+		return got == rf ? 0 : (isinf(got) ? 1e9 : fabs(ref - got) /
+					ldexp(1.0, 127 - 23));
+	if (fabsf(rf) < 0x1p-126f)
+		ulp = 0x1p-149;
+	else
+		ulp = ldexp(1.0, ilogb(rf) - 23);
+	return fabs((double)got - ref) / ulp;
+}
+
+TEST_F(cc, math_builtins_ulp)
+{
+	const uint32_t n = 4096;
+	struct vmgpu_program *prog = build(_metadata, math_src, NULL);
+	ALLOC(float, x, n);
+	ALLOC(float, y, n);
+	ALLOC(float, o, n);
+	size_t m;
+
+	ASSERT_NE(NULL, prog);
+	for (m = 0; m < sizeof(math_cases) / sizeof(math_cases[0]); m++) {
+		const struct mathcase *mc = &math_cases[m];
+		double worst = 0;
+		uint32_t i, wi = 0;
+		struct ck c;
+
+		for (i = 0; i < n; i++) {
+			if (mc->lo > 0 && mc->hi / mc->lo > 1e3f)	/* log scale */
+				x[i] = expf(rng_range(logf(mc->lo), logf(mc->hi)));
+			else
+				x[i] = rng_range(mc->lo, mc->hi);
+			y[i] = rng_range(mc->ylo, mc->yhi);
+		}
+		/* edges: halves for rounding, exact points, specials */
+		x[0] = 0.5f; x[1] = -0.5f; x[2] = 2.5f; x[3] = -2.5f;
+		x[4] = mc->lo; x[5] = mc->hi; x[6] = 1.0f; x[7] = -0.0f;
+		if (mc->lo > 0) {
+			x[1] = 1.5f;
+			x[3] = 4.0f;
+			x[7] = 1.0f;
+		}
+		if (mc->ref2 == pow) {
+			y[6] = 3.0f;
+			x[8] = 2.0f;
+			y[8] = 10.0f;
+		}
+		load(_metadata, prog, mc->kernel, &c);
+		set_u64(&c, 0, x_va);
+		set_u64(&c, 1, y_va);
+		set_u64(&c, 2, o_va);
+		set_u32(&c, 3, n);
+		ASSERT_EQ(0, run1d(self->tm, &c, n, 128));
+		for (i = 0; i < n; i++) {
+			double ref = mc->ref1 ? mc->ref1(x[i]) : mc->ref2(x[i], y[i]);
+			double e = ulp_error(o[i], ref);
+
+			if (e > worst) {
+				worst = e;
+				wi = i;
+			}
+		}
+		fprintf(stderr, "# %-8s max %.2f ulp (bound %.0f) at x=%a y=%a: %a vs %a\n",
+			mc->kernel + 2, worst, mc->max_ulp, x[wi], y[wi], o[wi],
+			mc->ref1 ? mc->ref1(x[wi]) : mc->ref2(x[wi], y[wi]));
+		EXPECT_LE(worst, mc->max_ulp + (mc->max_ulp ? 0 : 0.5));
+		vg_kernel_free(c.k);
+	}
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                          */
+/* ------------------------------------------------------------------ */
+
+TEST(diag_syntax_error_has_file_line_col)
+{
+	static const char *const want[] = { "input.cl:3:", ": error:", NULL };
+	static const char *const want2[] = { "my.cl:2:", "undeclared", NULL };
+
+	build_fails(_metadata, "kernel void k(global int *p)\n{\n\tp[0] = 1 +;\n}\n",
+		    NULL, want);
+	build_fails(_metadata, "kernel void k(global int *p)\n{ p[0] = q; }\n",
+		    "-vmgpu-source-name=my.cl", want2);
+}
+
+TEST(diag_recursion)
+{
+	static const char *const want[] = {
+		"input.cl:3:", "error: recursion is not supported", NULL };
+
+	build_fails(_metadata,
+		    "int f(int x)\n{\n\treturn x > 1 ? x * f(x - 1) : 1;\n}\n"
+		    "kernel void k(global int *p) { p[0] = f(p[1]); }\n",
+		    NULL, want);
+}
+
+TEST(diag_kernel_calls_kernel)
+{
+	static const char *const want[] = {
+		"input.cl:2:", "a kernel cannot call a kernel", NULL };
+
+	build_fails(_metadata,
+		    "kernel void a(global int *p) { p[0] = 1; }\n"
+		    "kernel void b(global int *p) { a(p); }\n", NULL, want);
+}
+
+TEST(diag_function_pointer)
+{
+	static const char *const want[] = { "input.cl:2:", "error:", NULL };
+
+	build_fails(_metadata,
+		    "int f(int x) { return x; }\n"
+		    "kernel void k(global int *p) { int (*fp)(int) = f; p[0] = fp(1); }\n",
+		    NULL, want);
+}
+
+TEST(diag_double_without_fp64)
+{
+	static const char *const want[] = {
+		"input.cl:3:", "error:", "cl_khr_fp64", NULL };
+
+	build_fails(_metadata,
+		    "kernel void k(global float *p)\n{\n"
+		    "\tdouble d = p[0];\n\tp[1] = (float)d;\n}\n", NULL, want);
+}
+
+TEST(diag_local_atomics_and_unknown_function)
+{
+	static const char *const want[] = {
+		"input.cl:4:", "atomics on local memory are not supported", NULL };
+	static const char *const want2[] = {
+		"input.cl:1:", "'printf", "not available", NULL };
+
+	build_fails(_metadata,
+		    "kernel void k(global int *p)\n{\n\tlocal int c;\n"
+		    "\tatomic_add(&c, 1);\n\tp[0] = c;\n}\n", NULL, want);
+	build_fails(_metadata,
+		    "kernel void k(global int *p) { printf(\"%d\", p[0]); }\n",
+		    NULL, want2);
+}
+
+TEST(diag_bad_options_and_no_kernel)
+{
+	static const char *const want[] = { "unknown build option", NULL };
+	static const char *const want2[] = { "no kernel", NULL };
+
+	build_fails(_metadata, "kernel void k(global int *p) { }\n",
+		    "-fno-such-thing", want);
+	build_fails(_metadata, "int f(int x) { return x; }\n", NULL, want2);
+}
+
+/* Builds in two threads at once share nothing. */
+static void *build_thread(void *arg)
+{
+	struct vmgpu_program *prog = NULL;
+	char *log = NULL;
+	intptr_t r = vmgpu_program_build(flow_src, NULL, &prog, &log);
+
+	free(log);
+	vmgpu_program_destroy(prog);
+	return (void *)r;
+}
+
+TEST(concurrent_builds)
+{
+	pthread_t t[2];
+	void *r;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, build_thread, NULL));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], &r));
+		EXPECT_EQ(NULL, r);
+	}
+}
+
+TEST_HARNESS_MAIN
