@@ -270,6 +270,31 @@ TEST_F(cc, vector_add_and_saxpy)
 	vmgpu_program_destroy(prog);
 }
 
+/* Compiled executables disassemble to source that assembles back. */
+TEST(disassembly_round_trip)
+{
+	struct vmgpu_program *prog = build(_metadata, basic_src, NULL);
+	int i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < vmgpu_program_kernel_count(prog); i++) {
+		const char *name = vmgpu_program_kernel_name(prog, i);
+		const void *image;
+		void *again;
+		size_t bytes, bytes2;
+		char err[256], *text;
+
+		ASSERT_EQ(0, vmgpu_program_kernel_image(prog, name, &image, &bytes));
+		ASSERT_EQ(0, vmgpu_disasm_image(image, bytes, &text, err, sizeof(err)));
+		ASSERT_EQ(0, vmgpu_asm_assemble(text, &again, &bytes2, err, sizeof(err)));
+		ASSERT_EQ(bytes, bytes2);
+		EXPECT_EQ(0, memcmp(image, again, bytes));
+		free(again);
+		free(text);
+	}
+	vmgpu_program_destroy(prog);
+}
+
 TEST_F(cc, signature)
 {
 	struct vmgpu_program *prog = build(_metadata, basic_src, NULL);
@@ -962,12 +987,16 @@ static const struct mathcase math_cases[] = {
 	{ "k_sqrt", sqrt, NULL, 0, 1e6f, 0, 0, 0 },
 	{ "k_rsqrt", rsqrt_d, NULL, 1e-6f, 1e6f, 0, 0, 2 },
 	{ "k_exp", exp, NULL, -87, 88, 0, 0, 2 },
+	{ "k_exp", exp, NULL, -103, -87, 0, 0, 2 },	/* subnormal results */
 	{ "k_exp2", exp2, NULL, -126, 127, 0, 0, 2 },
 	{ "k_log", log, NULL, 1e-30f, 1e30f, 0, 0, 2 },
+	{ "k_log", log, NULL, 1e-44f, 1e-38f, 0, 0, 2 },	/* subnormal x */
 	{ "k_log2", log2, NULL, 1e-30f, 1e30f, 0, 0, 2 },
 	{ "k_log10", log10, NULL, 1e-30f, 1e30f, 0, 0, 2 },
 	{ "k_sin", sin, NULL, -100, 100, 0, 0, 2 },
 	{ "k_cos", cos, NULL, -100, 100, 0, 0, 2 },
+	{ "k_sin", sin, NULL, -1e4f, 1e4f, 0, 0, 2 },
+	{ "k_cos", cos, NULL, -1e4f, 1e4f, 0, 0, 2 },
 	{ "k_tan", tan, NULL, -10, 10, 0, 0, 4 },
 	{ "k_floor", floor, NULL, -1e4f, 1e4f, 0, 0, 0 },
 	{ "k_ceil", ceil, NULL, -1e4f, 1e4f, 0, 0, 0 },
@@ -1056,6 +1085,52 @@ TEST_F(cc, math_builtins_ulp)
 		EXPECT_LE(worst, mc->max_ulp + (mc->max_ulp ? 0 : 0.5));
 		vg_kernel_free(c.k);
 	}
+	vmgpu_program_destroy(prog);
+}
+
+static const char special_src[] =
+	"kernel void sp(global float *o, float inf, float nan)\n"
+	"{\n"
+	"	o[0] = exp(-inf); o[1] = exp(inf); o[2] = exp(nan);\n"
+	"	o[3] = log(0.0f); o[4] = log(-1.0f); o[5] = log(inf);\n"
+	"	o[6] = sqrt(-1.0f); o[7] = pow(0.0f, -1.0f); o[8] = pow(-2.0f, 3.0f);\n"
+	"	o[9] = pow(-2.0f, 0.5f); o[10] = pow(2.0f, inf); o[11] = sin(inf);\n"
+	"	o[12] = floor(-0.0f); o[13] = round(-0.4f); o[14] = pow(-0.0f, 3.0f);\n"
+	"	o[15] = exp(89.0f); o[16] = exp(-104.0f); o[17] = log2(0x1p-140f);\n"
+	"	o[18] = pow(0.5f, 200.0f); o[19] = cos(0.0f); o[20] = rint(2.5f);\n"
+	"	o[21] = ceil(-0.5f); o[22] = trunc(-3.7f); o[23] = pow(inf, -2.0f);\n"
+	"}\n";
+
+TEST_F(cc, math_special_values)
+{
+	struct vmgpu_program *prog = build(_metadata, special_src, NULL);
+	ALLOC(float, o, 24);
+	float inf = INFINITY;
+	const float want[24] = {
+		0.0f, INFINITY, NAN, -INFINITY, NAN, INFINITY, NAN, INFINITY,
+		-8.0f, NAN, INFINITY, NAN, -0.0f, -0.0f, -0.0f, INFINITY,
+		0.0f /* e^-104 < 2^-150 */, -140.0f, 0.0f, 1.0f, 2.0f,
+		-0.0f, -3.0f, 0.0f,
+	};
+	struct ck c;
+	int i;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "sp", &c);
+	set_u64(&c, 0, o_va);
+	set_f32(&c, 1, inf);
+	set_f32(&c, 2, NAN);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	for (i = 0; i < 24; i++) {
+		if (isnan(want[i])) {
+			EXPECT_TRUE(isnan(o[i]));
+			continue;
+		}
+		if (memcmp(&want[i], &o[i], 4))
+			fprintf(stderr, "# special %d: %a, want %a\n", i, o[i], want[i]);
+		EXPECT_EQ(0, memcmp(&want[i], &o[i], 4));
+	}
+	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
 }
 
