@@ -123,7 +123,8 @@ private:
 
 	void error(const Instruction *i, const std::string &msg)
 	{
-		if (!failed || true)
+		/* after a real error, follow-on internal ones are noise */
+		if (!failed || msg.rfind("internal:", 0) != 0)
 			log += diag_at(i, msg, file);
 		failed = true;
 	}
@@ -870,6 +871,12 @@ void Backend::binop(BinaryOperator &i)
 			unsigned op = opc == Instruction::And ? VMGPU_OP_AND :
 				      opc == Instruction::Or ? VMGPU_OP_OR :
 				      VMGPU_OP_XOR;
+			if (auto *kb = dyn_cast<ConstantInt>(b)) {
+				uint64_t k = kb->getZExtValue();
+				res = mkpair(r(alui(op, lo(va), uint32_t(k))),
+					     r(alui(op, hi(va), uint32_t(k >> 32))));
+				break;
+			}
 			int vb = val(b);
 			res = mkpair(r(alu(op, lo(va), lo(vb))),
 				     r(alu(op, hi(va), hi(vb))));
@@ -1299,6 +1306,15 @@ void Backend::call(CallInst &i)
 			default:
 				break;
 			}
+		}
+		if (t->isIntegerTy() && bits(t) > 32 && id == Intrinsic::abs) {
+			unsigned bw = bits(t);
+			int x = sext64(arg(0).v, bw);
+			int ng = neg64(x);
+			setpi(VMGPU_OP_SETP_LT, 1, hi(x), 0);
+			vmap[&i] = mask64(mkpair(r(sel(1, lo(ng), lo(x))),
+						 r(sel(1, hi(ng), hi(x)))), bw);
+			return;
 		}
 		if (t->isIntegerTy() && bits(t) > 32 &&
 		    (id == Intrinsic::smin || id == Intrinsic::smax ||

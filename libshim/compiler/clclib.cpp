@@ -89,6 +89,92 @@ uint OVL atomic_##name(volatile AS uint *p, uint v) \
 ATOMICS(global)
 ATOMICS(local)
 
+/*
+ * 64-bit division and conversions: the front end turns i64 sdiv/udiv/
+ * srem/urem and i64 <-> float conversions into calls of these (the ISA
+ * has 32-bit ones only). Division by zero gives all ones (quotient) and
+ * the dividend (remainder), as the ISA's 32-bit division.
+ */
+ulong __vmgpu_udiv64(ulong n, ulong d)
+{
+	if (d == 0)
+		return ~0ul;
+	if ((n >> 32) == 0 && (d >> 32) == 0)
+		return (uint)n / (uint)d;
+	ulong q = 0, r = 0;
+	for (int i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= 1ul << i;
+		}
+	}
+	return q;
+}
+ulong __vmgpu_urem64(ulong n, ulong d)
+{
+	if (d == 0)
+		return n;
+	if ((n >> 32) == 0 && (d >> 32) == 0)
+		return (uint)n % (uint)d;
+	ulong r = 0;
+	for (int i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d)
+			r -= d;
+	}
+	return r;
+}
+long __vmgpu_sdiv64(long n, long d)
+{
+	ulong q = __vmgpu_udiv64(n < 0 ? -(ulong)n : (ulong)n,
+				 d < 0 ? -(ulong)d : (ulong)d);
+	return (n < 0) != (d < 0) && d != 0 ? -(long)q : (long)q;
+}
+long __vmgpu_srem64(long n, long d)
+{
+	ulong r = __vmgpu_urem64(n < 0 ? -(ulong)n : (ulong)n,
+				 d < 0 ? -(ulong)d : (ulong)d);
+	return n < 0 && d != 0 ? -(long)r : (long)r;
+}
+/* correctly rounded: the top 31 bits with a sticky bit, one u2f, an
+ * exact scaling */
+float __vmgpu_ul2f(ulong x)
+{
+	uint h = (uint)(x >> 32);
+	if (!h)
+		return (float)(uint)x;
+	int s = ((as_int((float)h) >> 23) & 0xff) - 127 + 2;
+	uint y = (uint)(x >> s) | ((x & ((1ul << s) - 1)) != 0);
+	return (float)y * as_float((s + 127) << 23);
+}
+float __vmgpu_l2f(long x)
+{
+	return x < 0 ? -__vmgpu_ul2f(-(ulong)x) : __vmgpu_ul2f((ulong)x);
+}
+/* toward zero, saturating, NaN to 0 (as the ISA's f2i/f2u) */
+ulong __vmgpu_f2ul(float f)
+{
+	if (!(f > 0.0f))
+		return 0;
+	if (f >= 18446744073709551616.0f)
+		return ~0ul;
+	if (f < 4294967296.0f)
+		return (uint)f;
+	int e = ((as_int(f) >> 23) & 0xff) - 127;
+	return (ulong)((as_int(f) & 0x7fffff) | 0x800000) << (e - 23);
+}
+long __vmgpu_f2l(float f)
+{
+	if (f != f)
+		return 0;
+	if (f >= 9223372036854775808.0f)
+		return 0x7fffffffffffffffl;
+	if (f <= -9223372036854775808.0f)
+		return (long)0x8000000000000000ul;
+	return f < 0.0f ? -(long)__vmgpu_f2ul(-f) : (long)__vmgpu_f2ul(f);
+}
+
 /* ---- integer ---- */
 #define INT_FUNCS(T, UT) \
 T OVL min(T a, T b) { return a < b ? a : b; } \

@@ -300,6 +300,70 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 	return ok;
 }
 
+/*
+ * 64-bit division and 64-bit integer <-> float conversions become calls
+ * of the built-in library's __vmgpu_* functions (before linking it, so
+ * that linking brings them in; inlined like every library function).
+ */
+void lower_to_library(Module &m)
+{
+	std::vector<Instruction *> todo;
+	LLVMContext &ctx = m.getContext();
+	Type *i64 = Type::getInt64Ty(ctx), *f32 = Type::getFloatTy(ctx);
+
+	for (Function &f : m)
+		for (Instruction &i : instructions(f)) {
+			Type *t = i.getType();
+			unsigned op = i.getOpcode();
+
+			auto *k = i.getNumOperands() > 1 ?
+				  dyn_cast<ConstantInt>(i.getOperand(1)) : nullptr;
+			bool pow2u = k && k->getValue().isPowerOf2() &&
+				     (op == Instruction::UDiv || op == Instruction::URem);
+
+			if (t->isIntegerTy(64) && !pow2u &&	/* O2: shift, and */
+			    (op == Instruction::UDiv || op == Instruction::SDiv ||
+			     op == Instruction::URem || op == Instruction::SRem))
+				todo.push_back(&i);
+			else if ((op == Instruction::SIToFP || op == Instruction::UIToFP) &&
+				 t->isFloatTy() && i.getOperand(0)->getType()->isIntegerTy(64))
+				todo.push_back(&i);
+			else if ((op == Instruction::FPToSI || op == Instruction::FPToUI) &&
+				 t->isIntegerTy(64) && i.getOperand(0)->getType()->isFloatTy())
+				todo.push_back(&i);
+		}
+	for (Instruction *i : todo) {
+		const char *name = nullptr;
+		FunctionType *ft;
+
+		switch (i->getOpcode()) {
+		case Instruction::UDiv: name = "__vmgpu_udiv64"; break;
+		case Instruction::SDiv: name = "__vmgpu_sdiv64"; break;
+		case Instruction::URem: name = "__vmgpu_urem64"; break;
+		case Instruction::SRem: name = "__vmgpu_srem64"; break;
+		case Instruction::SIToFP: name = "__vmgpu_l2f"; break;
+		case Instruction::UIToFP: name = "__vmgpu_ul2f"; break;
+		case Instruction::FPToSI: name = "__vmgpu_f2l"; break;
+		default: name = "__vmgpu_f2ul"; break;
+		}
+		if (isa<BinaryOperator>(i))
+			ft = FunctionType::get(i64, { i64, i64 }, false);
+		else if (i->getType()->isFloatTy())
+			ft = FunctionType::get(f32, { i64 }, false);
+		else
+			ft = FunctionType::get(i64, { f32 }, false);
+		FunctionCallee fc = m.getOrInsertFunction(name, ft);
+		if (auto *fn = dyn_cast<Function>(fc.getCallee()))
+			fn->setCallingConv(CallingConv::SPIR_FUNC);
+		std::vector<Value *> args(i->op_begin(), i->op_end());
+		CallInst *call = CallInst::Create(fc, args, "", i);
+		call->setCallingConv(CallingConv::SPIR_FUNC);
+		call->setDebugLoc(i->getDebugLoc());
+		i->replaceAllUsesWith(call);
+		i->eraseFromParent();
+	}
+}
+
 void optimise(Module &m)
 {
 	LoopAnalysisManager lam;
@@ -382,6 +446,7 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 		log += "error: the built-in library does not compile\n";
 		return -EINVAL;
 	}
+	lower_to_library(*m);
 	/* The library's functions are internal, inlined where called. */
 	for (Function &f : *lib)
 		if (!f.isDeclaration())

@@ -658,6 +658,75 @@ TEST_F(cc, int64_and_division)
 
 /* ------------------------------------------------------------------ */
 
+static const char div64_src[] =
+	"kernel void d64(global const long *a, global const long *b,\n"
+	"                global long *o, global float *f, global long *g, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	long x = a[i], y = b[i];\n"
+	"	o[4 * i] = x / y;\n"
+	"	o[4 * i + 1] = x % y;\n"
+	"	o[4 * i + 2] = (long)((ulong)x / (ulong)y);\n"
+	"	o[4 * i + 3] = (long)((ulong)x % (ulong)y);\n"
+	"	f[2 * i] = (float)x;\n"
+	"	f[2 * i + 1] = (float)(ulong)y;\n"
+	"	g[2 * i] = (long)(f[2 * i] * 0.75f);\n"
+	"	g[2 * i + 1] = (long)(ulong)(fabs(f[2 * i + 1]) * 0.5f);\n"
+	"}\n";
+
+TEST_F(cc, int64_division_and_conversions)
+{
+	const uint32_t n = 500;
+	struct vmgpu_program *prog = build(_metadata, div64_src, NULL);
+	struct ck c;
+	ALLOC(int64_t, a, n);
+	ALLOC(int64_t, b, n);
+	ALLOC(int64_t, o, 4 * n);
+	ALLOC(float, f, 2 * n);
+	ALLOC(int64_t, g, 2 * n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++) {
+		int sh = (int)(rng() % 60);
+
+		a[i] = (int64_t)((uint64_t)rng() << 40 ^ (uint64_t)rng() << 16 ^ rng());
+		b[i] = (int64_t)(((uint64_t)rng() << 32 ^ rng()) >> sh);
+		if (i % 3 == 0)
+			a[i] = -a[i];
+		if (i % 5 == 0)
+			b[i] = -b[i];
+		if (i % 7 == 0)
+			a[i] >>= 30;		/* small: the 32-bit path */
+		if (!b[i])
+			b[i] = 1;
+	}
+	load(_metadata, prog, "d64", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, o_va);
+	set_u64(&c, 3, f_va);
+	set_u64(&c, 4, g_va);
+	set_u32(&c, 5, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++) {
+		int64_t x = a[i], y = b[i];
+		float fx = (float)x, fy = (float)(uint64_t)y;
+
+		ASSERT_EQ(x / y, o[4 * i]);
+		ASSERT_EQ(x % y, o[4 * i + 1]);
+		ASSERT_EQ((int64_t)((uint64_t)x / (uint64_t)y), o[4 * i + 2]);
+		ASSERT_EQ((int64_t)((uint64_t)x % (uint64_t)y), o[4 * i + 3]);
+		ASSERT_EQ(0, memcmp(&fx, &f[2 * i], 4));
+		ASSERT_EQ(0, memcmp(&fy, &f[2 * i + 1], 4));
+		ASSERT_EQ((int64_t)(fx * 0.75f), g[2 * i]);
+		ASSERT_EQ((int64_t)(uint64_t)(fabsf(fy) * 0.5f), g[2 * i + 1]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 static const char atom_src[] =
 	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
 	"                 global int *mm, global uint *bits)\n"
