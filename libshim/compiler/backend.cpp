@@ -114,6 +114,23 @@ private:
 	std::map<const GlobalVariable *, uint32_t> shared_off;
 	std::vector<vmgpu_exec_param> params;
 	uint32_t args_bytes = 0;
+	/* program-scope constant arrays: copied into shared memory at entry;
+	 * pointers into them are 32-bit shared offsets */
+	std::vector<const GlobalVariable *> tables;
+	std::set<const Value *> in_table;
+	bool is_table(const Value *v)
+	{
+		v = v->stripPointerCasts();
+		if (auto *g = dyn_cast<GlobalVariable>(v))
+			return g->getAddressSpace() != AS_LOCAL;
+		if (auto *ce = dyn_cast<ConstantExpr>(v))
+			if (ce->getOpcode() == Instruction::GetElementPtr)
+				return is_table(ce->getOperand(0));
+		return in_table.count(v) != 0;
+	}
+	bool collect_tables();
+	void init_tables();
+	void write_const(const Constant *c, uint8_t *buf, const Instruction *at);
 
 	/* register allocation results */
 	std::vector<int> phys;		/* -1: spilled */
@@ -478,7 +495,7 @@ int Backend::val(Value *v)
 	    isa<ConstantAggregateZero>(v))
 		return const_int(0, bits(t) > 32 ? 64 : 32);
 	if (auto *g = dyn_cast<GlobalVariable>(v)) {
-		if (g->getAddressSpace() == AS_LOCAL)
+		if (g->getAddressSpace() == AS_LOCAL || is_table(g))
 			return mov_imm(shared_offset(g, nullptr));
 		error(nullptr, "program-scope variable '" + g->getName().str() +
 		      "' in address space " +
@@ -1082,6 +1099,8 @@ bool Backend::addr_of(Value *ptr, int &base, int32_t &off, unsigned &as,
 		off = int32_t(alloca_off[a]);
 		return true;
 	}
+	if (is_table(ptr))
+		as = AS_LOCAL;
 	if (auto *g = dyn_cast<GEPOperator>(ptr)) {
 		APInt c(64, 0);
 		Value *bp = g->getPointerOperand();
@@ -1094,7 +1113,7 @@ bool Backend::addr_of(Value *ptr, int &base, int32_t &off, unsigned &as,
 				off = int32_t(alloca_off[a] + c.getSExtValue());
 				return true;
 			}
-			if (auto *gv = dyn_cast<GlobalVariable>(bp)) {
+			if (auto *gv = dyn_cast<GlobalVariable>(bp->stripPointerCasts())) {
 				if (as == AS_LOCAL) {
 					base = mov_imm(shared_offset(gv, at));
 					off = int32_t(c.getSExtValue());
@@ -1411,6 +1430,11 @@ void Backend::phi_copies(const BasicBlock *from, const BasicBlock *to)
 
 	for (const PHINode &p : to->phis()) {
 		Value *v = p.getIncomingValueForBlock(from);
+		if (v->getType()->isPointerTy() && is_table(v)) {
+			error(&p, "a pointer into a program-scope constant array "
+			      "may only be indexed and loaded from");
+			return;
+		}
 		moves.emplace_back(phi_reg(const_cast<PHINode *>(&p)), v);
 		if (auto *vp = dyn_cast<PHINode>(v))
 			if (vp->getParent() == to)
@@ -1438,6 +1462,18 @@ void Backend::select_inst(Instruction &i)
 			error(&i, "vector operation left after scalarisation");
 			return;
 		}
+	for (unsigned k = 0; k < i.getNumOperands(); k++) {
+		Value *op = i.getOperand(k);
+
+		if (!op->getType()->isPointerTy() || !is_table(op))
+			continue;
+		if ((isa<GetElementPtrInst>(i) && k == 0) ||
+		    (isa<LoadInst>(i) && k == 0) || isa<CallInst>(i))
+			continue;
+		error(&i, "a pointer into a program-scope constant array may "
+		      "only be indexed and loaded from");
+		return;
+	}
 	if (auto *b = dyn_cast<BinaryOperator>(&i)) {
 		binop(*b);
 		return;
@@ -1467,7 +1503,9 @@ void Backend::select_inst(Instruction &i)
 			error(&i, "unsupported address computation");
 			return;
 		}
-		if (as == AS_LOCAL) {
+		if (is_table(g->getPointerOperand()))
+			in_table.insert(g);
+		if (as == AS_LOCAL || in_table.count(g)) {
 			int base = val(g->getPointerOperand());
 			int acc = base;
 			for (auto &kv : var) {
@@ -1594,6 +1632,117 @@ void Backend::select_block(const BasicBlock *bb)
 		return;
 	}
 	error(term, "unsupported control flow");
+}
+
+/* ------------------------------------------------------------------ */
+/* Program-scope constant arrays                                        */
+/* ------------------------------------------------------------------ */
+
+bool Backend::collect_tables()
+{
+	std::set<const GlobalVariable *> seen;
+	std::vector<const Constant *> work;
+
+	for (Instruction &i : instructions(F))
+		for (Value *op : i.operands()) {
+			if (auto *c = dyn_cast<Constant>(op))
+				work.push_back(c);
+			while (!work.empty()) {
+				const Constant *c = work.back();
+				work.pop_back();
+				if (auto *g = dyn_cast<GlobalVariable>(c)) {
+					if (g->getAddressSpace() == AS_LOCAL ||
+					    !seen.insert(g).second)
+						continue;
+					if (!g->isConstant() || !g->hasInitializer()) {
+						error(&i, "program-scope variable '" +
+						      g->getName().str() + "' is not "
+						      "supported (only constant ones are)");
+						return false;
+					}
+					tables.push_back(g);
+					continue;
+				}
+				if (isa<ConstantExpr>(c))
+					for (const Value *o : c->operands())
+						work.push_back(cast<Constant>(o));
+			}
+		}
+	return true;
+}
+
+void Backend::write_const(const Constant *c, uint8_t *buf, const Instruction *at)
+{
+	if (isa<ConstantAggregateZero>(c) || isa<UndefValue>(c) ||
+	    isa<ConstantPointerNull>(c))
+		return;
+	if (auto *ci = dyn_cast<ConstantInt>(c)) {
+		uint64_t v = ci->getZExtValue();
+		memcpy(buf, &v, DL.getTypeStoreSize(ci->getType()));
+		return;
+	}
+	if (auto *cf = dyn_cast<ConstantFP>(c)) {
+		uint64_t v = cf->getValueAPF().bitcastToAPInt().getZExtValue();
+		memcpy(buf, &v, DL.getTypeStoreSize(cf->getType()));
+		return;
+	}
+	if (auto *cd = dyn_cast<ConstantDataSequential>(c)) {
+		StringRef raw = cd->getRawDataValues();
+		memcpy(buf, raw.data(), raw.size());
+		return;
+	}
+	if (auto *st = dyn_cast<ConstantStruct>(c)) {
+		const StructLayout *sl = DL.getStructLayout(st->getType());
+		for (unsigned k = 0; k < st->getNumOperands(); k++)
+			write_const(st->getOperand(k), buf + sl->getElementOffset(k), at);
+		return;
+	}
+	if (auto *ca = dyn_cast<ConstantArray>(c)) {
+		uint64_t es = DL.getTypeAllocSize(ca->getType()->getElementType());
+		for (unsigned k = 0; k < ca->getNumOperands(); k++)
+			write_const(ca->getOperand(k), buf + k * es, at);
+		return;
+	}
+	if (auto *cv = dyn_cast<ConstantVector>(c)) {
+		uint64_t es = DL.getTypeAllocSize(cv->getType()->getElementType());
+		for (unsigned k = 0; k < cv->getNumOperands(); k++)
+			write_const(cv->getOperand(k), buf + k * es, at);
+		return;
+	}
+	error(at, "initializer of a constant array is not supported");
+}
+
+/* Every thread stores the tables' non-zero words (shared memory starts
+ * zeroed), then one barrier: all threads are converged at entry. */
+void Backend::init_tables()
+{
+	const Instruction *at = &*F.getEntryBlock().begin();
+	int zero = -1;
+
+	for (const GlobalVariable *g : tables) {
+		uint64_t size = DL.getTypeAllocSize(g->getValueType());
+		uint32_t off = shared_offset(g, at);
+		std::vector<uint8_t> buf(alignTo(size, 4), 0);
+
+		write_const(g->getInitializer(), buf.data(), at);
+		for (size_t k = 0; k < buf.size(); k += 4) {
+			uint32_t w;
+
+			memcpy(&w, &buf[k], 4);
+			if (!w)
+				continue;
+			if (zero < 0)
+				zero = mov_imm(0);
+			int v = mov_imm(w);
+			MI &m = emit(VMGPU_OP_STS_32);	/* after mov_imm: emit
+							 * moves the vector */
+			m.a = zero;
+			m.b = v;
+			m.immv = uint32_t(off + k);
+		}
+	}
+	if (!tables.empty())
+		emit(VMGPU_OP_BAR);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2105,13 +2254,15 @@ void Backend::encode(std::vector<uint64_t> &code)
 
 bool Backend::run(Kernel &out)
 {
-	if (!signature() || !layout())
+	if (!signature() || !layout() || !collect_tables())
 		return false;
 	blocks.resize(order.size());
 	for (size_t k = 0; k < order.size(); k++) {
 		cur = int(k);
-		if (k == 0)
+		if (k == 0) {
 			prologue_args();
+			init_tables();
+		}
 		select_block(order[k]);
 	}
 	if (failed)

@@ -727,6 +727,54 @@ TEST_F(cc, int64_division_and_conversions)
 	vmgpu_program_destroy(prog);
 }
 
+static const char table_src[] =
+	"constant float coef[5] = { 0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f };\n"
+	"constant int perm[2][4] = { { 3, 1, 0, 2 }, { 0, 0, 7, -9 } };\n"
+	"kernel void filt(global const float *in, global float *out, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	float s = 0.0f;\n"
+	"	for (int k = 0; k < 5; k++)\n"
+	"		s += coef[(k + i) % 5] * in[(i + k) % n];\n"
+	"	out[i] = s + (float)perm[i & 1][i & 3];\n"
+	"}\n";
+
+TEST_F(cc, constant_arrays)
+{
+	const uint32_t n = 300;
+	static const float coef[5] = { 0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f };
+	static const int perm[2][4] = { { 3, 1, 0, 2 }, { 0, 0, 7, -9 } };
+	struct vmgpu_program *prog = build(_metadata, table_src, NULL);
+	struct ck c;
+	ALLOC(float, in, n);
+	ALLOC(float, out, n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++)
+		in[i] = rng_float();
+	load(_metadata, prog, "filt", &c);
+	EXPECT_GE(c.h.shared_bytes, 52u);
+	set_u64(&c, 0, in_va);
+	set_u64(&c, 1, out_va);
+	set_u32(&c, 2, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++) {
+		float s = 0.0f;
+		int k;
+
+		for (k = 0; k < 5; k++)
+			s = fmaf(coef[(k + i) % 5], in[(i + k) % n], s);
+		s += (float)perm[i & 1][i & 3];
+		if (memcmp(&s, &out[i], 4))
+			fprintf(stderr, "# %u: %a vs %a\n", i, out[i], s);
+		ASSERT_EQ(0, memcmp(&s, &out[i], 4));
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 static const char atom_src[] =
 	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
 	"                 global int *mm, global uint *bits)\n"
