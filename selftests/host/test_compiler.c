@@ -775,6 +775,159 @@ TEST_F(cc, constant_arrays)
 	vmgpu_program_destroy(prog);
 }
 
+/* A tiled matrix multiply (2-D, local tiles, barriers in a loop) and a
+ * grab bag: structs in a private array, 8/16-bit types, a char
+ * parameter, an inlined helper with an early return, a 64-bit loop with a
+ * data-dependent break, while (1) with two exits. */
+static const char mm_src[] =
+	"#define T 16\n"
+	"kernel void matmul(int M, int N, int K, global const float *A,\n"
+	"\t\t   global const float *B, global float *C)\n"
+	"{\n"
+	"\tlocal float As[T][T], Bs[T][T];\n"
+	"\tint tx = get_local_id(0), ty = get_local_id(1);\n"
+	"\tint col = get_global_id(0), row = get_global_id(1);\n"
+	"\tfloat acc = 0.0f;\n"
+	"\tfor (int t = 0; t < (K + T - 1) / T; t++) {\n"
+	"\t\tint ac = t * T + tx, br = t * T + ty;\n"
+	"\t\tAs[ty][tx] = row < M && ac < K ? A[row * K + ac] : 0.0f;\n"
+	"\t\tBs[ty][tx] = br < K && col < N ? B[br * N + col] : 0.0f;\n"
+	"\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+	"\t\tfor (int k = 0; k < T; k++)\n"
+	"\t\t\tacc += As[ty][k] * Bs[k][tx];\n"
+	"\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+	"\t}\n"
+	"\tif (row < M && col < N)\n"
+	"\t\tC[row * N + col] = acc;\n"
+	"}\n"
+	"typedef struct { int a; short b; uchar c; float f; } S;\n"
+	"int helper(global int *p, int n) { int s = 0; for (int i = 0; i < n; i++) { if (p[i] < 0) return -s; s += p[i]; } return s; }\n"
+	"kernel void misc(global int *o, global const short *sh, global uchar *uc, ulong big, char ch, global long *lo)\n"
+	"{\n"
+	"\tsize_t g = get_global_id(0);\n"
+	"\tS arr[4];\n"
+	"\tfor (int i = 0; i < 4; i++) { arr[i].a = (int)g * i; arr[i].b = sh[(g + i) & 7]; arr[i].c = uc[i]; arr[i].f = 0.5f * i; }\n"
+	"\tint k = (int)(g % 4);\n"
+	"\to[g] = arr[k].a + arr[k].b + arr[k].c + (int)arr[(k + 1) & 3].f + ch + helper(o + 100, (int)(g & 7));\n"
+	"\tuc[16 + g] = (uchar)(arr[k].c * 3 + ch);\n"
+	"\tulong acc = big;\n"
+	"\tfor (size_t j = 0; j < g; j++) {\n"
+	"\t\tacc = acc * 6364136223846793005ul + 1442695040888963407ul;\n"
+	"\t\tif ((acc >> 60) == 7) break;\n"
+	"\t}\n"
+	"\tlo[g] = (long)acc;\n"
+	"\twhile (1) {\n"
+	"\t\tif (acc & 1) { lo[64 + g] = 1; break; }\n"
+	"\t\tacc >>= 1;\n"
+	"\t\tif (acc == 0) { lo[64 + g] = 2; break; }\n"
+	"\t}\n"
+	"}\n";
+
+static int helper_ref(const int32_t *p, int n)
+{
+	int s = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] < 0)
+			return -s;
+		s += p[i];
+	}
+	return s;
+}
+
+TEST_F(cc, matmul_and_misc)
+{
+	const uint32_t M = 37, N = 45, K = 29;
+	struct vmgpu_program *prog = build(_metadata, mm_src, NULL);
+	struct ck c;
+	ALLOC(float, A, M * K);
+	ALLOC(float, B, K * N);
+	ALLOC(float, C, M * N);
+	ALLOC(int32_t, o, 108);
+	ALLOC(int16_t, sh, 8);
+	ALLOC(uint8_t, uc, 16 + 64);
+	ALLOC(int64_t, lo, 128);
+	const uint64_t big = 0x0123456789abcdefull;
+	const int8_t ch = -5;
+	uint32_t i, j, k;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < M * K; i++)
+		A[i] = rng_float();
+	for (i = 0; i < K * N; i++)
+		B[i] = rng_float();
+	load(_metadata, prog, "matmul", &c);
+	EXPECT_EQ(2 * 16 * 16 * 4, c.h.shared_bytes);
+	set_u32(&c, 0, M);
+	set_u32(&c, 1, N);
+	set_u32(&c, 2, K);
+	set_u64(&c, 3, A_va);
+	set_u64(&c, 4, B_va);
+	set_u64(&c, 5, C_va);
+	{
+		uint32_t g[3] = { div_up(N, 16), div_up(M, 16), 1 };
+		uint32_t bl[3] = { 16, 16, 1 };
+
+		ASSERT_EQ(0, run_portion(self->tm, &c, g, bl, NULL, NULL, 0));
+	}
+	for (i = 0; i < M; i++)
+		for (j = 0; j < N; j++) {
+			float acc = 0.0f;
+
+			for (k = 0; k < (K + 15) / 16 * 16; k++)
+				acc = fmaf(k < K ? A[i * K + k] : 0.0f,
+					   k < K ? B[k * N + j] : 0.0f, acc);
+			ASSERT_EQ(0, memcmp(&acc, &C[i * N + j], 4));
+		}
+	vg_kernel_free(c.k);
+
+	for (i = 0; i < 8; i++) {
+		sh[i] = (int16_t)(rng() - 30000);
+		o[100 + i] = (int32_t)(rng() % 100) - (i == 5 ? 200 : 0);
+	}
+	for (i = 0; i < 4; i++)
+		uc[i] = (uint8_t)(200 + i * 17);
+	load(_metadata, prog, "misc", &c);
+	EXPECT_EQ(VMGPU_PARAM_I64, c.params[3].type);
+	EXPECT_EQ(VMGPU_PARAM_I32, c.params[4].type);
+	set_u64(&c, 0, o_va);
+	set_u64(&c, 1, sh_va);
+	set_u64(&c, 2, uc_va);
+	set_u64(&c, 3, big);
+	set_u32(&c, 4, (uint32_t)(int32_t)ch);
+	set_u64(&c, 5, lo_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 64, 32));
+	for (i = 0; i < 64; i++) {
+		uint32_t kk = i % 4, n1 = (kk + 1) & 3;
+		int32_t v = (int32_t)(i * kk) + sh[(i + kk) & 7] + uc[kk] +
+			    (int32_t)(0.5f * n1) + ch +
+			    helper_ref(&o[100], (int)(i & 7));
+		uint64_t acc = big;
+
+		ASSERT_EQ(v, o[i]);
+		ASSERT_EQ((uint8_t)(uc[kk] * 3 + ch), uc[16 + i]);
+		for (j = 0; j < i; j++) {
+			acc = acc * 6364136223846793005ull + 1442695040888963407ull;
+			if ((acc >> 60) == 7)
+				break;
+		}
+		ASSERT_EQ((int64_t)acc, lo[i]);
+		while (1) {
+			if (acc & 1) {
+				ASSERT_EQ(1, lo[64 + i]);
+				break;
+			}
+			acc >>= 1;
+			if (!acc) {
+				ASSERT_EQ(2, lo[64 + i]);
+				break;
+			}
+		}
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 static const char atom_src[] =
 	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
 	"                 global int *mm, global uint *bits)\n"
