@@ -430,6 +430,34 @@ private:
 
 	/* -------- instructions -------- */
 	void select_block(const BasicBlock *bb);
+	/* Blocks that are only a branch (edges split for phi copies that
+	 * turned out to need none): branches go straight through them and
+	 * they take no room. */
+	std::vector<bool> skip;
+	bool empty_block(const BasicBlock *bb)
+	{
+		auto *br = dyn_cast<BranchInst>(bb->getTerminator());
+
+		if (bb == &F.getEntryBlock() || !br || br->isConditional() ||
+		    &bb->front() != br || !bb->getSinglePredecessor())
+			return false;
+		const BasicBlock *s = br->getSuccessor(0);
+		return !isa<PHINode>(s->front()) && s != bb;
+	}
+	int dest(const BasicBlock *bb)
+	{
+		int k = bidx.at(bb);
+
+		for (size_t n = 0; skip[k] && n < order.size(); n++)
+			k = bidx.at(order[k]->getTerminator()->getSuccessor(0));
+		return k;
+	}
+	size_t next_real(size_t k)
+	{
+		for (k++; k < order.size() && skip[k]; k++)
+			;
+		return k;
+	}
 	void select_inst(Instruction &i);
 	void binop(BinaryOperator &i);
 	void cast_inst(CastInst &i);
@@ -443,6 +471,7 @@ private:
 	bool signature();
 	void prologue_args();
 	bool allocate(unsigned nregs, bool reserve);
+	void dead_code();
 	void encode(std::vector<uint64_t> &code);
 };
 
@@ -1506,19 +1535,33 @@ void Backend::select_inst(Instruction &i)
 		if (is_table(g->getPointerOperand()))
 			in_table.insert(g);
 		if (as == AS_LOCAL || in_table.count(g)) {
-			int base = val(g->getPointerOperand());
-			int acc = base;
+			Value *bp = g->getPointerOperand()->stripPointerCasts();
+			auto *bg = dyn_cast<GlobalVariable>(bp);
+			int base = -1, acc = -1;
+			uint64_t coff = c.getZExtValue();
+			if (bg)
+				coff += shared_offset(bg, &i);	/* a constant */
+			else
+				base = acc = val(g->getPointerOperand());
 			for (auto &kv : var) {
-				int ix = val(kv.first);
-				R ixr = bits(kv.first->getType()) == 64 ? lo(ix) : r(ix);
+				Value *iv = kv.first;
+				/* shared offsets are 32-bit: the low half will do */
+				if (auto *ext = dyn_cast<CastInst>(iv))
+					if ((isa<SExtInst>(ext) || isa<ZExtInst>(ext)) &&
+					    bits(ext->getSrcTy()) == 32)
+						iv = ext->getOperand(0);
+				int ix = val(iv);
+				R ixr = bits(iv->getType()) > 32 ? lo(ix) : r(ix);
 				uint64_t sc = kv.second.getZExtValue();
 				int prod = isPowerOf2_64(sc) ?
 					alui(VMGPU_OP_SHL, ixr, Log2_64(sc)) :
 					alui(VMGPU_OP_MUL, ixr, uint32_t(sc));
-				acc = alu(VMGPU_OP_ADD, r(acc), r(prod));
+				acc = acc < 0 ? prod : alu(VMGPU_OP_ADD, r(acc), r(prod));
 			}
-			if (!c.isZero())
-				acc = alui(VMGPU_OP_ADD, r(acc), uint32_t(c.getZExtValue()));
+			if (acc < 0)
+				acc = mov_imm(uint32_t(coff));
+			else if (coff)
+				acc = alui(VMGPU_OP_ADD, r(acc), uint32_t(coff));
 			vmap[&i] = acc == base ? copy(r(base)) : acc;
 			return;
 		}
@@ -1593,9 +1636,9 @@ void Backend::select_block(const BasicBlock *bb)
 		for (const BasicBlock *s : successors(bb))
 			if (s->begin() != s->end() && isa<PHINode>(s->front()))
 				phi_copies(bb, s);
-		size_t next = size_t(cur) + 1;
+		size_t next = next_real(size_t(cur));
 		if (br->isUnconditional()) {
-			int t = bidx.at(br->getSuccessor(0));
+			int t = dest(br->getSuccessor(0));
 			blocks[cur].succs.push_back(t);
 			if (size_t(t) != next) {
 				MI &m = emit(VMGPU_OP_BRA);
@@ -1604,7 +1647,7 @@ void Backend::select_block(const BasicBlock *bb)
 			}
 			return;
 		}
-		int t = bidx.at(br->getSuccessor(0)), f = bidx.at(br->getSuccessor(1));
+		int t = dest(br->getSuccessor(0)), f = dest(br->getSuccessor(1));
 		blocks[cur].succs.push_back(t);
 		blocks[cur].succs.push_back(f);
 		cond_to_pred(br->getCondition(), 2);
@@ -1924,6 +1967,52 @@ static void uses_of(const MI &m, int out[3])
 	out[2] = m.c;
 }
 
+/* Instructions whose only effect is their destination register. */
+static bool pure(const MI &m)
+{
+	if (m.op == P_COPY || m.op == P_MKPAIR)
+		return true;
+	if (m.d < 0)
+		return false;
+	struct vmgpu_isa_opinfo oi = {};
+	vmgpu_isa_opinfo(m.op, &oi);
+	return oi.fmt != VMGPU_FMT_ATOM && oi.fmt != VMGPU_FMT_CAS;
+}
+
+/* Drop what selection made but nothing reads (a zero-extension feeding
+ * only lea's 32-bit form, a pair whose halves are read directly, ...). */
+void Backend::dead_code()
+{
+	for (bool changed = true; changed;) {
+		std::vector<int> uses(vsize.size(), 0);
+
+		changed = false;
+		for (MBlock &mb : blocks)
+			for (MI &m : mb.insts) {
+				int u[3];
+
+				uses_of(m, u);
+				for (int v : u)
+					if (v >= 0)
+						uses[v]++;
+			}
+		for (MBlock &mb : blocks) {
+			size_t w = 0;
+
+			for (size_t k = 0; k < mb.insts.size(); k++) {
+				MI &m = mb.insts[k];
+
+				if (pure(m) && m.d > 0 && !uses[m.d]) {
+					changed = true;
+					continue;
+				}
+				mb.insts[w++] = m;
+			}
+			mb.insts.resize(w);
+		}
+	}
+}
+
 bool Backend::allocate(unsigned nregs, bool reserve)
 {
 	size_t nv = vsize.size();
@@ -2021,6 +2110,29 @@ bool Backend::allocate(unsigned nregs, bool reserve)
 		for (int k = 0; k < vsize[v]; k++)
 			owner[phys[v] + k] = -1;
 	};
+	/* hints: a copy's or pair's destination where its source is, the
+	 * high half of a pair right after the low one */
+	std::vector<int> hint_same(nv, -1), hint_after(nv, -1);
+	for (MBlock &mb : blocks)
+		for (MI &m : mb.insts) {
+			if (m.op == P_COPY && m.a > 0 && !m.ah)
+				hint_same[m.d] = m.a;
+			if (m.op == P_MKPAIR) {
+				if (m.a > 0 && !m.ah && vsize[m.a] == 1)
+					hint_same[m.d] = m.a;
+				if (m.b > 0 && !m.bh && vsize[m.b] == 1 &&
+				    m.a > 0 && !m.ah && vsize[m.a] == 1)
+					hint_after[m.b] = m.a;
+			}
+		}
+	auto is_free = [&](int p, int size) {
+		if (p < 0 || unsigned(p + size) > avail)
+			return false;
+		for (int k = 0; k < size; k++)
+			if (owner[p + k] >= 0)
+				return false;
+		return true;
+	};
 	auto find_free = [&](int size) -> int {
 		for (unsigned p = 0; p + size <= avail; p++) {
 			bool ok = true;
@@ -2049,7 +2161,15 @@ bool Backend::allocate(unsigned nregs, bool reserve)
 				k++;
 			}
 		}
-		int p = find_free(vsize[v]);
+		int p = -1;
+		if (hint_same[v] > 0 && phys[hint_same[v]] >= 0 &&
+		    is_free(phys[hint_same[v]], vsize[v]))
+			p = phys[hint_same[v]];
+		else if (hint_after[v] > 0 && phys[hint_after[v]] >= 0 &&
+			 is_free(phys[hint_after[v]] + 1, vsize[v]))
+			p = phys[hint_after[v]] + 1;
+		else
+			p = find_free(vsize[v]);
 		if (p < 0) {
 			/* spill the active interval ending last if that frees
 			 * room and it ends after this one */
@@ -2257,8 +2377,13 @@ bool Backend::run(Kernel &out)
 	if (!signature() || !layout() || !collect_tables())
 		return false;
 	blocks.resize(order.size());
+	skip.assign(order.size(), false);
+	for (size_t k = 0; k < order.size(); k++)
+		skip[k] = empty_block(order[k]);
 	for (size_t k = 0; k < order.size(); k++) {
 		cur = int(k);
+		if (skip[k])
+			continue;
 		if (k == 0) {
 			prologue_args();
 			init_tables();
@@ -2268,6 +2393,7 @@ bool Backend::run(Kernel &out)
 	if (failed)
 		return false;
 
+	dead_code();
 	unsigned nregs = opts.max_regs;
 	bool need_priv = uses_scratch || priv_bytes;
 	if (!allocate(nregs, need_priv))

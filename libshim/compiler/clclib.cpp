@@ -15,7 +15,8 @@ namespace vmgpu_cc {
 const char clclib_source[] = R"CLC(
 #define OVL __attribute__((overloadable))
 #define INL __attribute__((always_inline))
-uint __vmgpu_sreg(int n);
+/* const: LLVM may merge and hoist reads of special registers */
+uint __vmgpu_sreg(int n) __attribute__((const));
 void __vmgpu_bar(void);
 
 /* ---- work-item functions (Documentation/compiler.rst) ---- */
