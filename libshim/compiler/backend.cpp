@@ -1397,23 +1397,6 @@ void Backend::call(CallInst &i)
 				vmap[&i] = mask_narrow(alu(VMGPU_OP_MAX, r(x), r(ng)), bw);
 				return;
 			}
-			case Intrinsic::fshl:
-			case Intrinsic::fshr:
-				if (bw == 32) {
-					int s = alui(VMGPU_OP_AND, arg(2), 31);
-					int rs = alu(VMGPU_OP_SUB, r(mov_imm(32)), r(s));
-					bool left = id == Intrinsic::fshl;
-					int x = alu(VMGPU_OP_SHL, arg(0), r(left ? s : rs));
-					int y = alu(VMGPU_OP_SHR, arg(1), r(left ? rs : s));
-					int res = alu(VMGPU_OP_OR, r(x), r(y));
-					if (!left) {
-						/* fshr by 0 is the second operand; shl by
-						 * 32 already gives 0 for the first */
-					}
-					vmap[&i] = res;
-					return;
-				}
-				break;
 			default:
 				break;
 			}

@@ -193,6 +193,25 @@ uint OVL clamp(uint x, uint lo, uint hi) { return min(max(x, lo), hi); }
 uint OVL abs(uint x) { return x; }
 ulong OVL min(ulong a, ulong b) { return a < b ? a : b; }
 ulong OVL max(ulong a, ulong b) { return a > b ? a : b; }
+/* (OpenCL's long long is 128 bits: the ...l builtins are the 64-bit ones) */
+#define BITS(T, UT, W, MIN, MAX) \
+T OVL popcount(T x) { return (T)__builtin_popcountl((ulong)(UT)x); } \
+T OVL clz(T x) { return x == 0 ? W : (T)(__builtin_clzl((ulong)(UT)x) - (64 - W)); } \
+T OVL rotate(T x, T n) \
+{ UT s = (UT)n & (W - 1); return s ? (T)(((UT)x << s) | ((UT)x >> (W - s))) : x; } \
+T OVL add_sat(T a, T b) \
+{ T s = (T)((UT)a + (UT)b); \
+  return MIN == 0 ? ((UT)s < (UT)a ? MAX : s) : \
+	 (((a ^ s) & (b ^ s)) < 0 ? (a < 0 ? MIN : MAX) : s); } \
+T OVL sub_sat(T a, T b) \
+{ T s = (T)((UT)a - (UT)b); \
+  return MIN == 0 ? ((UT)a < (UT)b ? 0 : s) : \
+	 (((a ^ b) & (a ^ s)) < 0 ? (a < 0 ? MIN : MAX) : s); } \
+T OVL hadd(T a, T b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
+BITS(int, uint, 32, (int)0x80000000, 0x7fffffff)
+BITS(uint, uint, 32, 0u, 0xffffffffu)
+BITS(long, ulong, 64, (long)0x8000000000000000ul, 0x7fffffffffffffffl)
+BITS(ulong, ulong, 64, 0ul, 0xfffffffffffffffful)
 int OVL mul_hi(int a, int b) { return (int)(((long)a * (long)b) >> 32); }
 uint OVL mul_hi(uint a, uint b) { return (uint)(((ulong)a * (ulong)b) >> 32); }
 

@@ -25,6 +25,7 @@
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -364,6 +365,125 @@ void lower_to_library(Module &m)
 	}
 }
 
+/*
+ * Intrinsics InstCombine forms from ordinary code (saturating arithmetic,
+ * bit counts, byte swaps, funnel shifts) as plain IR the back end
+ * selects, after the last InstCombine so that they stay expanded.
+ */
+Value *popcount(IRBuilder<> &b, Value *x)
+{
+	auto *t = cast<IntegerType>(x->getType());
+	unsigned w = t->getBitWidth(), cw = w <= 32 ? 32 : 64;
+	Type *ct = b.getIntNTy(cw);
+	auto k = [&](uint64_t v) { return ConstantInt::get(ct, v); };
+	uint64_t m1 = 0x5555555555555555ull, m2 = 0x3333333333333333ull,
+		 m4 = 0x0f0f0f0f0f0f0f0full, h01 = 0x0101010101010101ull;
+
+	x = b.CreateZExt(x, ct);
+	x = b.CreateSub(x, b.CreateAnd(b.CreateLShr(x, k(1)), k(m1)));
+	x = b.CreateAdd(b.CreateAnd(x, k(m2)),
+			b.CreateAnd(b.CreateLShr(x, k(2)), k(m2)));
+	x = b.CreateAnd(b.CreateAdd(x, b.CreateLShr(x, k(4))), k(m4));
+	x = b.CreateLShr(b.CreateMul(x, k(h01)), k(cw - 8));
+	return b.CreateTrunc(x, t);
+}
+
+bool expand_intrinsic(IntrinsicInst *ii)
+{
+	IRBuilder<> b(ii);
+	Type *t = ii->getType();
+	auto *it = dyn_cast<IntegerType>(t);
+	Value *x = ii->arg_size() > 0 ? ii->getArgOperand(0) : nullptr;
+	Value *y = ii->arg_size() > 1 ? ii->getArgOperand(1) : nullptr;
+	Value *r = nullptr;
+
+	if (!it)
+		return false;
+	unsigned w = it->getBitWidth();
+	switch (ii->getIntrinsicID()) {
+	case Intrinsic::usub_sat:
+		r = b.CreateSelect(b.CreateICmpUGT(x, y), b.CreateSub(x, y),
+				   ConstantInt::get(t, 0));
+		break;
+	case Intrinsic::uadd_sat: {
+		Value *s = b.CreateAdd(x, y);
+		r = b.CreateSelect(b.CreateICmpULT(s, x),
+				   ConstantInt::getAllOnesValue(t), s);
+		break;
+	}
+	case Intrinsic::sadd_sat:
+	case Intrinsic::ssub_sat: {
+		bool add = ii->getIntrinsicID() == Intrinsic::sadd_sat;
+		Value *s = add ? b.CreateAdd(x, y) : b.CreateSub(x, y);
+		Value *ov = add ? b.CreateAnd(b.CreateXor(x, s), b.CreateXor(y, s)) :
+				  b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, s));
+		Value *lim = b.CreateSelect(
+			b.CreateICmpSLT(x, ConstantInt::get(t, 0)),
+			ConstantInt::get(t, APInt::getSignedMinValue(w)),
+			ConstantInt::get(t, APInt::getSignedMaxValue(w)));
+		r = b.CreateSelect(b.CreateICmpSLT(ov, ConstantInt::get(t, 0)),
+				   lim, s);
+		break;
+	}
+	case Intrinsic::ctpop:
+		r = popcount(b, x);
+		break;
+	case Intrinsic::ctlz: {
+		for (unsigned sh = 1; sh < w; sh *= 2)
+			x = b.CreateOr(x, b.CreateLShr(x, ConstantInt::get(t, sh)));
+		r = b.CreateSub(ConstantInt::get(t, w), popcount(b, x));
+		break;
+	}
+	case Intrinsic::cttz:
+		r = popcount(b, b.CreateAnd(b.CreateNot(x),
+					    b.CreateSub(x, ConstantInt::get(t, 1))));
+		break;
+	case Intrinsic::bswap:
+		r = ConstantInt::get(t, 0);
+		for (unsigned k = 0; k < w / 8; k++) {
+			Value *byte = b.CreateAnd(b.CreateLShr(x, ConstantInt::get(t, 8 * k)),
+						  ConstantInt::get(t, 0xff));
+			r = b.CreateOr(r, b.CreateShl(byte,
+				ConstantInt::get(t, 8 * (w / 8 - 1 - k))));
+		}
+		break;
+	case Intrinsic::fshl:
+	case Intrinsic::fshr: {
+		/* fshl(x, y, s) = x << s | y >> (w - s), s = z % w; s = 0: x
+		 * (fshl) or y (fshr) */
+		bool left = ii->getIntrinsicID() == Intrinsic::fshl;
+		Value *sh = isPowerOf2_32(w) ?
+			b.CreateAnd(ii->getArgOperand(2), ConstantInt::get(t, w - 1)) :
+			b.CreateURem(ii->getArgOperand(2), ConstantInt::get(t, w));
+		Value *inv = b.CreateSub(ConstantInt::get(t, w), sh);
+		Value *v = left ?
+			b.CreateOr(b.CreateShl(x, sh), b.CreateLShr(y, inv)) :
+			b.CreateOr(b.CreateShl(x, inv), b.CreateLShr(y, sh));
+		r = b.CreateSelect(b.CreateICmpEQ(sh, ConstantInt::get(t, 0)),
+				   left ? x : y, v);
+		break;
+	}
+	default:
+		return false;
+	}
+	ii->replaceAllUsesWith(r);
+	ii->eraseFromParent();
+	return true;
+}
+
+void expand_intrinsics(Module &m)
+{
+	for (Function &f : m) {
+		std::vector<IntrinsicInst *> todo;
+
+		for (Instruction &i : instructions(f))
+			if (auto *ii = dyn_cast<IntrinsicInst>(&i))
+				todo.push_back(ii);
+		for (IntrinsicInst *ii : todo)
+			expand_intrinsic(ii);
+	}
+}
+
 void optimise(Module &m)
 {
 	LoopAnalysisManager lam;
@@ -425,6 +545,7 @@ void optimise(Module &m)
 	ModulePassManager mpm2;
 	mpm2.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
 	mpm2.run(m, mam);
+	expand_intrinsics(m);
 }
 
 int build(const char *source, const char *options, vmgpu_program *prog,

@@ -928,6 +928,92 @@ TEST_F(cc, matmul_and_misc)
 	vmgpu_program_destroy(prog);
 }
 
+static const char bits_src[] =
+	"kernel void bits(global const uint *a, global const long *l,\n"
+	"                 global uint *o, global long *lo)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	uint x = a[2 * i], y = a[2 * i + 1];\n"
+	"	long p = l[2 * i], q = l[2 * i + 1];\n"
+	"	o[8 * i + 0] = popcount(x);\n"
+	"	o[8 * i + 1] = clz(x);\n"
+	"	o[8 * i + 2] = rotate(x, y);\n"
+	"	o[8 * i + 3] = add_sat(x, y);\n"
+	"	o[8 * i + 4] = sub_sat(x, y);\n"
+	"	o[8 * i + 5] = (uint)add_sat((int)x, (int)y);\n"
+	"	o[8 * i + 6] = (uint)sub_sat((int)x, (int)y);\n"
+	"	o[8 * i + 7] = (x >> 24) | ((x >> 8) & 0xff00) | ((x << 8) & 0xff0000) | (x << 24);\n"
+	"	lo[4 * i + 0] = popcount(p) + clz(q);\n"
+	"	lo[4 * i + 1] = rotate(p, q);\n"
+	"	lo[4 * i + 2] = add_sat(p, q);\n"
+	"	lo[4 * i + 3] = sub_sat(p, q);\n"
+	"}\n";
+
+static uint32_t clz32(uint32_t x) { return x ? (uint32_t)__builtin_clz(x) : 32; }
+static int64_t clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+
+TEST_F(cc, bit_functions_and_saturation)
+{
+	const uint32_t n = 256;
+	struct vmgpu_program *prog = build(_metadata, bits_src, NULL);
+	struct ck c;
+	ALLOC(uint32_t, a, 2 * n);
+	ALLOC(int64_t, l, 2 * n);
+	ALLOC(uint32_t, o, 8 * n);
+	ALLOC(int64_t, lo, 4 * n);
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < 2 * n; i++) {
+		a[i] = i % 5 == 0 ? 0 : i % 7 == 0 ? 0x80000000u - (i & 3) :
+		       (uint32_t)(rng() << 8 ^ rng()) >> (rng() % 32);
+		l[i] = (int64_t)((uint64_t)rng() << 40 ^ (uint64_t)rng() << 16 ^ rng()) >> (rng() % 64);
+		if (i % 9 == 0)
+			l[i] = i % 2 ? INT64_MAX - 3 : INT64_MIN + 2;
+	}
+	load(_metadata, prog, "bits", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, l_va);
+	set_u64(&c, 2, o_va);
+	set_u64(&c, 3, lo_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++) {
+		uint32_t x = a[2 * i], y = a[2 * i + 1], s = y & 31, us;
+		int32_t sx = (int32_t)x, sy = (int32_t)y;
+		int64_t p = l[2 * i], q = l[2 * i + 1], ss;
+		uint64_t sq = (uint64_t)q & 63;
+
+		ASSERT_EQ((uint32_t)__builtin_popcount(x), o[8 * i + 0]);
+		ASSERT_EQ(clz32(x), o[8 * i + 1]);
+		ASSERT_EQ(s ? x << s | x >> (32 - s) : x, o[8 * i + 2]);
+		us = x + y;
+		ASSERT_EQ(us < x ? 0xffffffffu : us, o[8 * i + 3]);
+		ASSERT_EQ(x < y ? 0u : x - y, o[8 * i + 4]);
+		ss = (int64_t)sx + sy;
+		ASSERT_EQ((uint32_t)(int32_t)(ss > INT32_MAX ? INT32_MAX : ss < INT32_MIN ? INT32_MIN : ss),
+			  o[8 * i + 5]);
+		ss = (int64_t)sx - sy;
+		ASSERT_EQ((uint32_t)(int32_t)(ss > INT32_MAX ? INT32_MAX : ss < INT32_MIN ? INT32_MIN : ss),
+			  o[8 * i + 6]);
+		ASSERT_EQ(__builtin_bswap32(x), o[8 * i + 7]);
+		ASSERT_EQ(__builtin_popcountll((uint64_t)p) + clz64((uint64_t)q), lo[4 * i + 0]);
+		ASSERT_EQ((int64_t)(sq ? (uint64_t)p << sq | (uint64_t)p >> (64 - sq) : (uint64_t)p),
+			  lo[4 * i + 1]);
+		{
+			int64_t r;
+
+			if (__builtin_add_overflow(p, q, &r))
+				r = p < 0 ? INT64_MIN : INT64_MAX;
+			ASSERT_EQ(r, lo[4 * i + 2]);
+			if (__builtin_sub_overflow(p, q, &r))
+				r = p < 0 ? INT64_MIN : INT64_MAX;
+			ASSERT_EQ(r, lo[4 * i + 3]);
+		}
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 static const char atom_src[] =
 	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
 	"                 global int *mm, global uint *bits)\n"
@@ -1223,6 +1309,265 @@ TEST_F(cc, vectors_scalarised)
 	}
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random integer expressions, compared with an evaluator in C          */
+/* ------------------------------------------------------------------ */
+
+enum { T_INT, T_UINT, T_LONG, T_ULONG, T_SHORT, T_UCHAR, T_COUNT };
+static const char *const ty_name[T_COUNT] = {
+	"int", "uint", "long", "ulong", "short", "uchar" };
+static const char *const uty_name[T_COUNT] = {
+	"uint", "uint", "ulong", "ulong", "ushort", "uchar" };
+static const int ty_bits[T_COUNT] = { 32, 32, 64, 64, 16, 8 };
+static const int ty_signed[T_COUNT] = { 1, 0, 1, 0, 1, 0 };
+
+enum { E_VAR, E_CONST, E_ADD, E_SUB, E_MUL, E_AND, E_OR, E_XOR, E_NOT,
+       E_NEG, E_SHL, E_SHR, E_DIV, E_REM, E_LT, E_EQ, E_SEL, E_MIN,
+       E_COUNT };
+
+struct enode {
+	int op, a, b, c;
+	uint64_t k;
+};
+
+#define EXPR_NODES	128	/* a full ternary tree of depth 4: 121 */
+#define EXPRS_PER_TYPE	20
+#define EXPR_INPUTS	256
+
+struct expr {
+	int ty, root, n;
+	struct enode nodes[EXPR_NODES];
+};
+
+/* a value of type @t, sign- or zero-extended to 64 bits */
+static uint64_t norm(int t, uint64_t v)
+{
+	int b = ty_bits[t];
+
+	if (b == 64)
+		return v;
+	v &= (1ull << b) - 1;
+	if (ty_signed[t] && (v >> (b - 1)) & 1)
+		v |= ~0ull << b;
+	return v;
+}
+
+static int gen(struct expr *e, int depth)
+{
+	int i = e->n++, op;
+	struct enode *n = &e->nodes[i];
+
+	op = depth <= 0 ? (int)(rng() % 2) :
+	     2 + (int)(rng() % (E_COUNT - 2));
+	n->op = op;
+	if (op == E_VAR) {
+		n->k = rng() % 4;
+	} else if (op == E_CONST) {
+		static const uint64_t edge[] = { 0, 1, 2, 3, 7, 31, 32, 63,
+			0x7fffffffull, 0x80000000ull, ~0ull, 0xffffull,
+			0x8000000000000000ull };
+		n->k = rng() % 3 ? edge[rng() % 13] :
+		       (uint64_t)rng() << 40 ^ (uint64_t)rng() << 16 ^ rng();
+	} else {
+		n->a = gen(e, depth - 1);
+		if (op != E_NOT && op != E_NEG)
+			n->b = gen(e, depth - 1);
+		if (op == E_SEL)
+			n->c = gen(e, depth - 1);
+	}
+	return i;
+}
+
+static void print_expr(const struct expr *e, int i, char *buf, size_t len)
+{
+	const struct enode *n = &e->nodes[i];
+	const char *T = ty_name[e->ty], *UT = uty_name[e->ty];
+	int w = ty_bits[e->ty] == 64 ? 64 : 32;
+	const char *WT = w == 64 ? "ulong" : "uint";
+	char A[16384], B[16384], C[16384];
+	static const char *const bin[] = { [E_ADD] = "+", [E_SUB] = "-",
+					   [E_MUL] = "*" };
+	static const char *const bit[] = { [E_AND] = "&", [E_OR] = "|",
+					   [E_XOR] = "^" };
+
+	A[0] = B[0] = C[0] = 0;
+	if (n->op >= E_ADD)
+		print_expr(e, n->a, A, sizeof(A));
+	if (n->op >= E_ADD && n->op != E_NOT && n->op != E_NEG)
+		print_expr(e, n->b, B, sizeof(B));
+	if (n->op == E_SEL)
+		print_expr(e, n->c, C, sizeof(C));
+	switch (n->op) {
+	case E_VAR: snprintf(buf, len, "x%d", (int)n->k); break;
+	case E_CONST: snprintf(buf, len, "((%s)0x%llxul)", T, (unsigned long long)n->k); break;
+	case E_ADD: case E_SUB: case E_MUL:
+		snprintf(buf, len, "((%s)((%s)%s %s (%s)%s))", T, UT, A, bin[n->op], UT, B);
+		break;
+	case E_AND: case E_OR: case E_XOR:
+		snprintf(buf, len, "((%s)(%s %s %s))", T, A, bit[n->op], B);
+		break;
+	case E_NOT: snprintf(buf, len, "((%s)~%s)", T, A); break;
+	case E_NEG: snprintf(buf, len, "((%s)-(%s)%s)", T, UT, A); break;
+	case E_SHL:
+		snprintf(buf, len, "((%s)((%s)(%s)%s << (%s & %d)))", T, WT, UT, A, B, w - 1);
+		break;
+	case E_SHR: snprintf(buf, len, "((%s)(%s >> (%s & %d)))", T, A, B, w - 1); break;
+	case E_DIV: case E_REM:
+		snprintf(buf, len, "%s_%s(%s, %s)", n->op == E_DIV ? "dv" : "rm", T, A, B);
+		break;
+	case E_LT: snprintf(buf, len, "((%s)(%s < %s))", T, A, B); break;
+	case E_EQ: snprintf(buf, len, "((%s)(%s == %s))", T, A, B); break;
+	case E_SEL: snprintf(buf, len, "((%s & 1) ? %s : %s)", A, B, C); break;
+	case E_MIN: snprintf(buf, len, "mn_%s(%s, %s)", T, A, B); break;
+	}
+}
+
+static uint64_t eval(const struct expr *e, int i, const uint64_t *x)
+{
+	const struct enode *n = &e->nodes[i];
+	int t = e->ty, sg = ty_signed[t], w = ty_bits[t] == 64 ? 64 : 32;
+	uint64_t a = 0, b = 0, c = 0, um = ty_bits[t] == 64 ? ~0ull :
+					       (1ull << ty_bits[t]) - 1;
+
+	if (n->op >= E_ADD)
+		a = eval(e, n->a, x);
+	if (n->op >= E_ADD && n->op != E_NOT && n->op != E_NEG)
+		b = eval(e, n->b, x);
+	if (n->op == E_SEL)
+		c = eval(e, n->c, x);
+	switch (n->op) {
+	case E_VAR: return x[n->k];
+	case E_CONST: return norm(t, n->k);
+	case E_ADD: return norm(t, a + b);
+	case E_SUB: return norm(t, a - b);
+	case E_MUL: return norm(t, a * b);
+	case E_AND: return norm(t, a & b);
+	case E_OR: return norm(t, a | b);
+	case E_XOR: return norm(t, a ^ b);
+	case E_NOT: return norm(t, ~a);
+	case E_NEG: return norm(t, 0 - a);
+	case E_SHL: {
+		int s = (int)(b & (uint64_t)(w - 1));
+		uint64_t v = a & um;
+
+		return norm(t, w == 64 ? v << s : (uint64_t)(uint32_t)((uint32_t)v << s));
+	}
+	case E_SHR: {
+		int s = (int)(b & (uint64_t)(w - 1));
+
+		if (w == 64)
+			return norm(t, sg ? (uint64_t)((int64_t)a >> s) : a >> s);
+		return norm(t, sg ? (uint64_t)(int64_t)((int32_t)a >> s) :
+			       (uint64_t)((uint32_t)a >> s));
+	}
+	case E_DIV: case E_REM:
+		if (b == 0 || (sg && (int64_t)b == -1))
+			return a;
+		if (sg)
+			return norm(t, (uint64_t)(n->op == E_DIV ? (int64_t)a / (int64_t)b :
+						  (int64_t)a % (int64_t)b));
+		return norm(t, n->op == E_DIV ? a / b : a % b);
+	case E_LT: return sg ? (int64_t)a < (int64_t)b : a < b;
+	case E_EQ: return a == b;
+	case E_SEL: return (a & 1) ? b : c;
+	case E_MIN: return (sg ? (int64_t)a < (int64_t)b : a < b) ? a : b;
+	}
+	return 0;
+}
+
+TEST_F(cc, random_integer_expressions)
+{
+	static struct expr ex[T_COUNT * EXPRS_PER_TYPE];
+	size_t cap = 1 << 20, len = 0;
+	char *src = malloc(cap), *body = malloc(1 << 16);
+	struct vmgpu_program *prog;
+	ALLOC(uint64_t, in, 4 * EXPR_INPUTS);
+	ALLOC(uint64_t, out, EXPR_INPUTS);
+	int k, t, failures = 0;
+
+	ASSERT_NE(NULL, src);
+	/* a fixed seed; VMGPU_TEST_SEED=N explores others */
+	if (getenv("VMGPU_TEST_SEED"))
+		rng_state = (uint32_t)strtoul(getenv("VMGPU_TEST_SEED"), NULL, 0);
+	/* helpers (inlined): division defined everywhere, a minimum */
+	for (t = 0; t < T_COUNT; t++)
+		len += (size_t)snprintf(src + len, cap - len,
+			"%s dv_%s(%s a, %s b) { return b == 0 || (%d && b == (%s)-1) ? a : (%s)(a / b); }\n"
+			"%s rm_%s(%s a, %s b) { return b == 0 || (%d && b == (%s)-1) ? a : (%s)(a %% b); }\n"
+			"%s mn_%s(%s a, %s b) { return a < b ? a : b; }\n",
+			ty_name[t], ty_name[t], ty_name[t], ty_name[t], ty_signed[t], ty_name[t], ty_name[t],
+			ty_name[t], ty_name[t], ty_name[t], ty_name[t], ty_signed[t], ty_name[t], ty_name[t],
+			ty_name[t], ty_name[t], ty_name[t], ty_name[t]);
+	for (k = 0; k < T_COUNT * EXPRS_PER_TYPE; k++) {
+		struct expr *e = &ex[k];
+
+		e->ty = k / EXPRS_PER_TYPE;
+		e->n = 0;
+		e->root = gen(e, 2 + (int)(rng() % 3));
+		print_expr(e, e->root, body, 1 << 16);
+		len += (size_t)snprintf(src + len, cap - len,
+			"kernel void e%d(global const %s *in, global %s *out)\n"
+			"{\n\tsize_t i = get_global_id(0);\n"
+			"\t%s x0 = in[4 * i], x1 = in[4 * i + 1], x2 = in[4 * i + 2],"
+			" x3 = in[4 * i + 3];\n\tout[i] = %s;\n}\n",
+			k, ty_name[e->ty], ty_name[e->ty], ty_name[e->ty], body);
+	}
+	prog = build(_metadata, src, NULL);
+	ASSERT_NE(NULL, prog);
+	EXPECT_EQ(T_COUNT * EXPRS_PER_TYPE, vmgpu_program_kernel_count(prog));
+	for (k = 0; k < T_COUNT * EXPRS_PER_TYPE; k++) {
+		struct expr *e = &ex[k];
+		int bytes = ty_bits[e->ty] / 8, i, j;
+		uint8_t *inb = (uint8_t *)in, *outb = (uint8_t *)out;
+		char name[32];
+		struct ck c;
+
+		t = e->ty;
+		for (i = 0; i < 4 * EXPR_INPUTS; i++) {
+			static const uint64_t edge[] = { 0, 1, ~0ull, 2, 0x80000000ull,
+				0x7fffffffull, 0x8000000000000000ull, 0x7fff, 0x8000, 0xff };
+			uint64_t v = rng() % 4 ? (uint64_t)rng() << 40 ^
+				     (uint64_t)rng() << 20 ^ rng() : edge[rng() % 10];
+
+			if (rng() % 3 == 0)
+				v = norm(t, rng() % 64) - (rng() % 2 ? 32 : 0);
+			memcpy(inb + (size_t)i * bytes, &v, bytes);
+		}
+		snprintf(name, sizeof(name), "e%d", k);
+		load(_metadata, prog, name, &c);
+		set_u64(&c, 0, in_va);
+		set_u64(&c, 1, out_va);
+		ASSERT_EQ(0, run1d(self->tm, &c, EXPR_INPUTS, 64));
+		for (i = 0; i < EXPR_INPUTS; i++) {
+			uint64_t x[4], got = 0, want;
+
+			for (j = 0; j < 4; j++) {
+				uint64_t v = 0;
+
+				memcpy(&v, inb + (size_t)(4 * i + j) * bytes, bytes);
+				x[j] = norm(t, v);
+			}
+			want = eval(e, e->root, x);
+			memcpy(&got, outb + (size_t)i * bytes, bytes);
+			if (norm(t, got) != norm(t, want)) {
+				print_expr(e, e->root, body, 1 << 16);
+				fprintf(stderr, "# %s %s: x=%llx %llx %llx %llx got %llx want %llx\n#   %s\n",
+					name, ty_name[t], (unsigned long long)x[0],
+					(unsigned long long)x[1], (unsigned long long)x[2],
+					(unsigned long long)x[3], (unsigned long long)got,
+					(unsigned long long)want, body);
+				failures++;
+				break;
+			}
+		}
+		vg_kernel_free(c.k);
+	}
+	EXPECT_EQ(0, failures);
+	vmgpu_program_destroy(prog);
+	free(src);
+	free(body);
 }
 
 /* ------------------------------------------------------------------ */
