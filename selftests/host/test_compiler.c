@@ -1482,10 +1482,10 @@ TEST_F(cc, random_integer_expressions)
 	static struct expr ex[T_COUNT * EXPRS_PER_TYPE];
 	size_t cap = 1 << 20, len = 0;
 	char *src = malloc(cap), *body = malloc(1 << 16);
-	struct vmgpu_program *prog;
+	struct vmgpu_program *prog, *prog16;
 	ALLOC(uint64_t, in, 4 * EXPR_INPUTS);
 	ALLOC(uint64_t, out, EXPR_INPUTS);
-	int k, t, failures = 0;
+	int k, t, failures = 0, pass, spilled = 0;
 
 	ASSERT_NE(NULL, src);
 	/* a fixed seed; VMGPU_TEST_SEED=N explores others */
@@ -1517,6 +1517,9 @@ TEST_F(cc, random_integer_expressions)
 	prog = build(_metadata, src, NULL);
 	ASSERT_NE(NULL, prog);
 	EXPECT_EQ(T_COUNT * EXPRS_PER_TYPE, vmgpu_program_kernel_count(prog));
+	/* the same with 16 registers: the large ones spill */
+	prog16 = build(_metadata, src, "-vmgpu-max-regs=16");
+	ASSERT_NE(NULL, prog16);
 	for (k = 0; k < T_COUNT * EXPRS_PER_TYPE; k++) {
 		struct expr *e = &ex[k];
 		int bytes = ty_bits[e->ty] / 8, i, j;
@@ -1536,7 +1539,10 @@ TEST_F(cc, random_integer_expressions)
 			memcpy(inb + (size_t)i * bytes, &v, bytes);
 		}
 		snprintf(name, sizeof(name), "e%d", k);
-		load(_metadata, prog, name, &c);
+		for (pass = 0; pass < 2; pass++) {
+		load(_metadata, pass ? prog16 : prog, name, &c);
+		if (pass && c.priv)
+			spilled++;
 		set_u64(&c, 0, in_va);
 		set_u64(&c, 1, out_va);
 		ASSERT_EQ(0, run1d(self->tm, &c, EXPR_INPUTS, 64));
@@ -1553,8 +1559,9 @@ TEST_F(cc, random_integer_expressions)
 			memcpy(&got, outb + (size_t)i * bytes, bytes);
 			if (norm(t, got) != norm(t, want)) {
 				print_expr(e, e->root, body, 1 << 16);
-				fprintf(stderr, "# %s %s: x=%llx %llx %llx %llx got %llx want %llx\n#   %s\n",
-					name, ty_name[t], (unsigned long long)x[0],
+				fprintf(stderr, "# %s%s %s: x=%llx %llx %llx %llx got %llx want %llx\n#   %s\n",
+					name, pass ? " (16 registers)" : "", ty_name[t],
+					(unsigned long long)x[0],
 					(unsigned long long)x[1], (unsigned long long)x[2],
 					(unsigned long long)x[3], (unsigned long long)got,
 					(unsigned long long)want, body);
@@ -1563,11 +1570,310 @@ TEST_F(cc, random_integer_expressions)
 			}
 		}
 		vg_kernel_free(c.k);
+		}
 	}
 	EXPECT_EQ(0, failures);
+	EXPECT_GT(spilled, 0);
 	vmgpu_program_destroy(prog);
+	vmgpu_program_destroy(prog16);
 	free(src);
 	free(body);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random structured programs: divergent if/else, loops with break      */
+/* ------------------------------------------------------------------ */
+
+#define PV	6		/* variables v0..v5 */
+#define PNODES	512
+
+enum { S_ASSIGN, S_IF, S_LOOP };
+enum { X_VAR, X_CONST, X_ADD, X_SUB, X_MUL, X_XOR, X_AND, X_SHR, X_LT,
+       X_SEL, X_COUNT };
+
+struct pnode {
+	int kind, v, a, b, c;	/* statement: kind, var, expr, first, second */
+	int next;		/* next statement of the block, -1 */
+	uint32_t k;
+};
+
+struct prog {
+	int n, root;
+	struct pnode nd[PNODES];
+};
+
+static int pnew(struct prog *p)
+{
+	if (p->n >= PNODES)
+		abort();
+	memset(&p->nd[p->n], 0, sizeof(p->nd[0]));
+	p->nd[p->n].next = -1;
+	return p->n++;
+}
+
+static int pexpr(struct prog *p, int depth)
+{
+	int i = pnew(p), op = depth <= 0 ? (int)(rng() % 2) :
+			      (int)(rng() % X_COUNT);
+
+	p->nd[i].kind = op;
+	if (op == X_VAR)
+		p->nd[i].k = rng() % PV;
+	else if (op == X_CONST)
+		p->nd[i].k = rng() % 3 ? rng() % 16 : rng() << 8;
+	else {
+		p->nd[i].a = pexpr(p, depth - 1);
+		p->nd[i].b = pexpr(p, depth - 1);
+		if (op == X_SEL)
+			p->nd[i].c = pexpr(p, depth - 1);
+	}
+	return i;
+}
+
+static int pblock(struct prog *p, int depth, int len)
+{
+	int first = -1, last = -1, j;
+
+	for (j = 0; j < len && p->n < PNODES - 40; j++) {
+		int i = pnew(p), r = (int)(rng() % 10);
+		struct pnode *s = &p->nd[i];
+
+		s->kind = depth >= 3 || r < 6 ? S_ASSIGN : r < 8 ? S_IF : S_LOOP;
+		s->v = (int)(rng() % PV);
+		s->a = pexpr(p, 1 + (int)(rng() % 2));
+		if (s->kind == S_IF) {
+			p->nd[i].b = pblock(p, depth + 1, 1 + (int)(rng() % 3));
+			p->nd[i].c = rng() % 2 ? pblock(p, depth + 1, 1 + (int)(rng() % 2)) : -1;
+		} else if (s->kind == S_LOOP) {
+			p->nd[i].b = pblock(p, depth + 1, 1 + (int)(rng() % 3));
+			p->nd[i].c = pexpr(p, 1);	/* break condition */
+		}
+		if (last >= 0)
+			p->nd[last].next = i;
+		else
+			first = i;
+		last = i;
+	}
+	return first;
+}
+
+static size_t pprint_expr(const struct prog *p, int i, char *buf, size_t len)
+{
+	const struct pnode *n = &p->nd[i];
+	static const char *const op[] = { [X_ADD] = "+", [X_SUB] = "-",
+		[X_MUL] = "*", [X_XOR] = "^", [X_AND] = "&" };
+	size_t w = 0;
+
+#define PUT(...) (w += (size_t)snprintf(buf + w, w < len ? len - w : 0, __VA_ARGS__))
+	switch (n->kind) {
+	case X_VAR: PUT("v%u", n->k); break;
+	case X_CONST: PUT("%uu", n->k); break;
+	case X_SHR:
+		PUT("(");
+		w += pprint_expr(p, n->a, buf + w, len - w);
+		PUT(" >> (");
+		w += pprint_expr(p, n->b, buf + w, len - w);
+		PUT(" & 31u))");
+		break;
+	case X_LT:
+		PUT("(uint)(");
+		w += pprint_expr(p, n->a, buf + w, len - w);
+		PUT(" < ");
+		w += pprint_expr(p, n->b, buf + w, len - w);
+		PUT(")");
+		break;
+	case X_SEL:
+		PUT("((");
+		w += pprint_expr(p, n->a, buf + w, len - w);
+		PUT(" & 1u) ? ");
+		w += pprint_expr(p, n->b, buf + w, len - w);
+		PUT(" : ");
+		w += pprint_expr(p, n->c, buf + w, len - w);
+		PUT(")");
+		break;
+	default:
+		PUT("(");
+		w += pprint_expr(p, n->a, buf + w, len - w);
+		PUT(" %s ", op[n->kind]);
+		w += pprint_expr(p, n->b, buf + w, len - w);
+		PUT(")");
+	}
+	return w;
+}
+
+static size_t pprint_block(const struct prog *p, int i, int depth, char *buf,
+			   size_t len)
+{
+	size_t w = 0;
+
+	for (; i >= 0; i = p->nd[i].next) {
+		const struct pnode *s = &p->nd[i];
+
+		switch (s->kind) {
+		case S_ASSIGN:
+			PUT("v%d = ", s->v);
+			w += pprint_expr(p, s->a, buf + w, len - w);
+			PUT(";\n");
+			break;
+		case S_IF:
+			PUT("if (");
+			w += pprint_expr(p, s->a, buf + w, len - w);
+			PUT(" & 1u) {\n");
+			w += pprint_block(p, s->b, depth + 1, buf + w, len - w);
+			PUT("}");
+			if (s->c >= 0) {
+				PUT(" else {\n");
+				w += pprint_block(p, s->c, depth + 1, buf + w, len - w);
+				PUT("}");
+			}
+			PUT("\n");
+			break;
+		case S_LOOP:
+			PUT("for (uint k%d = 0; k%d < (", depth, depth);
+			w += pprint_expr(p, s->a, buf + w, len - w);
+			PUT(" & 7u); k%d++) {\n", depth);
+			w += pprint_block(p, s->b, depth + 1, buf + w, len - w);
+			PUT("if ((");
+			w += pprint_expr(p, s->c, buf + w, len - w);
+			PUT(" & 3u) == 0) break;\n}\n");
+			break;
+		}
+	}
+#undef PUT
+	return w;
+}
+
+static uint32_t peval(const struct prog *p, int i, const uint32_t *v)
+{
+	const struct pnode *n = &p->nd[i];
+	uint32_t a = 0, b = 0;
+
+	if (n->kind >= X_ADD) {
+		a = peval(p, n->a, v);
+		b = peval(p, n->b, v);
+	}
+	switch (n->kind) {
+	case X_VAR: return v[n->k];
+	case X_CONST: return n->k;
+	case X_ADD: return a + b;
+	case X_SUB: return a - b;
+	case X_MUL: return a * b;
+	case X_XOR: return a ^ b;
+	case X_AND: return a & b;
+	case X_SHR: return a >> (b & 31);
+	case X_LT: return a < b;
+	case X_SEL: return (a & 1) ? b : peval(p, n->c, v);
+	}
+	return 0;
+}
+
+static void prun(const struct prog *p, int i, uint32_t *v)
+{
+	for (; i >= 0; i = p->nd[i].next) {
+		const struct pnode *s = &p->nd[i];
+		uint32_t k;
+
+		switch (s->kind) {
+		case S_ASSIGN:
+			v[s->v] = peval(p, s->a, v);
+			break;
+		case S_IF:
+			if (peval(p, s->a, v) & 1)
+				prun(p, s->b, v);
+			else if (s->c >= 0)
+				prun(p, s->c, v);
+			break;
+		case S_LOOP:
+			for (k = 0; k < (peval(p, s->a, v) & 7); k++) {
+				prun(p, s->b, v);
+				if ((peval(p, s->c, v) & 3) == 0)
+					break;
+			}
+			break;
+		}
+	}
+}
+
+#define NPROGS		24
+#define PINPUTS		256
+
+TEST_F(cc, random_structured_programs)
+{
+	static struct prog pg[NPROGS];
+	size_t cap = 1 << 21, len = 0;
+	char *src = malloc(cap);
+	struct vmgpu_program *prog[2];
+	ALLOC(uint32_t, in, PV * PINPUTS);
+	ALLOC(uint32_t, out, PV * PINPUTS);
+	int k, pass, failures = 0, spilled = 0;
+
+	ASSERT_NE(NULL, src);
+	if (getenv("VMGPU_TEST_SEED"))
+		rng_state = (uint32_t)strtoul(getenv("VMGPU_TEST_SEED"), NULL, 0) * 7 + 1;
+	for (k = 0; k < NPROGS; k++) {
+		pg[k].n = 0;
+		pg[k].root = pblock(&pg[k], 0, 4 + (int)(rng() % 6));
+		len += (size_t)snprintf(src + len, cap - len,
+			"kernel void p%d(global const uint *in, global uint *out)\n{\n"
+			"uint i = get_global_id(0);\n", k);
+		for (int j = 0; j < PV; j++)
+			len += (size_t)snprintf(src + len, cap - len,
+						"uint v%d = in[%d * i + %d];\n", j, PV, j);
+		len += pprint_block(&pg[k], pg[k].root, 0, src + len, cap - len);
+		for (int j = 0; j < PV; j++)
+			len += (size_t)snprintf(src + len, cap - len,
+						"out[%d * i + %d] = v%d;\n", PV, j, j);
+		len += (size_t)snprintf(src + len, cap - len, "}\n");
+		ASSERT_LT(len, cap);
+	}
+	prog[0] = build(_metadata, src, NULL);
+	prog[1] = build(_metadata, src, "-vmgpu-max-regs=16");
+	ASSERT_NE(NULL, prog[0]);
+	ASSERT_NE(NULL, prog[1]);
+	for (k = 0; k < NPROGS; k++) {
+		char name[16];
+		int i, j;
+
+		snprintf(name, sizeof(name), "p%d", k);
+		for (i = 0; i < PV * PINPUTS; i++)
+			in[i] = rng() % 4 ? rng() : rng() % 8;
+		for (pass = 0; pass < 2; pass++) {
+			struct ck c;
+
+			load(_metadata, prog[pass], name, &c);
+			spilled += pass && c.priv;
+			set_u64(&c, 0, in_va);
+			set_u64(&c, 1, out_va);
+			/* blocks of 64: two warps, each diverging its own way */
+			ASSERT_EQ(0, run1d(self->tm, &c, PINPUTS, 64));
+			for (i = 0; i < PINPUTS; i++) {
+				uint32_t v[PV];
+
+				memcpy(v, &in[PV * i], sizeof(v));
+				prun(&pg[k], pg[k].root, v);
+				for (j = 0; j < PV; j++)
+					if (v[j] != out[PV * i + j])
+						break;
+				if (j < PV) {
+					fprintf(stderr, "# %s%s: input %d v%d got %x want %x\n",
+						name, pass ? " (16 registers)" : "",
+						i, j, out[PV * i + j], v[j]);
+					failures++;
+					break;
+				}
+			}
+			vg_kernel_free(c.k);
+		}
+	}
+	fprintf(stderr, "# %d of %d programs spill with 16 registers\n",
+		spilled, NPROGS);
+	EXPECT_GT(spilled, 0);
+	EXPECT_EQ(0, failures);
+	if (failures)
+		fprintf(stderr, "%s", src);
+	vmgpu_program_destroy(prog[0]);
+	vmgpu_program_destroy(prog[1]);
+	free(src);
 }
 
 /* ------------------------------------------------------------------ */
