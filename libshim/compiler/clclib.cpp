@@ -535,17 +535,25 @@ float OVL half_cos(float x) { return cos(x); }
 float OVL native_tan(float x) { return tan(x); }
 
 /* ---- vector forms, element by element (the back end scalarises) ---- */
+/* 8 and 16 wide: by halves */
 #define V1(R, T, f) \
 R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
 R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
-R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); }
+R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
+R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
+R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
 #define V2(T, f) \
 T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
 T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
-T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); }
+T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
+T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
 #define V3(T, f) \
 T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
-T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); }
+T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
+T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
+T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
+T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
 V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
 V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
 V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
@@ -554,6 +562,20 @@ V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
 V2(float, fmin) V2(float, fmax) V2(float, pow) V2(float, min) V2(float, max)
 V2(int, min) V2(int, max) V2(uint, min) V2(uint, max)
 V3(float, fma) V3(float, mad) V3(float, clamp) V3(int, clamp) V3(float, mix)
+/* the forms with scalar second (and third) operands */
+#define VS(T, N) \
+T##N OVL fmin(T##N x, T y) { return fmin(x, (T##N)(y)); } \
+T##N OVL fmax(T##N x, T y) { return fmax(x, (T##N)(y)); } \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); } \
+T##N OVL mix(T##N x, T##N y, T a) { return mix(x, y, (T##N)(a)); }
+#define VSI(T, N) \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
+VS(float, 2) VS(float, 3) VS(float, 4) VS(float, 8) VS(float, 16)
+VSI(int, 2) VSI(int, 3) VSI(int, 4) VSI(int, 8) VSI(int, 16)
 float OVL dot(float x, float y) { return x * y; }
 float OVL dot(float2 x, float2 y) { return __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0); }
 float OVL dot(float4 x, float4 y)

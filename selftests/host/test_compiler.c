@@ -1318,6 +1318,11 @@ static const char vec_src[] =
 	"	d[i] = dot(x, y);\n"
 	"	int4 k = convert_int4(x * 100.0f);\n"
 	"	ii[i] = (k >> 2) + (int4)(i, -i, 2 * i, 7) + min(k, (int4)(3));\n"
+	"}\n"
+	"kernel void v16(global const float16 *a, global float16 *o)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	o[i] = clamp(sqrt(fabs(a[i])), 0.5f, 2.0f) + fmax(a[i], a[i].sfedcba9876543210);\n"
 	"}\n";
 
 TEST_F(cc, vectors_scalarised)
@@ -1358,6 +1363,20 @@ TEST_F(cc, vectors_scalarised)
 		}
 		ASSERT_EQ(0, memcmp(&dd, &d[i], 4));
 	}
+	vg_kernel_free(c.k);
+
+	/* float16: clamp, sqrt, fabs, fmax by halves, a reversing swizzle */
+	load(_metadata, prog, "v16", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, o_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n / 4, 32));
+	for (i = 0; i < n / 4; i++)
+		for (k = 0; k < 16; k++) {
+			float x = a[16 * i + k], y = a[16 * i + 15 - k];
+			float r = fminf(fmaxf(sqrtf(fabsf(x)), 0.5f), 2.0f) + fmaxf(x, y);
+
+			ASSERT_EQ(0, memcmp(&r, &o[16 * i + k], 4));
+		}
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
 }
