@@ -2187,10 +2187,15 @@ bool Backend::allocate(unsigned nregs, bool reserve)
 	if (spilled && !reserve)
 		return false;
 	if (reserve) {
-		tmp_base = int(nregs - 7);
-		scratch_reg = int(nregs - 2);
+		/* the reserved registers are r0..r6: the allocated ones move
+		 * up, and num_regs stays what is used */
+		for (size_t v = 1; v < nv; v++)
+			if (phys[v] >= 0)
+				phys[v] += 7;
+		tmp_base = 0;
+		scratch_reg = 5;
 		phys[VR_SCRATCH] = scratch_reg;
-		max_used = nregs;
+		max_used += 7;
 		priv_bytes = std::max(8u, uint32_t(alignTo(spill_top, 8)));
 		uses_scratch = true;
 	}

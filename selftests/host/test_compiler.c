@@ -1174,6 +1174,8 @@ TEST_F(cc, private_array)
 		in[i] = (int32_t)rng();
 	load(_metadata, prog, "sieve", &c);
 	EXPECT_GE(c.priv, 160u);
+	/* reserved registers at the bottom: num_regs is what is used */
+	EXPECT_LT(c.h.num_regs, 64u);
 	EXPECT_EQ(4, c.sig.num_params);
 	EXPECT_EQ(VMGPU_PARAM_BUF_RW, c.params[3].type);
 	set_u64(&c, 0, in_va);
