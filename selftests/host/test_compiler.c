@@ -98,7 +98,9 @@ static void load(struct __test_metadata *_metadata,
 	memset(c, 0, sizeof(*c));
 	ASSERT_EQ(0, vmgpu_program_kernel_image(prog, name, &image, &bytes));
 	vmgpu_exec_header_read(&c->h, image);
+	/* what vmgpu_kernel_create() checks, then the interpreter's load */
 	ASSERT_TRUE(vmgpu_exec_header_valid(&c->h));
+	ASSERT_EQ(vmgpu_exec_file_bytes(&c->h), bytes);
 	ASSERT_EQ(1, vmgpu_exec_sig_read(&c->h, image, bytes, &c->sig,
 					 c->params, &why));
 	ASSERT_EQ(0, strcmp(c->sig.name, name));
