@@ -128,7 +128,9 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 			   w == "-cl-denorms-are-zero" ||
 			   w == "-cl-single-precision-constant" ||
 			   w == "-cl-opt-disable" || w == "-cl-std=CL1.2" ||
-			   w == "-cl-std=CL1.1" || w == "-cl-std=CL1.0") {
+			   w == "-cl-std=CL1.1" || w == "-cl-std=CL1.0" ||
+			   w == "-ffp-contract=off" || w == "-ffp-contract=on" ||
+			   w == "-ffp-contract=fast") {
 			if (w == "-cl-opt-disable")
 				continue;	/* the back end needs O2's SSA */
 			o.clang.push_back(w);

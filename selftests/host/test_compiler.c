@@ -1951,6 +1951,214 @@ TEST_F(cc, random_structured_programs)
 }
 
 /* ------------------------------------------------------------------ */
+/* Random float expressions: every comparison predicate, NaN, -0, inf    */
+/* ------------------------------------------------------------------ */
+
+enum { F_VAR, F_CONST, F_ADD, F_SUB, F_MUL, F_DIV, F_NEG, F_ABS, F_MIN,
+       F_MAX, F_CVT, F_CMP, F_COUNT };
+enum { C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE, C_NLT, C_NLE, C_NGT, C_NGE,
+       C_NEQ, C_UNO, C_ORD, C_COUNT };
+
+static const char *const fcmp_fmt[C_COUNT] = {
+	"(%s < %s)", "(%s <= %s)", "(%s > %s)", "(%s >= %s)", "(%s == %s)",
+	"(%s != %s)", "!(%s < %s)", "!(%s <= %s)", "!(%s > %s)", "!(%s >= %s)",
+	"!(%s == %s)", "(isnan(%s) || isnan(%s))", "!(isnan(%s) || isnan(%s))" };
+
+static int fcmp_eval(int c, float a, float b)
+{
+	switch (c) {
+	case C_LT: return a < b;
+	case C_LE: return a <= b;
+	case C_GT: return a > b;
+	case C_GE: return a >= b;
+	case C_EQ: return a == b;
+	case C_NE: return a != b;
+	case C_NLT: return !(a < b);
+	case C_NLE: return !(a <= b);
+	case C_NGT: return !(a > b);
+	case C_NGE: return !(a >= b);
+	case C_NEQ: return !(a == b);
+	case C_UNO: return isnan(a) || isnan(b);
+	default: return !(isnan(a) || isnan(b));
+	}
+}
+
+static int fgen(struct expr *e, int depth)
+{
+	int i = e->n++, op = depth <= 0 ? (int)(rng() % 2) :
+			     2 + (int)(rng() % (F_COUNT - 2));
+	struct enode *n = &e->nodes[i];
+
+	n->op = op;
+	if (op == F_VAR) {
+		n->k = rng() % 4;
+	} else if (op == F_CONST) {
+		static const float c[] = { 0.0f, -0.0f, 1.0f, -2.5f, 0.1f, 3e38f,
+					   1e-40f, 1e9f };
+		float f = c[rng() % 8];
+
+		memcpy(&n->k, &f, 4);
+	} else {
+		n->a = fgen(e, depth - 1);
+		if (op != F_NEG && op != F_ABS && op != F_CVT)
+			n->b = fgen(e, depth - 1);
+		if (op == F_CMP) {
+			n->c = fgen(e, depth - 1);
+			n->k = rng() % C_COUNT;
+		}
+	}
+	return i;
+}
+
+static void fprint(const struct expr *e, int i, char *buf, size_t len)
+{
+	const struct enode *n = &e->nodes[i];
+	char A[16384], B[16384], C[16384], cond[40000];
+	static const char *const op[] = { [F_ADD] = "+", [F_SUB] = "-",
+					  [F_MUL] = "*", [F_DIV] = "/" };
+	float f;
+
+	A[0] = B[0] = C[0] = 0;
+	if (n->op >= F_ADD)
+		fprint(e, n->a, A, sizeof(A));
+	if (n->op >= F_ADD && n->op != F_NEG && n->op != F_ABS && n->op != F_CVT)
+		fprint(e, n->b, B, sizeof(B));
+	if (n->op == F_CMP)
+		fprint(e, n->c, C, sizeof(C));
+	switch (n->op) {
+	case F_VAR: snprintf(buf, len, "x%d", (int)n->k); break;
+	case F_CONST:
+		memcpy(&f, &n->k, 4);
+		snprintf(buf, len, "as_float(0x%08xu)", (unsigned)n->k);
+		break;
+	case F_NEG: snprintf(buf, len, "(-%s)", A); break;
+	case F_ABS: snprintf(buf, len, "fabs(%s)", A); break;
+	case F_MIN: snprintf(buf, len, "fmin(%s, %s)", A, B); break;
+	case F_MAX: snprintf(buf, len, "fmax(%s, %s)", A, B); break;
+	case F_CVT: snprintf(buf, len, "cvt(%s)", A); break;
+	case F_CMP:
+		snprintf(cond, sizeof(cond), fcmp_fmt[n->k], A, B);
+		snprintf(buf, len, "(%s ? %s : %s)", cond, A, C);
+		break;
+	default: snprintf(buf, len, "(%s %s %s)", A, op[n->op], B);
+	}
+}
+
+static float cvt_ref(float a)
+{
+	return fabsf(a) < 1e9f ? (float)(int)a + (float)(unsigned)(int)fabsf(a) * 0.5f : a;
+}
+
+/* the ISA's minNum/maxNum: -0 below +0 (C leaves that open) */
+static float fmin_ref(float a, float b)
+{
+	if (a == 0.0f && b == 0.0f)
+		return signbit(a) ? a : b;
+	return fminf(a, b);
+}
+
+static float fmax_ref(float a, float b)
+{
+	if (a == 0.0f && b == 0.0f)
+		return signbit(a) ? b : a;
+	return fmaxf(a, b);
+}
+
+static float feval(const struct expr *e, int i, const float *x)
+{
+	const struct enode *n = &e->nodes[i];
+	volatile float a = 0, b = 0, r;
+
+	if (n->op >= F_ADD)
+		a = feval(e, n->a, x);
+	if (n->op >= F_ADD && n->op != F_NEG && n->op != F_ABS && n->op != F_CVT)
+		b = feval(e, n->b, x);
+	switch (n->op) {
+	case F_VAR: return x[n->k];
+	case F_CONST: memcpy((float *)&r, &n->k, 4); return r;
+	case F_ADD: r = a + b; return r;
+	case F_SUB: r = a - b; return r;
+	case F_MUL: r = a * b; return r;
+	case F_DIV: r = a / b; return r;
+	case F_NEG: return -a;
+	case F_ABS: return fabsf(a);
+	case F_MIN: return fmin_ref(a, b);
+	case F_MAX: return fmax_ref(a, b);
+	case F_CVT: return cvt_ref(a);
+	case F_CMP: return fcmp_eval((int)n->k, a, b) ? a : feval(e, n->c, x);
+	}
+	return 0;
+}
+
+#define FEXPRS	60
+
+TEST_F(cc, random_float_expressions)
+{
+	static struct expr ex[FEXPRS];
+	size_t cap = 1 << 21, len = 0;
+	char *src = malloc(cap), *body = malloc(1 << 16);
+	struct vmgpu_program *prog;
+	ALLOC(float, in, 4 * EXPR_INPUTS);
+	ALLOC(float, out, EXPR_INPUTS);
+	int k, i, failures = 0;
+
+	ASSERT_NE(NULL, src);
+	if (getenv("VMGPU_TEST_SEED"))
+		rng_state = (uint32_t)strtoul(getenv("VMGPU_TEST_SEED"), NULL, 0) * 13 + 5;
+	len += (size_t)snprintf(src + len, cap - len,
+		"float cvt(float a) { return fabs(a) < 1e9f ? (float)(int)a +"
+		" (float)(uint)(int)fabs(a) * 0.5f : a; }\n");
+	for (k = 0; k < FEXPRS; k++) {
+		ex[k].n = 0;
+		ex[k].root = fgen(&ex[k], 1 + (int)(rng() % 3));
+		fprint(&ex[k], ex[k].root, body, 1 << 16);
+		len += (size_t)snprintf(src + len, cap - len,
+			"kernel void f%d(global const float *in, global float *out)\n"
+			"{\n\tsize_t i = get_global_id(0);\n"
+			"\tfloat x0 = in[4 * i], x1 = in[4 * i + 1], x2 = in[4 * i + 2],"
+			" x3 = in[4 * i + 3];\n\tout[i] = %s;\n}\n", k, body);
+	}
+	/* no contraction: the C evaluator rounds every operation */
+	prog = build(_metadata, src, "-ffp-contract=off");
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < 4 * EXPR_INPUTS; i++) {
+		static const float sp[] = { 0.0f, -0.0f, 1.0f, -1.0f, NAN,
+					    INFINITY, -INFINITY, 1e-45f, 0.5f };
+
+		in[i] = rng() % 3 ? rng_float() * (float)(1 << (rng() % 20)) :
+			sp[rng() % 9];
+	}
+	for (k = 0; k < FEXPRS; k++) {
+		char name[16];
+		struct ck c;
+
+		snprintf(name, sizeof(name), "f%d", k);
+		load(_metadata, prog, name, &c);
+		set_u64(&c, 0, in_va);
+		set_u64(&c, 1, out_va);
+		ASSERT_EQ(0, run1d(self->tm, &c, EXPR_INPUTS, 64));
+		for (i = 0; i < EXPR_INPUTS; i++) {
+			float want = feval(&ex[k], ex[k].root, &in[4 * i]);
+			float got = out[i];
+
+			if ((isnan(want) && isnan(got)) || want == got)
+				continue;
+			fprint(&ex[k], ex[k].root, body, 1 << 16);
+			fprintf(stderr, "# %s: x=%a %a %a %a got %a want %a\n#   %s\n",
+				name, in[4 * i], in[4 * i + 1], in[4 * i + 2],
+				in[4 * i + 3], got, want, body);
+			failures++;
+			break;
+		}
+		vg_kernel_free(c.k);
+	}
+	EXPECT_EQ(0, failures);
+	vmgpu_program_destroy(prog);
+	free(src);
+	free(body);
+}
+
+/* ------------------------------------------------------------------ */
 /* Math built-ins: ULP against the C library (double precision)         */
 /* ------------------------------------------------------------------ */
 
