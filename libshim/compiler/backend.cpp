@@ -1467,8 +1467,6 @@ void Backend::phi_copies(const BasicBlock *from, const BasicBlock *to)
 
 void Backend::select_inst(Instruction &i)
 {
-	if (failed && false)
-		return;
 	for (Value *op : i.operands())
 		if (op->getType()->isVectorTy() || i.getType()->isVectorTy()) {
 			error(&i, "vector operation left after scalarisation");
@@ -1613,7 +1611,6 @@ void Backend::select_block(const BasicBlock *bb)
 		select_inst(i);
 	}
 	const Instruction *term = bb->getTerminator();
-	MBlock &mb = blocks[cur];
 
 	if (auto *br = dyn_cast<BranchInst>(term)) {
 		for (const BasicBlock *s : successors(bb))
@@ -1652,7 +1649,6 @@ void Backend::select_block(const BasicBlock *bb)
 		}
 		return;
 	}
-	(void)mb;
 	if (isa<ReturnInst>(term) || isa<UnreachableInst>(term)) {
 		emit(VMGPU_OP_EXIT);
 		return;
@@ -2276,23 +2272,17 @@ void Backend::encode(std::vector<uint64_t> &code)
 					*pp[o] = unsigned(phys[v] + hh[o]);
 					continue;
 				}
-				bool pair = vsize[v] == 2 && !hh[o] &&
-					    !(m.op == P_COPY && false);
 				/* a pair operand is read whole unless a half is named;
 				 * 32-bit uses of pairs always name the half */
 				bool whole = vsize[v] == 2 && !hh[o];
 				uint32_t so = uint32_t(slot[v] + 4 * hh[o]);
 				code.push_back(insn(whole ? VMGPU_OP_LD_64 : VMGPU_OP_LD_32,
 						    false, tmps[o], S, 0, so));
-				(void)pair;
 				*pp[o] = unsigned(tmps[o]);
 			}
 			bool dspill = m.d >= 0 && phys[m.d] < 0;
 			if (m.d >= 0)
 				pd = dspill ? unsigned(T) : unsigned(phys[m.d]);
-			size_t at = code.size();
-			(void)at;
-
 			switch (m.op) {
 			case P_COPY:
 				if (vsize[m.d] == 2) {
@@ -2384,14 +2374,10 @@ bool Backend::run(Kernel &out)
 	dead_code();
 	unsigned nregs = opts.max_regs;
 	bool need_priv = uses_scratch || priv_bytes;
+	/* first without reserved registers; again with them if anything
+	 * spilled (with them, allocation always succeeds) */
 	if (!allocate(nregs, need_priv))
 		allocate(nregs, true);
-	if (uses_scratch || priv_bytes) {
-		uses_scratch = true;
-		if (!phys.empty() && tmp_base < 0) {
-			/* allocate() without reservation cannot happen here */
-		}
-	}
 
 	if (uses_scratch) {
 		vmgpu_exec_param p = {};
