@@ -32,9 +32,23 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
 DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null)
 
+# The OpenCL C compiler (libshim/compiler, C++) is built against Debian's
+# clang and LLVM 16 (scripts/deps installs them) and uses them as shared
+# libraries: libvmgpu.so, vmgpu-cc and test_compiler link them; the
+# static tools do not use the compiler and stay free of LLVM.
+LLVM_CONFIG ?= llvm-config-16
+LLVM_CXXFLAGS := $(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null)
+LLVM_LIBDIR   := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+CLANG_RESOURCE_DIR := $(shell clang-16 -print-resource-dir 2>/dev/null)
+CC_LIBS  := -L$(LLVM_LIBDIR) -lclang-cpp -lLLVM-16
+CXXWARN  := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CCXXFLAGS := $(LLVM_CXXFLAGS) $(CXXWARN) -fPIC -pthread \
+	     -DVMGPU_CLANG_RESOURCE_DIR='"$(CLANG_RESOURCE_DIR)"'
+
 CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
 # The library: a small core in libshim/, one subfolder per subsystem.
 SHIM_SRC  := $(sort $(wildcard libshim/*.c) $(wildcard libshim/*/*.c))
+COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
 HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))
@@ -47,6 +61,8 @@ TEST_WARN := -Wno-missing-prototypes -Wno-sign-compare
 # Release objects (the library users link, the tools, the VM binaries).
 CORE_OBJ  := $(CORE_SRC:%.c=$(O)/rel/%.o)
 SHIM_OBJ  := $(SHIM_SRC:%.c=$(O)/rel/%.o)
+COMP_OBJ  := $(COMP_SRC:%.cpp=$(O)/rel/%.o)
+COMP_AOBJ := $(COMP_SRC:%.cpp=$(O)/asan/%.o)
 # Sanitized objects for host tests.
 CORE_AOBJ := $(CORE_SRC:%.c=$(O)/asan/%.o)
 SHIM_AOBJ := $(SHIM_SRC:%.c=$(O)/asan/%.o)
@@ -86,18 +102,26 @@ $(O)/asan/%.o: %.c
 		-std=gnu11 $(WARN) $(EXTRA_WARN) -pthread $(SANFLAGS) -MMD -MP \
 		-c $< -o $@
 
+$(O)/rel/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CCXXFLAGS) -O2 -g -MMD -MP -c $< -o $@
+
+$(O)/asan/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CCXXFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
+
 $(O)/asan/selftests/%.o: EXTRA_WARN := $(TEST_WARN) \
 	-DVMGPU_GOLDEN_DIR='"$(CURDIR)/selftests/host/golden"'
 
-$(LIBVMGPU_A): $(SHIM_OBJ)
+$(LIBVMGPU_A): $(SHIM_OBJ) $(COMP_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
 # Only the vmgpu_* functions of vmgpu.h are the ABI (libshim/libvmgpu.map).
-$(LIBVMGPU_SO): $(SHIM_OBJ) libshim/libvmgpu.map
-	$(CC) -shared -Wl,-soname,$(LIBVMGPU_SONAME) \
+$(LIBVMGPU_SO): $(SHIM_OBJ) $(COMP_OBJ) libshim/libvmgpu.map
+	$(CXX) -shared -Wl,-soname,$(LIBVMGPU_SONAME) \
 		-Wl,--version-script=libshim/libvmgpu.map -o $@ $(SHIM_OBJ) \
-		$(DRM_LIBS) -pthread
+		$(COMP_OBJ) $(DRM_LIBS) $(CC_LIBS) -pthread
 	ln -sfn $(@F) $(O)/$(LIBVMGPU_SONAME)
 	ln -sfn $(LIBVMGPU_SONAME) $(O)/libvmgpu.so
 
@@ -108,6 +132,11 @@ $(LIBCORE_A): $(CORE_OBJ)
 $(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A) $(LIBCORE_A)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+# The compiler's tool uses clang and LLVM: linked dynamically.
+$(O)/tools/vmgpu-cc: $(O)/rel/tools/vmgpu-cc.o $(LIBVMGPU_A) $(LIBCORE_A)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
 # Host benchmarks run the device core directly, optimised as in QEMU,
 # some on the host tests' fake machine (selftests/host/testhost).
@@ -121,6 +150,11 @@ $(O)/bench/%: $(O)/rel/scripts/bench/%.o $(HLIB_ROBJ) $(LIBCORE_A) \
 $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+$(O)/host-tests/test_compiler: $(O)/asan/selftests/host/test_compiler.o \
+		$(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ) $(COMP_AOBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
 $(O)/vm-tests/%: selftests/vm/%.c $(LIBVMGPU_A)
 	@mkdir -p $(@D)

@@ -701,6 +701,46 @@ const char *vmgpu_builtin_kernel_source(const char *name);
 /* NULL-terminated list of the built-in kernel names. */
 const char *const *vmgpu_builtin_kernel_names(void);
 
+/* ------------------------------------------------------------------ */
+/* OpenCL C compiler (Documentation/compiler.rst)                       */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_program;
+
+/*
+ * Compile @source, OpenCL C 1.2, for ISA version 1: every kernel of it
+ * becomes an executable with its signature. @options (NULL or "") holds
+ * clang's -D/-I/-U/-w/-Werror/-cl-* options and the compiler's own
+ * -vmgpu-source-name=NAME (the file name in messages, default input.cl)
+ * and -vmgpu-max-regs=N (16..128). *@log (free() it; may be NULL when
+ * out of memory) receives the build log: clang's diagnostics and the back
+ * end's, "FILE:LINE:COL: error: ...". -EINVAL on a compile error, -ENOMEM.
+ * Builds in several threads run independently.
+ */
+int vmgpu_program_build(const char *source, const char *options,
+			struct vmgpu_program **out, char **log);
+/* Free a program; NULL is accepted. */
+void vmgpu_program_destroy(struct vmgpu_program *prog);
+/* Number of kernels, and the name of kernel @index (NULL if none). */
+int vmgpu_program_kernel_count(const struct vmgpu_program *prog);
+const char *vmgpu_program_kernel_name(const struct vmgpu_program *prog,
+				      uint32_t index);
+/*
+ * The executable of kernel @name (for vmgpu_kernel_create()): valid while
+ * the program lives. -ENOENT if there is no such kernel.
+ */
+int vmgpu_program_kernel_image(const struct vmgpu_program *prog,
+			       const char *name, const void **image,
+			       size_t *bytes);
+/*
+ * Bytes of private memory each thread of kernel @name needs (private
+ * arrays, spilled registers), 0 if none. When not 0 the kernel's last
+ * parameter is the buffer "vmgpu_private" (buf_rw): at least this many
+ * bytes times the threads of the whole index space (grid_total x block).
+ */
+int vmgpu_program_kernel_private_bytes(const struct vmgpu_program *prog,
+				       const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The built-in functions of OpenCL C for vmgpu, in OpenCL C: compiled with
+ * every program, linked in, inlined where called (unused ones vanish).
+ * The back end knows only two hooks: __vmgpu_sreg(n) (s2r of special
+ * register n, a constant after inlining) and __vmgpu_bar() (bar).
+ *
+ * Accuracy of the math functions: Documentation/compiler.rst, measured by
+ * selftests/host/test_compiler.c against the C library.
+ */
+#include "compiler.h"
+
+namespace vmgpu_cc {
+
+const char clclib_source[] = R"CLC(
+#define OVL __attribute__((overloadable))
+#define INL __attribute__((always_inline))
+/* const: LLVM may merge and hoist reads of special registers */
+uint __vmgpu_sreg(int n) __attribute__((const));
+void __vmgpu_bar(void);
+
+/* ---- work-item functions (Documentation/compiler.rst) ---- */
+#define SREG3(base, d, dflt) ((d) == 0 ? __vmgpu_sreg(base) : \
+	(d) == 1 ? __vmgpu_sreg((base) + 1) : (d) == 2 ? __vmgpu_sreg((base) + 2) : (dflt))
+size_t OVL get_local_id(uint d) { return SREG3(0, d, 0u); }
+size_t OVL get_local_size(uint d) { return SREG3(3, d, 1u); }
+size_t OVL get_enqueued_local_size(uint d) { return SREG3(3, d, 1u); }
+size_t OVL get_group_id(uint d) { return SREG3(6, d, 0u); }
+size_t OVL get_num_groups(uint d) { return SREG3(9, d, 1u); }
+/* Ids are 32-bit: the ISA's block indices and sizes are. */
+size_t OVL get_global_id(uint d)
+{
+	return d < 3 ? (size_t)(SREG3(6, d, 0u) * SREG3(3, d, 1u) + SREG3(0, d, 0u)) : 0;
+}
+size_t OVL get_global_size(uint d)
+{
+	return d < 3 ? (size_t)(SREG3(9, d, 1u) * SREG3(3, d, 1u)) : 1;
+}
+/* The portion origin of a split index space, in work-items. */
+size_t OVL get_global_offset(uint d)
+{
+	return d < 3 ? (size_t)(SREG3(12, d, 0u) * SREG3(3, d, 1u)) : 0;
+}
+uint OVL get_work_dim(void)
+{
+	return __vmgpu_sreg(11) * __vmgpu_sreg(5) > 1 ? 3 :
+	       __vmgpu_sreg(10) * __vmgpu_sreg(4) > 1 ? 2 : 1;
+}
+
+/* ---- synchronisation ---- */
+void OVL barrier(cl_mem_fence_flags f) { __vmgpu_bar(); }
+void OVL mem_fence(cl_mem_fence_flags f) { }
+void OVL read_mem_fence(cl_mem_fence_flags f) { }
+void OVL write_mem_fence(cl_mem_fence_flags f) { }
+
+/* ---- atomics (32-bit; the ISA has them on global memory only) ---- */
+#define ATOMICS(AS) \
+int OVL atomic_add(volatile AS int *p, int v) { return __sync_fetch_and_add(p, v); } \
+uint OVL atomic_add(volatile AS uint *p, uint v) { return __sync_fetch_and_add(p, v); } \
+int OVL atomic_sub(volatile AS int *p, int v) { return __sync_fetch_and_sub(p, v); } \
+uint OVL atomic_sub(volatile AS uint *p, uint v) { return __sync_fetch_and_sub(p, v); } \
+int OVL atomic_inc(volatile AS int *p) { return __sync_fetch_and_add(p, 1); } \
+uint OVL atomic_inc(volatile AS uint *p) { return __sync_fetch_and_add(p, 1u); } \
+int OVL atomic_dec(volatile AS int *p) { return __sync_fetch_and_sub(p, 1); } \
+uint OVL atomic_dec(volatile AS uint *p) { return __sync_fetch_and_sub(p, 1u); } \
+int OVL atomic_xchg(volatile AS int *p, int v) { return __sync_lock_test_and_set(p, v); } \
+uint OVL atomic_xchg(volatile AS uint *p, uint v) { return __sync_lock_test_and_set(p, v); } \
+float OVL atomic_xchg(volatile AS float *p, float v) \
+{ return as_float(__sync_lock_test_and_set((volatile AS int *)p, as_int(v))); } \
+int OVL atomic_min(volatile AS int *p, int v) { return __sync_fetch_and_min(p, v); } \
+uint OVL atomic_min(volatile AS uint *p, uint v) { return __sync_fetch_and_umin(p, v); } \
+int OVL atomic_max(volatile AS int *p, int v) { return __sync_fetch_and_max(p, v); } \
+uint OVL atomic_max(volatile AS uint *p, uint v) { return __sync_fetch_and_umax(p, v); } \
+int OVL atomic_cmpxchg(volatile AS int *p, int c, int v) \
+{ return __sync_val_compare_and_swap(p, c, v); } \
+uint OVL atomic_cmpxchg(volatile AS uint *p, uint c, uint v) \
+{ return __sync_val_compare_and_swap(p, c, v); } \
+ATOMIC_LOOP(AS, and, &) ATOMIC_LOOP(AS, or, |) ATOMIC_LOOP(AS, xor, ^)
+/* and/or/xor: compare-and-swap loops (lanes of a warp take turns) */
+#define ATOMIC_LOOP(AS, name, OP) \
+int OVL atomic_##name(volatile AS int *p, int v) \
+{ \
+	int old = __sync_fetch_and_add(p, 0), seen; \
+	while ((seen = __sync_val_compare_and_swap(p, old, old OP v)) != old) \
+		old = seen; \
+	return old; \
+} \
+uint OVL atomic_##name(volatile AS uint *p, uint v) \
+{ return (uint)atomic_##name((volatile AS int *)p, (int)v); }
+ATOMICS(global)
+ATOMICS(local)
+
+/*
+ * 64-bit division and conversions: the front end turns i64 sdiv/udiv/
+ * srem/urem and i64 <-> float conversions into calls of these (the ISA
+ * has 32-bit ones only). Division by zero gives all ones (quotient) and
+ * the dividend (remainder), as the ISA's 32-bit division.
+ */
+ulong __vmgpu_udiv64(ulong n, ulong d)
+{
+	if (d == 0)
+		return ~0ul;
+	if ((n >> 32) == 0 && (d >> 32) == 0)
+		return (uint)n / (uint)d;
+	ulong q = 0, r = 0;
+	for (int i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= 1ul << i;
+		}
+	}
+	return q;
+}
+ulong __vmgpu_urem64(ulong n, ulong d)
+{
+	if (d == 0)
+		return n;
+	if ((n >> 32) == 0 && (d >> 32) == 0)
+		return (uint)n % (uint)d;
+	ulong r = 0;
+	for (int i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d)
+			r -= d;
+	}
+	return r;
+}
+long __vmgpu_sdiv64(long n, long d)
+{
+	ulong q = __vmgpu_udiv64(n < 0 ? -(ulong)n : (ulong)n,
+				 d < 0 ? -(ulong)d : (ulong)d);
+	return (n < 0) != (d < 0) && d != 0 ? -(long)q : (long)q;
+}
+long __vmgpu_srem64(long n, long d)
+{
+	ulong r = __vmgpu_urem64(n < 0 ? -(ulong)n : (ulong)n,
+				 d < 0 ? -(ulong)d : (ulong)d);
+	return n < 0 && d != 0 ? -(long)r : (long)r;
+}
+/* correctly rounded: the top 31 bits with a sticky bit, one u2f, an
+ * exact scaling */
+float __vmgpu_ul2f(ulong x)
+{
+	uint h = (uint)(x >> 32);
+	if (!h)
+		return (float)(uint)x;
+	int s = ((as_int((float)h) >> 23) & 0xff) - 127 + 2;
+	uint y = (uint)(x >> s) | ((x & ((1ul << s) - 1)) != 0);
+	return (float)y * as_float((s + 127) << 23);
+}
+float __vmgpu_l2f(long x)
+{
+	return x < 0 ? -__vmgpu_ul2f(-(ulong)x) : __vmgpu_ul2f((ulong)x);
+}
+/* toward zero, saturating, NaN to 0 (as the ISA's f2i/f2u) */
+ulong __vmgpu_f2ul(float f)
+{
+	if (!(f > 0.0f))
+		return 0;
+	if (f >= 18446744073709551616.0f)
+		return ~0ul;
+	if (f < 4294967296.0f)
+		return (uint)f;
+	int e = ((as_int(f) >> 23) & 0xff) - 127;
+	return (ulong)((as_int(f) & 0x7fffff) | 0x800000) << (e - 23);
+}
+long __vmgpu_f2l(float f)
+{
+	if (f != f)
+		return 0;
+	if (f >= 9223372036854775808.0f)
+		return 0x7fffffffffffffffl;
+	if (f <= -9223372036854775808.0f)
+		return (long)0x8000000000000000ul;
+	return f < 0.0f ? -(long)__vmgpu_f2ul(-f) : (long)__vmgpu_f2ul(f);
+}
+
+/* ---- integer ---- */
+#define INT_FUNCS(T, UT) \
+T OVL min(T a, T b) { return a < b ? a : b; } \
+T OVL max(T a, T b) { return a > b ? a : b; } \
+T OVL clamp(T x, T lo, T hi) { return min(max(x, lo), hi); } \
+UT OVL abs(T x) { return x < 0 ? (UT)-x : (UT)x; } \
+T OVL mad24(T a, T b, T c) { return a * b + c; } \
+T OVL mul24(T a, T b) { return a * b; } \
+T OVL mad_sat(T a, T b, T c) { return a * b + c; }
+INT_FUNCS(int, uint)
+INT_FUNCS(long, ulong)
+uint OVL min(uint a, uint b) { return a < b ? a : b; }
+uint OVL max(uint a, uint b) { return a > b ? a : b; }
+uint OVL clamp(uint x, uint lo, uint hi) { return min(max(x, lo), hi); }
+uint OVL abs(uint x) { return x; }
+ulong OVL min(ulong a, ulong b) { return a < b ? a : b; }
+ulong OVL max(ulong a, ulong b) { return a > b ? a : b; }
+/* (OpenCL's long long is 128 bits: the ...l builtins are the 64-bit ones) */
+#define BITS(T, UT, W, MIN, MAX) \
+T OVL popcount(T x) { return (T)__builtin_popcountl((ulong)(UT)x); } \
+T OVL clz(T x) { return x == 0 ? W : (T)(__builtin_clzl((ulong)(UT)x) - (64 - W)); } \
+T OVL rotate(T x, T n) \
+{ UT s = (UT)n & (W - 1); return s ? (T)(((UT)x << s) | ((UT)x >> (W - s))) : x; } \
+T OVL add_sat(T a, T b) \
+{ T s = (T)((UT)a + (UT)b); \
+  return MIN == 0 ? ((UT)s < (UT)a ? MAX : s) : \
+	 (((a ^ s) & (b ^ s)) < 0 ? (a < 0 ? MIN : MAX) : s); } \
+T OVL sub_sat(T a, T b) \
+{ T s = (T)((UT)a - (UT)b); \
+  return MIN == 0 ? ((UT)a < (UT)b ? 0 : s) : \
+	 (((a ^ b) & (a ^ s)) < 0 ? (a < 0 ? MIN : MAX) : s); } \
+T OVL hadd(T a, T b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
+BITS(int, uint, 32, (int)0x80000000, 0x7fffffff)
+BITS(uint, uint, 32, 0u, 0xffffffffu)
+BITS(long, ulong, 64, (long)0x8000000000000000ul, 0x7fffffffffffffffl)
+BITS(ulong, ulong, 64, 0ul, 0xfffffffffffffffful)
+int OVL mul_hi(int a, int b) { return (int)(((long)a * (long)b) >> 32); }
+uint OVL mul_hi(uint a, uint b) { return (uint)(((ulong)a * (ulong)b) >> 32); }
+
+/* ---- float: exact operations ---- */
+float OVL sqrt(float x) { return __builtin_sqrtf(x); }
+float OVL native_sqrt(float x) { return __builtin_sqrtf(x); }
+float OVL half_sqrt(float x) { return __builtin_sqrtf(x); }
+float OVL rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
+float OVL native_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
+float OVL fabs(float x) { return __builtin_fabsf(x); }
+float OVL fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+float OVL mad(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+float OVL fmin(float a, float b) { return __builtin_fminf(a, b); }
+float OVL fmax(float a, float b) { return __builtin_fmaxf(a, b); }
+float OVL fmin(float a, float b);
+float OVL min(float a, float b) { return __builtin_fminf(a, b); }
+float OVL max(float a, float b) { return __builtin_fmaxf(a, b); }
+float OVL clamp(float x, float lo, float hi) { return fmin(fmax(x, lo), hi); }
+float OVL copysign(float x, float y) { return __builtin_copysignf(x, y); }
+float OVL mix(float x, float y, float a) { return x + (y - x) * a; }
+float OVL step(float e, float x) { return x < e ? 0.0f : 1.0f; }
+float OVL sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; }
+float OVL native_divide(float x, float y) { return x / y; }
+float OVL native_recip(float x) { return 1.0f / x; }
+float OVL half_divide(float x, float y) { return x / y; }
+float OVL half_recip(float x) { return 1.0f / x; }
+float OVL fdim(float x, float y) { return x > y ? x - y : (x != x || y != y) ? x + y : 0.0f; }
+int OVL isnan(float x) { return x != x; }
+int OVL isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }
+int OVL isfinite(float x) { return __builtin_fabsf(x) < __builtin_inff(); }
+int OVL signbit(float x) { return as_int(x) < 0; }
+
+/* rounding: |x| >= 2^23 (and NaN, infinities) are already integers */
+float OVL trunc(float x)
+{
+	return __builtin_fabsf(x) < 8388608.0f ?
+	       __builtin_copysignf((float)(int)x, x) : x;
+}
+float OVL floor(float x) { float t = trunc(x); return t > x ? t - 1.0f : t; }
+float OVL ceil(float x) { float t = trunc(x); return t < x ? t + 1.0f : t; }
+float OVL round(float x)
+{
+	float t = trunc(x);
+	return __builtin_fabsf(x - t) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t;
+}
+float OVL rint(float x)
+{
+	float a = __builtin_fabsf(x);
+	if (a < 8388608.0f)
+		return __builtin_copysignf((a + 8388608.0f) - 8388608.0f, x);
+	return x;
+}
+float OVL fract(float x, global float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
+float OVL fract(float x, private float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
+float OVL fract(float x, local float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
+
+/* ---- exponentials and logarithms ---- */
+/* 2^k * e^r for |r| <= ~0.35: Taylor to degree 7, two exact scalings */
+INL float __vmgpu_expk(float r, int k)
+{
+	float p = 1.98412698e-4f;
+	p = __builtin_fmaf(p, r, 1.38888889e-3f);
+	p = __builtin_fmaf(p, r, 8.33333333e-3f);
+	p = __builtin_fmaf(p, r, 4.16666667e-2f);
+	p = __builtin_fmaf(p, r, 1.66666667e-1f);
+	p = __builtin_fmaf(p, r, 0.5f);
+	p = __builtin_fmaf(p, r * r, r);
+	p = p + 1.0f;
+	int k1 = k >> 1, k2 = k - k1;
+	return (p * as_float((k1 + 127) << 23)) * as_float((k2 + 127) << 23);
+}
+float OVL exp(float x)
+{
+	if (x != x)
+		return x;
+	if (x > 100.0f)
+		return __builtin_inff();
+	if (x < -110.0f)
+		return 0.0f;
+	float k = rint(x * 1.44269504088896341f);
+	float r = __builtin_fmaf(k, -0.693145751953125f, x);
+	r = __builtin_fmaf(k, -1.428606765330187045e-06f, r);
+	return __vmgpu_expk(r, (int)k);
+}
+float OVL exp2(float x)
+{
+	if (x != x)
+		return x;
+	if (x > 150.0f)
+		return __builtin_inff();
+	if (x < -160.0f)
+		return 0.0f;
+	float k = rint(x);
+	float f = x - k;			/* exact */
+	float r = f * 0.693147182f;
+	r = __builtin_fmaf(f, -1.90465421e-09f, r);	/* ln2 - 0.693147182f */
+	return __vmgpu_expk(r, (int)k);
+}
+float OVL exp10(float x) { return exp2(x * 3.32192809488736234f); }
+float OVL native_exp(float x) { return exp(x); }
+float OVL half_exp(float x) { return exp(x); }
+float OVL native_exp2(float x) { return exp2(x); }
+float OVL expm1(float x) { return __builtin_fabsf(x) < 1e-5f ? x + 0.5f * x * x : exp(x) - 1.0f; }
+
+/*
+ * log: x = 2^e * m, m in [sqrt(1/2), sqrt(2)), f = m - 1,
+ * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
+ * *e and the part beside e*ln2 come back separately for log2.
+ */
+INL float __vmgpu_log_parts(float x, float *e_out)
+{
+	int ix = as_int(x), e = 0;
+	if (ix < 0x00800000) {		/* subnormal */
+		x *= 33554432.0f;
+		ix = as_int(x);
+		e = -25;
+	}
+	e += ((ix >> 23) & 0xff) - 127;
+	ix = (ix & 0x007fffff) | 0x3f800000;
+	float m = as_float(ix);
+	if (m > 1.41421356f) {
+		m *= 0.5f;
+		e += 1;
+	}
+	float f = m - 1.0f;
+	float s = f / (2.0f + f);
+	float z = s * s, w = z * z;
+	float t1 = w * (0.40000972152f + w * 0.24279078841f);
+	float t2 = z * (0.66666662693f + w * 0.28498786688f);
+	float R = t2 + t1;
+	float hfsq = 0.5f * f * f;
+	*e_out = (float)e;
+	return s * (hfsq + R) - hfsq + f;
+}
+INL int __vmgpu_log_special(float x, float *res)
+{
+	if (x != x || x < 0.0f) {
+		*res = __builtin_nanf("");
+		return 1;
+	}
+	if (x == 0.0f) {
+		*res = -__builtin_inff();
+		return 1;
+	}
+	if (x == __builtin_inff()) {
+		*res = x;
+		return 1;
+	}
+	return 0;
+}
+float OVL log(float x)
+{
+	float r, e;
+	if (__vmgpu_log_special(x, &r))
+		return r;
+	r = __vmgpu_log_parts(x, &e);
+	return e * 6.9313812256e-01f + (r + e * 9.0580006145e-06f);
+}
+float OVL log2(float x)
+{
+	float r, e;
+	if (__vmgpu_log_special(x, &r))
+		return r;
+	r = __vmgpu_log_parts(x, &e);
+	return e + r * 1.44269504088896341f;
+}
+float OVL log10(float x) { return log(x) * 0.434294481903251828f; }
+float OVL log1p(float x) { return log(1.0f + x); }
+float OVL native_log(float x) { return log(x); }
+float OVL half_log(float x) { return log(x); }
+float OVL native_log2(float x) { return log2(x); }
+
+INL int __vmgpu_is_int(float y) { return trunc(y) == y; }
+INL int __vmgpu_is_odd(float y)
+{
+	return __builtin_fabsf(y) < 16777216.0f && __vmgpu_is_int(y) &&
+	       ((int)y & 1);
+}
+/*
+ * x^y = 2^(y log2 x) with log2 x = e + t + tl and the product y log2 x
+ * kept as hi + lo (fma gives the rounding error of each product): the
+ * result's error no longer grows with |y log2 x|.
+ */
+/* log(m) of __vmgpu_log_parts as hi + lo: f - f^2/2 without rounding */
+INL float __vmgpu_log_parts_ext(float x, float *e_out, float *lo)
+{
+	int ix = as_int(x), e = 0;
+	if (ix < 0x00800000) {
+		x *= 33554432.0f;
+		ix = as_int(x);
+		e = -25;
+	}
+	e += ((ix >> 23) & 0xff) - 127;
+	ix = (ix & 0x007fffff) | 0x3f800000;
+	float m = as_float(ix);
+	if (m > 1.41421356f) {
+		m *= 0.5f;
+		e += 1;
+	}
+	float f = m - 1.0f;
+	float s = f / (2.0f + f);
+	float z = s * s, w = z * z;
+	float t1 = w * (0.40000972152f + w * 0.24279078841f);
+	float t2 = z * (0.66666662693f + w * 0.28498786688f);
+	float R = t2 + t1;
+	float hf = 0.5f * f;
+	float hfsq = hf * f, hfe = __builtin_fmaf(hf, f, -hfsq);
+	float rh = f - hfsq;
+	*lo = ((f - rh) - hfsq) - hfe + s * (hfsq + R);
+	*e_out = (float)e;
+	return rh;
+}
+INL float __vmgpu_pow_pos(float ax, float y)
+{
+	float e, rl, rh = __vmgpu_log_parts_ext(ax, &e, &rl);
+	float r = rh + rl;
+	rl = (rh - r) + rl;
+	float t = r * 1.44269504088896341f;
+	float tl = __builtin_fmaf(r, 1.44269504088896341f, -t) +
+		   r * 1.925963033500e-08f + rl * 1.44269504088896341f;
+	float p = y * e, pe = __builtin_fmaf(y, e, -p);
+	float q = y * t, qe = __builtin_fmaf(y, t, -q);
+	float hi = p + q;
+	float lo = __builtin_fabsf(p) >= __builtin_fabsf(q) ? (p - hi) + q : (q - hi) + p;
+	lo += pe + qe + y * tl;
+	if (hi > 150.0f)
+		return __builtin_inff();
+	if (hi < -160.0f)
+		return 0.0f;
+	float k = rint(hi + lo);
+	float f = (hi - k) + lo;
+	float rr = f * 0.693147182f;
+	rr = __builtin_fmaf(f, -1.90465421e-09f, rr);
+	return __vmgpu_expk(rr, (int)k);
+}
+float OVL pow(float x, float y)
+{
+	if (y == 0.0f || x == 1.0f)
+		return 1.0f;
+	if (x != x || y != y)
+		return __builtin_nanf("");
+	float ax = __builtin_fabsf(x), sgn = 1.0f;
+	if (x < 0.0f) {
+		if (!__vmgpu_is_int(y))
+			return __builtin_nanf("");
+		if (__vmgpu_is_odd(y))
+			sgn = -1.0f;
+	}
+	if (ax == 0.0f)
+		return y > 0.0f ? (__vmgpu_is_odd(y) ? x : 0.0f) :
+		       (__vmgpu_is_odd(y) ? __builtin_copysignf(__builtin_inff(), x) :
+			__builtin_inff());
+	if (ax == __builtin_inff())
+		return y > 0.0f ? sgn * __builtin_inff() : sgn * 0.0f;
+	if (__builtin_fabsf(y) == __builtin_inff())
+		return (ax > 1.0f) == (y > 0.0f) ? __builtin_inff() :
+		       (ax == 1.0f ? 1.0f : 0.0f);
+	return sgn * __vmgpu_pow_pos(ax, y);
+}
+float OVL powr(float x, float y) { return x < 0.0f ? __builtin_nanf("") : pow(x, y); }
+float OVL pown(float x, int n) { return pow(x, (float)n); }
+float OVL native_powr(float x, float y) { return powr(x, y); }
+float OVL cbrt(float x) { float r = exp2(log2(__builtin_fabsf(x)) * (1.0f / 3.0f)); return x == 0.0f || x != x ? x : __builtin_copysignf(r, x); }
+float OVL hypot(float x, float y) { return __builtin_sqrtf(x * x + y * y); }
+
+/* ---- trigonometry: Cody-Waite reduction by pi/2, polynomials on
+ * [-pi/4, pi/4]; accurate for |x| up to about 1e5 ---- */
+INL float __vmgpu_sin_poly(float r)
+{
+	float z = r * r;
+	float p = -2.50521084e-8f;
+	p = __builtin_fmaf(p, z, 2.75573192e-6f);
+	p = __builtin_fmaf(p, z, -1.98412698e-4f);
+	p = __builtin_fmaf(p, z, 8.33333333e-3f);
+	p = __builtin_fmaf(p, z, -1.66666667e-1f);
+	return __builtin_fmaf(p * z, r, r);
+}
+INL float __vmgpu_cos_poly(float r)
+{
+	float z = r * r;
+	float p = 2.08767570e-9f;
+	p = __builtin_fmaf(p, z, -2.75573192e-7f);
+	p = __builtin_fmaf(p, z, 2.48015873e-5f);
+	p = __builtin_fmaf(p, z, -1.38888889e-3f);
+	p = __builtin_fmaf(p, z, 4.16666667e-2f);
+	float hz = 0.5f * z, w = 1.0f - hz;
+	return w + (((1.0f - w) - hz) + z * z * p);
+}
+INL float __vmgpu_reduce(float x, int *q)
+{
+	float k = rint(x * 0.636619772367581343f);
+	float r = __builtin_fmaf(k, -1.57079625129699707031f, x);
+	r = __builtin_fmaf(k, -7.54978941586159635335e-08f, r);
+	r = __builtin_fmaf(k, -5.39030252995776476554e-15f, r);
+	*q = (int)k;
+	return r;
+}
+float OVL sin(float x)
+{
+	int q;
+	if (__builtin_fabsf(x) == __builtin_inff())
+		return __builtin_nanf("");
+	float r = __vmgpu_reduce(x, &q), v;
+	v = (q & 1) ? __vmgpu_cos_poly(r) : __vmgpu_sin_poly(r);
+	return (q & 2) ? -v : v;
+}
+float OVL cos(float x)
+{
+	int q;
+	if (__builtin_fabsf(x) == __builtin_inff())
+		return __builtin_nanf("");
+	float r = __vmgpu_reduce(x, &q), v;
+	v = (q & 1) ? __vmgpu_sin_poly(r) : __vmgpu_cos_poly(r);
+	return ((q + 1) & 2) ? -v : v;
+}
+float OVL tan(float x) { return sin(x) / cos(x); }
+float OVL native_sin(float x) { return sin(x); }
+float OVL native_cos(float x) { return cos(x); }
+float OVL half_sin(float x) { return sin(x); }
+float OVL half_cos(float x) { return cos(x); }
+float OVL native_tan(float x) { return tan(x); }
+
+/* ---- vector forms, element by element (the back end scalarises) ---- */
+/* 8 and 16 wide: by halves */
+#define V1(R, T, f) \
+R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
+R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
+R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
+R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
+R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
+#define V2(T, f) \
+T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
+T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
+T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
+T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
+#define V3(T, f) \
+T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
+T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
+T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
+T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
+T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
+V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
+V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
+V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
+V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
+V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
+V2(float, fmin) V2(float, fmax) V2(float, pow) V2(float, min) V2(float, max)
+V2(int, min) V2(int, max) V2(uint, min) V2(uint, max)
+V3(float, fma) V3(float, mad) V3(float, clamp) V3(int, clamp) V3(float, mix)
+/* the forms with scalar second (and third) operands */
+#define VS(T, N) \
+T##N OVL fmin(T##N x, T y) { return fmin(x, (T##N)(y)); } \
+T##N OVL fmax(T##N x, T y) { return fmax(x, (T##N)(y)); } \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); } \
+T##N OVL mix(T##N x, T##N y, T a) { return mix(x, y, (T##N)(a)); }
+#define VSI(T, N) \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
+VS(float, 2) VS(float, 3) VS(float, 4) VS(float, 8) VS(float, 16)
+VSI(int, 2) VSI(int, 3) VSI(int, 4) VSI(int, 8) VSI(int, 16)
+float OVL dot(float x, float y) { return x * y; }
+float OVL dot(float2 x, float2 y) { return __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0); }
+float OVL dot(float4 x, float4 y)
+{
+	return __builtin_fmaf(x.s3, y.s3, __builtin_fmaf(x.s2, y.s2,
+			      __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0)));
+}
+float OVL length(float2 x) { return __builtin_sqrtf(dot(x, x)); }
+float OVL length(float4 x) { return __builtin_sqrtf(dot(x, x)); }
+
+/* ---- conversions (default rounding: toward zero to integers) ---- */
+#define CONV1(D, S) \
+D OVL convert_##D(S x) { return (D)x; } \
+D##2 OVL convert_##D##2(S##2 x) { return (D##2)((D)x.s0, (D)x.s1); } \
+D##3 OVL convert_##D##3(S##3 x) { return (D##3)((D)x.s0, (D)x.s1, (D)x.s2); } \
+D##4 OVL convert_##D##4(S##4 x) { return (D##4)((D)x.s0, (D)x.s1, (D)x.s2, (D)x.s3); }
+CONV1(int, float) CONV1(uint, float) CONV1(float, int) CONV1(float, uint)
+CONV1(int, uint) CONV1(uint, int) CONV1(float, float) CONV1(int, int)
+
+/* ---- vload / vstore ---- */
+#define VLS(T, AS) \
+T##2 OVL vload2(size_t i, const AS T *p) { return (T##2)(p[2 * i], p[2 * i + 1]); } \
+T##4 OVL vload4(size_t i, const AS T *p) \
+{ return (T##4)(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]); } \
+void OVL vstore2(T##2 v, size_t i, AS T *p) { p[2 * i] = v.s0; p[2 * i + 1] = v.s1; } \
+void OVL vstore4(T##4 v, size_t i, AS T *p) \
+{ p[4 * i] = v.s0; p[4 * i + 1] = v.s1; p[4 * i + 2] = v.s2; p[4 * i + 3] = v.s3; }
+VLS(float, global) VLS(float, local) VLS(float, private)
+VLS(int, global) VLS(int, local) VLS(int, private)
+VLS(uint, global) VLS(uint, local) VLS(uint, private)
+)CLC";
+
+} // namespace vmgpu_cc

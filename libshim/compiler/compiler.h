@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OpenCL C compiler's internal interface: the front end
+ * (frontend.cpp: clang in-process, LLVM's O2 pipeline), the built-in
+ * function library (clclib.cpp, OpenCL C compiled with the program) and
+ * the vmgpu back end (backend.cpp: optimised LLVM IR to ISA version 1).
+ * Documentation/compiler.rst describes the design.
+ */
+#ifndef VMGPU_COMPILER_H
+#define VMGPU_COMPILER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+class Function;
+class Instruction;
+}
+
+namespace vmgpu_cc {
+
+/* One compiled kernel: its executable file (header, code, signature). */
+struct Kernel {
+	std::string name;
+	std::vector<uint8_t> image;
+	uint32_t private_bytes;		/* per thread, 0: no private buffer */
+};
+
+struct BackendOptions {
+	unsigned max_regs = 128;	/* registers the allocator may use */
+};
+
+/* The OpenCL C source of the built-in functions. */
+extern const char clclib_source[];
+
+/*
+ * "FILE:LINE:COL: error: MSG" for @inst (its outermost inlined-at
+ * location), or "FILE: error: MSG in kernel K" without debug info.
+ */
+std::string diag_at(const llvm::Instruction *inst, const std::string &msg,
+		    const char *fallback_file);
+
+/*
+ * Compile kernel @f of the optimised module into @out. False with an
+ * error (clang style) appended to @log when the kernel uses something
+ * the ISA cannot do.
+ */
+bool backend_compile(llvm::Function &f, const BackendOptions &opts,
+		     Kernel &out, std::string &log, const char *file);
+
+} // namespace vmgpu_cc
+
+#endif

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The compiler's front end and its C API (vmgpu.h): OpenCL C 1.2 through
+ * clang in-process (one CompilerInstance and one LLVMContext per build
+ * call, so builds in several threads share nothing), the built-in
+ * library linked in and inlined, LLVM's O2 pipeline, the language rules
+ * the ISA imposes, then the back end for every kernel.
+ */
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <set>
+#include <sstream>
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/DCE.h>
+#include <llvm/Transforms/Scalar/Scalarizer.h>
+#include <llvm/Transforms/Utils/BreakCriticalEdges.h>
+#include <llvm/Transforms/Utils/LowerMemIntrinsics.h>
+#include <llvm/Transforms/Utils/LowerSwitch.h>
+
+#include "compiler.h"
+#include "vmgpu.h"
+
+#ifndef VMGPU_CLANG_RESOURCE_DIR
+#define VMGPU_CLANG_RESOURCE_DIR "/usr/lib/llvm-16/lib/clang/16"
+#endif
+
+using namespace llvm;
+
+struct vmgpu_program {
+	std::vector<vmgpu_cc::Kernel> kernels;
+};
+
+namespace vmgpu_cc {
+
+static const DILocation *outermost(const DILocation *loc)
+{
+	while (loc && loc->getInlinedAt())
+		loc = loc->getInlinedAt();
+	return loc;
+}
+
+std::string diag_at(const Instruction *inst, const std::string &msg,
+		    const char *fallback_file)
+{
+	std::string s;
+	raw_string_ostream os(s);
+	const DILocation *loc = inst ? outermost(inst->getDebugLoc().get()) :
+				       nullptr;
+
+	if (loc && loc->getLine())
+		os << loc->getFilename() << ":" << loc->getLine() << ":"
+		   << loc->getColumn() << ": error: " << msg;
+	else
+		os << fallback_file << ": error: " << msg;
+	if (inst && !loc)
+		os << " (in function '" << inst->getFunction()->getName() << "')";
+	os << "\n";
+	return os.str();
+}
+
+} // namespace vmgpu_cc
+
+using namespace vmgpu_cc;
+
+namespace {
+
+struct Options {
+	std::string name = "input.cl";
+	std::vector<std::string> clang;		/* passed to clang */
+	BackendOptions be;
+};
+
+bool parse_options(const char *opts, Options &o, std::string &log)
+{
+	std::istringstream in(opts ? opts : "");
+	std::string w;
+
+	while (in >> w) {
+		if (w.rfind("-vmgpu-source-name=", 0) == 0) {
+			o.name = w.substr(19);
+		} else if (w.rfind("-vmgpu-max-regs=", 0) == 0) {
+			unsigned long n = strtoul(w.c_str() + 16, nullptr, 10);
+
+			if (n < 16 || n > VMGPU_ISA_MAX_REGS) {
+				log += "error: -vmgpu-max-regs must be 16..128\n";
+				return false;
+			}
+			o.be.max_regs = n;
+		} else if ((w == "-D" || w == "-I" || w == "-U") && in >> std::ws) {
+			std::string v;
+
+			in >> v;
+			o.clang.push_back(w);
+			o.clang.push_back(v);
+		} else if (w.rfind("-D", 0) == 0 || w.rfind("-I", 0) == 0 ||
+			   w.rfind("-U", 0) == 0 || w == "-w" || w == "-Werror" ||
+			   w == "-cl-fast-relaxed-math" || w == "-cl-mad-enable" ||
+			   w == "-cl-no-signed-zeros" ||
+			   w == "-cl-finite-math-only" ||
+			   w == "-cl-unsafe-math-optimizations" ||
+			   w == "-cl-denorms-are-zero" ||
+			   w == "-cl-single-precision-constant" ||
+			   w == "-cl-opt-disable" || w == "-cl-std=CL1.2" ||
+			   w == "-cl-std=CL1.1" || w == "-cl-std=CL1.0" ||
+			   w == "-ffp-contract=off" || w == "-ffp-contract=on" ||
+			   w == "-ffp-contract=fast") {
+			if (w == "-cl-opt-disable")
+				continue;	/* the back end needs O2's SSA */
+			o.clang.push_back(w);
+		} else {
+			log += "error: unknown build option '" + w + "'\n";
+			return false;
+		}
+	}
+	return true;
+}
+
+/* OpenCL C source to an unoptimised module; diagnostics into @log. */
+std::unique_ptr<Module> compile_cl(const std::string &src,
+				   const std::string &name,
+				   const std::vector<std::string> &extra,
+				   bool debug, LLVMContext &ctx, std::string &log)
+{
+	std::string diags;
+	raw_string_ostream dos(diags);
+	IntrusiveRefCntPtr<clang::DiagnosticOptions> dopts =
+		new clang::DiagnosticOptions();
+	dopts->ShowColors = false;
+	auto *printer = new clang::TextDiagnosticPrinter(dos, dopts.get());
+	IntrusiveRefCntPtr<clang::DiagnosticIDs> ids(new clang::DiagnosticIDs());
+	clang::DiagnosticsEngine engine(ids, dopts.get(), printer);
+	std::vector<const char *> args = {
+		"-triple", "spir64-unknown-unknown", "-cl-std=CL1.2",
+		"-finclude-default-header", "-fdeclare-opencl-builtins",
+		"-O2", "-disable-llvm-passes", "-cl-kernel-arg-info",
+		"-emit-llvm-only", "-x", "cl",
+	};
+	auto inv = std::make_shared<clang::CompilerInvocation>();
+	std::unique_ptr<Module> m;
+
+	for (const std::string &e : extra)
+		args.push_back(e.c_str());
+	/* ISA version 1 has no fp64: clang itself rejects double, naming
+	 * the line (after the user's options, so they cannot enable it). */
+	args.push_back("-cl-ext=-cl_khr_fp64");
+	if (debug)
+		args.push_back("-debug-info-kind=line-tables-only");
+	args.push_back(name.c_str());
+	if (!clang::CompilerInvocation::CreateFromArgs(*inv, args, engine)) {
+		dos.flush();
+		log += diags;
+		return nullptr;
+	}
+	inv->getHeaderSearchOpts().ResourceDir = VMGPU_CLANG_RESOURCE_DIR;
+	inv->getPreprocessorOpts().addRemappedFile(
+		name, MemoryBuffer::getMemBufferCopy(src, name).release());
+	inv->getCodeGenOpts().DiscardValueNames = false;
+
+	clang::CompilerInstance ci;
+	ci.setInvocation(inv);
+	ci.createDiagnostics(new clang::TextDiagnosticPrinter(
+				     dos, &ci.getDiagnosticOpts()), true);
+	/* "N errors generated." into the log too, not to stderr */
+	ci.setVerboseOutputStream(dos);
+	clang::EmitLLVMOnlyAction act(&ctx);
+	bool ok = ci.ExecuteAction(act);
+
+	if (ok)
+		m = act.takeModule();
+	dos.flush();
+	log += diags;
+	return m;
+}
+
+bool is_kernel(const Function &f)
+{
+	return f.getCallingConv() == CallingConv::SPIR_KERNEL;
+}
+
+std::string pretty(StringRef mangled)
+{
+	std::string d = demangle(mangled.str());
+
+	return d;
+}
+
+/*
+ * The rules of the kernel language the ISA imposes (SPEC P8), on the
+ * program before optimisation so that every call is still there: no
+ * kernel calls a kernel, nothing is recursive, no call is indirect, every
+ * function called exists (the program or the built-in library).
+ */
+bool check_rules(Module &m, const std::string &file, std::string &log)
+{
+	bool ok = true;
+	std::set<const Function *> reported;
+
+	for (Function &f : m) {
+		for (Instruction &i : instructions(f)) {
+			auto *call = dyn_cast<CallBase>(&i);
+			Function *callee;
+
+			if (!call)
+				continue;
+			callee = call->getCalledFunction();
+			if (!callee) {
+				log += diag_at(&i, "indirect calls (function "
+					       "pointers) are not supported",
+					       file.c_str());
+				ok = false;
+				continue;
+			}
+			if (callee->isIntrinsic())
+				continue;
+			if (is_kernel(*callee)) {
+				log += diag_at(&i, "kernel '" + f.getName().str() +
+					       "' calls kernel '" +
+					       callee->getName().str() +
+					       "': a kernel cannot call a kernel",
+					       file.c_str());
+				ok = false;
+				continue;
+			}
+			if (callee->isDeclaration() &&
+			    !callee->getName().startswith("__vmgpu_")) {
+				log += diag_at(&i, "function '" +
+					       pretty(callee->getName()) +
+					       "' is not available on vmgpu",
+					       file.c_str());
+				ok = false;
+			}
+		}
+	}
+	/* Recursion: a call from f to a function from which f is reachable. */
+	for (Function &f : m) {
+		std::vector<Function *> stack;
+		std::set<Function *> seen;
+
+		if (f.isDeclaration())
+			continue;
+		for (Instruction &i : instructions(f)) {
+			auto *call = dyn_cast<CallBase>(&i);
+			Function *callee = call ? call->getCalledFunction() :
+						  nullptr;
+			bool cycle = false;
+
+			if (!callee || callee->isDeclaration())
+				continue;
+			stack.assign(1, callee);
+			seen.clear();
+			while (!stack.empty() && !cycle) {
+				Function *g = stack.back();
+
+				stack.pop_back();
+				if (g == &f) {
+					cycle = true;
+					break;
+				}
+				if (!seen.insert(g).second || g->isDeclaration())
+					continue;
+				for (Instruction &j : instructions(*g))
+					if (auto *c2 = dyn_cast<CallBase>(&j))
+						if (Function *h = c2->getCalledFunction())
+							stack.push_back(h);
+			}
+			if (cycle && reported.insert(&f).second) {
+				log += diag_at(&i, "recursion is not supported: '" +
+					       pretty(callee->getName()) +
+					       "' calls back into '" +
+					       pretty(f.getName()) + "'",
+					       file.c_str());
+				ok = false;
+			}
+		}
+	}
+	return ok;
+}
+
+/*
+ * 64-bit division and 64-bit integer <-> float conversions become calls
+ * of the built-in library's __vmgpu_* functions (before linking it, so
+ * that linking brings them in; inlined like every library function).
+ */
+void lower_to_library(Module &m)
+{
+	std::vector<Instruction *> todo;
+	LLVMContext &ctx = m.getContext();
+	Type *i64 = Type::getInt64Ty(ctx), *f32 = Type::getFloatTy(ctx);
+
+	for (Function &f : m)
+		for (Instruction &i : instructions(f)) {
+			Type *t = i.getType();
+			unsigned op = i.getOpcode();
+
+			auto *k = i.getNumOperands() > 1 ?
+				  dyn_cast<ConstantInt>(i.getOperand(1)) : nullptr;
+			bool pow2u = k && k->getValue().isPowerOf2() &&
+				     (op == Instruction::UDiv || op == Instruction::URem);
+
+			if (t->isIntegerTy(64) && !pow2u &&	/* O2: shift, and */
+			    (op == Instruction::UDiv || op == Instruction::SDiv ||
+			     op == Instruction::URem || op == Instruction::SRem))
+				todo.push_back(&i);
+			else if ((op == Instruction::SIToFP || op == Instruction::UIToFP) &&
+				 t->isFloatTy() && i.getOperand(0)->getType()->isIntegerTy(64))
+				todo.push_back(&i);
+			else if ((op == Instruction::FPToSI || op == Instruction::FPToUI) &&
+				 t->isIntegerTy(64) && i.getOperand(0)->getType()->isFloatTy())
+				todo.push_back(&i);
+		}
+	for (Instruction *i : todo) {
+		const char *name = nullptr;
+		FunctionType *ft;
+
+		switch (i->getOpcode()) {
+		case Instruction::UDiv: name = "__vmgpu_udiv64"; break;
+		case Instruction::SDiv: name = "__vmgpu_sdiv64"; break;
+		case Instruction::URem: name = "__vmgpu_urem64"; break;
+		case Instruction::SRem: name = "__vmgpu_srem64"; break;
+		case Instruction::SIToFP: name = "__vmgpu_l2f"; break;
+		case Instruction::UIToFP: name = "__vmgpu_ul2f"; break;
+		case Instruction::FPToSI: name = "__vmgpu_f2l"; break;
+		default: name = "__vmgpu_f2ul"; break;
+		}
+		if (isa<BinaryOperator>(i))
+			ft = FunctionType::get(i64, { i64, i64 }, false);
+		else if (i->getType()->isFloatTy())
+			ft = FunctionType::get(f32, { i64 }, false);
+		else
+			ft = FunctionType::get(i64, { f32 }, false);
+		FunctionCallee fc = m.getOrInsertFunction(name, ft);
+		if (auto *fn = dyn_cast<Function>(fc.getCallee()))
+			fn->setCallingConv(CallingConv::SPIR_FUNC);
+		std::vector<Value *> args(i->op_begin(), i->op_end());
+		CallInst *call = CallInst::Create(fc, args, "", i);
+		call->setCallingConv(CallingConv::SPIR_FUNC);
+		call->setDebugLoc(i->getDebugLoc());
+		i->replaceAllUsesWith(call);
+		i->eraseFromParent();
+	}
+}
+
+/*
+ * Intrinsics InstCombine forms from ordinary code (saturating arithmetic,
+ * bit counts, byte swaps, funnel shifts) as plain IR the back end
+ * selects, after the last InstCombine so that they stay expanded.
+ */
+Value *popcount(IRBuilder<> &b, Value *x)
+{
+	auto *t = cast<IntegerType>(x->getType());
+	unsigned w = t->getBitWidth(), cw = w <= 32 ? 32 : 64;
+	Type *ct = b.getIntNTy(cw);
+	auto k = [&](uint64_t v) { return ConstantInt::get(ct, v); };
+	uint64_t m1 = 0x5555555555555555ull, m2 = 0x3333333333333333ull,
+		 m4 = 0x0f0f0f0f0f0f0f0full, h01 = 0x0101010101010101ull;
+
+	x = b.CreateZExt(x, ct);
+	x = b.CreateSub(x, b.CreateAnd(b.CreateLShr(x, k(1)), k(m1)));
+	x = b.CreateAdd(b.CreateAnd(x, k(m2)),
+			b.CreateAnd(b.CreateLShr(x, k(2)), k(m2)));
+	x = b.CreateAnd(b.CreateAdd(x, b.CreateLShr(x, k(4))), k(m4));
+	x = b.CreateLShr(b.CreateMul(x, k(h01)), k(cw - 8));
+	return b.CreateTrunc(x, t);
+}
+
+bool expand_intrinsic(IntrinsicInst *ii)
+{
+	IRBuilder<> b(ii);
+	Type *t = ii->getType();
+	auto *it = dyn_cast<IntegerType>(t);
+	Value *x = ii->arg_size() > 0 ? ii->getArgOperand(0) : nullptr;
+	Value *y = ii->arg_size() > 1 ? ii->getArgOperand(1) : nullptr;
+	Value *r = nullptr;
+
+	if (!it)
+		return false;
+	unsigned w = it->getBitWidth();
+	switch (ii->getIntrinsicID()) {
+	case Intrinsic::usub_sat:
+		r = b.CreateSelect(b.CreateICmpUGT(x, y), b.CreateSub(x, y),
+				   ConstantInt::get(t, 0));
+		break;
+	case Intrinsic::uadd_sat: {
+		Value *s = b.CreateAdd(x, y);
+		r = b.CreateSelect(b.CreateICmpULT(s, x),
+				   ConstantInt::getAllOnesValue(t), s);
+		break;
+	}
+	case Intrinsic::sadd_sat:
+	case Intrinsic::ssub_sat: {
+		bool add = ii->getIntrinsicID() == Intrinsic::sadd_sat;
+		Value *s = add ? b.CreateAdd(x, y) : b.CreateSub(x, y);
+		Value *ov = add ? b.CreateAnd(b.CreateXor(x, s), b.CreateXor(y, s)) :
+				  b.CreateAnd(b.CreateXor(x, y), b.CreateXor(x, s));
+		Value *lim = b.CreateSelect(
+			b.CreateICmpSLT(x, ConstantInt::get(t, 0)),
+			ConstantInt::get(t, APInt::getSignedMinValue(w)),
+			ConstantInt::get(t, APInt::getSignedMaxValue(w)));
+		r = b.CreateSelect(b.CreateICmpSLT(ov, ConstantInt::get(t, 0)),
+				   lim, s);
+		break;
+	}
+	case Intrinsic::ctpop:
+		r = popcount(b, x);
+		break;
+	case Intrinsic::ctlz: {
+		for (unsigned sh = 1; sh < w; sh *= 2)
+			x = b.CreateOr(x, b.CreateLShr(x, ConstantInt::get(t, sh)));
+		r = b.CreateSub(ConstantInt::get(t, w), popcount(b, x));
+		break;
+	}
+	case Intrinsic::cttz:
+		r = popcount(b, b.CreateAnd(b.CreateNot(x),
+					    b.CreateSub(x, ConstantInt::get(t, 1))));
+		break;
+	case Intrinsic::bswap:
+		r = ConstantInt::get(t, 0);
+		for (unsigned k = 0; k < w / 8; k++) {
+			Value *byte = b.CreateAnd(b.CreateLShr(x, ConstantInt::get(t, 8 * k)),
+						  ConstantInt::get(t, 0xff));
+			r = b.CreateOr(r, b.CreateShl(byte,
+				ConstantInt::get(t, 8 * (w / 8 - 1 - k))));
+		}
+		break;
+	case Intrinsic::fshl:
+	case Intrinsic::fshr: {
+		/* fshl(x, y, s) = x << s | y >> (w - s), s = z % w; s = 0: x
+		 * (fshl) or y (fshr) */
+		bool left = ii->getIntrinsicID() == Intrinsic::fshl;
+		Value *sh = isPowerOf2_32(w) ?
+			b.CreateAnd(ii->getArgOperand(2), ConstantInt::get(t, w - 1)) :
+			b.CreateURem(ii->getArgOperand(2), ConstantInt::get(t, w));
+		Value *inv = b.CreateSub(ConstantInt::get(t, w), sh);
+		Value *v = left ?
+			b.CreateOr(b.CreateShl(x, sh), b.CreateLShr(y, inv)) :
+			b.CreateOr(b.CreateShl(x, inv), b.CreateLShr(y, sh));
+		r = b.CreateSelect(b.CreateICmpEQ(sh, ConstantInt::get(t, 0)),
+				   left ? x : y, v);
+		break;
+	}
+	default:
+		return false;
+	}
+	ii->replaceAllUsesWith(r);
+	ii->eraseFromParent();
+	return true;
+}
+
+void expand_intrinsics(Module &m)
+{
+	for (Function &f : m) {
+		std::vector<IntrinsicInst *> todo;
+
+		for (Instruction &i : instructions(f))
+			if (auto *ii = dyn_cast<IntrinsicInst>(&i))
+				todo.push_back(ii);
+		for (IntrinsicInst *ii : todo)
+			expand_intrinsic(ii);
+	}
+}
+
+void optimise(Module &m)
+{
+	LoopAnalysisManager lam;
+	FunctionAnalysisManager fam;
+	CGSCCAnalysisManager cgam;
+	ModuleAnalysisManager mam;
+	PassBuilder pb;
+
+	pb.registerModuleAnalyses(mam);
+	pb.registerCGSCCAnalyses(cgam);
+	pb.registerFunctionAnalyses(fam);
+	pb.registerLoopAnalyses(lam);
+	pb.crossRegisterProxies(lam, fam, cgam, mam);
+
+	ModulePassManager mpm;
+	mpm.addPass(AlwaysInlinerPass());
+	mpm.addPass(pb.buildPerModuleDefaultPipeline(OptimizationLevel::O2));
+	mpm.run(m, mam);
+
+	/* memcpy/memset (private array initialisers, struct copies) as
+	 * loops: the ISA has no block copy. After O2, whose loop idiom pass
+	 * would make them intrinsics again. */
+	for (Function &f : m) {
+		std::vector<MemIntrinsic *> mems;
+
+		if (f.isDeclaration())
+			continue;
+		for (Instruction &i : instructions(f))
+			if (auto *mi = dyn_cast<MemIntrinsic>(&i))
+				mems.push_back(mi);
+		for (MemIntrinsic *mi : mems) {
+			if (auto *cpy = dyn_cast<MemCpyInst>(mi)) {
+				const TargetTransformInfo &tti =
+					fam.getResult<TargetIRAnalysis>(f);
+				expandMemCpyAsLoop(cpy, tti);
+			} else if (auto *mv = dyn_cast<MemMoveInst>(mi)) {
+				expandMemMoveAsLoop(mv);
+			} else if (auto *ms = dyn_cast<MemSetInst>(mi)) {
+				expandMemSetAsLoop(ms);
+			} else {
+				continue;
+			}
+			mi->eraseFromParent();
+		}
+		fam.invalidate(f, PreservedAnalyses::none());
+	}
+
+	/* Vectors become scalars; switches branches; critical edges get a
+	 * block of their own (where the back end puts phi copies). */
+	FunctionPassManager fpm;
+	ScalarizerPass sc;
+	sc.setScalarizeLoadStore(true);
+	sc.setScalarizeVariableInsertExtract(true);
+	fpm.addPass(std::move(sc));
+	fpm.addPass(InstCombinePass());
+	fpm.addPass(DCEPass());
+	fpm.addPass(LowerSwitchPass());
+	fpm.addPass(BreakCriticalEdgesPass());
+	ModulePassManager mpm2;
+	mpm2.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
+	mpm2.run(m, mam);
+	expand_intrinsics(m);
+}
+
+int build(const char *source, const char *options, vmgpu_program *prog,
+	  std::string &log)
+{
+	Options o;
+	LLVMContext ctx;
+
+	if (!parse_options(options, o, log))
+		return -EINVAL;
+	std::unique_ptr<Module> m = compile_cl(source, o.name, o.clang, true,
+					       ctx, log);
+	if (!m)
+		return -EINVAL;
+	std::unique_ptr<Module> lib = compile_cl(clclib_source,
+						 "<vmgpu-builtins>", {}, false,
+						 ctx, log);
+	if (!lib) {
+		log += "error: the built-in library does not compile\n";
+		return -EINVAL;
+	}
+	lower_to_library(*m);
+	/* The library's functions are internal, inlined where called. */
+	for (Function &f : *lib)
+		if (!f.isDeclaration())
+			f.setLinkage(GlobalValue::LinkOnceODRLinkage);
+	if (Linker::linkModules(*m, std::move(lib),
+				Linker::Flags::LinkOnlyNeeded)) {
+		log += "error: linking the built-in library failed\n";
+		return -EINVAL;
+	}
+	if (!check_rules(*m, o.name, log))
+		return -EINVAL;
+	unsigned nkernels = 0;
+	for (Function &f : *m) {
+		if (f.isDeclaration())
+			continue;
+		if (is_kernel(f)) {
+			nkernels++;
+			continue;
+		}
+		f.setLinkage(GlobalValue::InternalLinkage);
+		f.removeFnAttr(Attribute::NoInline);
+		f.removeFnAttr(Attribute::OptimizeNone);
+		f.addFnAttr(Attribute::AlwaysInline);
+	}
+	if (!nkernels) {
+		log += o.name + ": error: the program has no kernel\n";
+		return -EINVAL;
+	}
+	optimise(*m);
+	{
+		std::string err;
+		raw_string_ostream es(err);
+
+		if (verifyModule(*m, &es)) {
+			log += "error: internal: invalid IR after optimisation: " +
+			       es.str() + "\n";
+			return -EINVAL;
+		}
+	}
+	/* developers: the IR the back end sees (Documentation/compiler.rst) */
+	if (getenv("VMGPU_CC_DUMP_IR"))
+		m->print(errs(), nullptr);
+	bool ok = true;
+	for (Function &f : *m) {
+		if (f.isDeclaration() || !is_kernel(f))
+			continue;
+		Kernel k;
+
+		if (!backend_compile(f, o.be, k, log, o.name.c_str()))
+			ok = false;
+		else
+			prog->kernels.push_back(std::move(k));
+	}
+	return ok ? 0 : -EINVAL;
+}
+
+char *dup_log(const std::string &s)
+{
+	char *p = static_cast<char *>(malloc(s.size() + 1));
+
+	if (p)
+		memcpy(p, s.c_str(), s.size() + 1);
+	return p;
+}
+
+const vmgpu_cc::Kernel *find(const vmgpu_program *prog, const char *name)
+{
+	if (!prog || !name)
+		return nullptr;
+	for (const Kernel &k : prog->kernels)
+		if (k.name == name)
+			return &k;
+	return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+int vmgpu_program_build(const char *source, const char *options,
+			struct vmgpu_program **out, char **log)
+{
+	std::string text;
+	int r;
+
+	if (out)
+		*out = nullptr;
+	if (log)
+		*log = nullptr;
+	if (!source || !out)
+		return -EINVAL;
+	vmgpu_program *prog = new (std::nothrow) vmgpu_program;
+	if (!prog)
+		return -ENOMEM;
+	/* LLVM is built without exceptions: running out of memory inside
+	 * it is fatal, as everywhere LLVM is used. */
+	r = build(source, options, prog, text);
+	if (log) {
+		*log = dup_log(text);
+		if (!*log)
+			r = r ? r : -ENOMEM;
+	}
+	if (r) {
+		delete prog;
+		return r;
+	}
+	*out = prog;
+	return 0;
+}
+
+void vmgpu_program_destroy(struct vmgpu_program *prog)
+{
+	delete prog;
+}
+
+int vmgpu_program_kernel_count(const struct vmgpu_program *prog)
+{
+	return prog ? static_cast<int>(prog->kernels.size()) : -EINVAL;
+}
+
+const char *vmgpu_program_kernel_name(const struct vmgpu_program *prog,
+				      uint32_t index)
+{
+	if (!prog || index >= prog->kernels.size())
+		return nullptr;
+	return prog->kernels[index].name.c_str();
+}
+
+int vmgpu_program_kernel_image(const struct vmgpu_program *prog,
+			       const char *name, const void **image,
+			       size_t *bytes)
+{
+	const Kernel *k = find(prog, name);
+
+	if (!image || !bytes)
+		return -EINVAL;
+	if (!k)
+		return -ENOENT;
+	*image = k->image.data();
+	*bytes = k->image.size();
+	return 0;
+}
+
+int vmgpu_program_kernel_private_bytes(const struct vmgpu_program *prog,
+				       const char *name)
+{
+	const Kernel *k = find(prog, name);
+
+	if (!k)
+		return -ENOENT;
+	return static_cast<int>(k->private_bytes);
+}
+
+} // extern "C"
