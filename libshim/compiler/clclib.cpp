@@ -321,7 +321,8 @@ float OVL expm1(float x) { return __builtin_fabsf(x) < 1e-5f ? x + 0.5f * x * x 
  * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
  * *e and the part beside e*ln2 come back separately for log2.
  */
-INL float __vmgpu_log_parts(float x, float *e_out)
+/* The reduction both take: *e, f = m - 1, s and R(s^2); returns f. */
+INL float __vmgpu_log_reduce(float x, float *e_out, float *s_out, float *r_out)
 {
 	int ix = as_int(x), e = 0;
 	if (ix < 0x00800000) {		/* subnormal */
@@ -341,9 +342,15 @@ INL float __vmgpu_log_parts(float x, float *e_out)
 	float z = s * s, w = z * z;
 	float t1 = w * (0.40000972152f + w * 0.24279078841f);
 	float t2 = z * (0.66666662693f + w * 0.28498786688f);
-	float R = t2 + t1;
-	float hfsq = 0.5f * f * f;
 	*e_out = (float)e;
+	*s_out = s;
+	*r_out = t2 + t1;
+	return f;
+}
+INL float __vmgpu_log_parts(float x, float *e_out)
+{
+	float s, R, f = __vmgpu_log_reduce(x, e_out, &s, &R);
+	float hfsq = 0.5f * f * f;
 	return s * (hfsq + R) - hfsq + f;
 }
 INL int __vmgpu_log_special(float x, float *res)
@@ -398,30 +405,11 @@ INL int __vmgpu_is_odd(float y)
 /* log(m) of __vmgpu_log_parts as hi + lo: f - f^2/2 without rounding */
 INL float __vmgpu_log_parts_ext(float x, float *e_out, float *lo)
 {
-	int ix = as_int(x), e = 0;
-	if (ix < 0x00800000) {
-		x *= 33554432.0f;
-		ix = as_int(x);
-		e = -25;
-	}
-	e += ((ix >> 23) & 0xff) - 127;
-	ix = (ix & 0x007fffff) | 0x3f800000;
-	float m = as_float(ix);
-	if (m > 1.41421356f) {
-		m *= 0.5f;
-		e += 1;
-	}
-	float f = m - 1.0f;
-	float s = f / (2.0f + f);
-	float z = s * s, w = z * z;
-	float t1 = w * (0.40000972152f + w * 0.24279078841f);
-	float t2 = z * (0.66666662693f + w * 0.28498786688f);
-	float R = t2 + t1;
+	float s, R, f = __vmgpu_log_reduce(x, e_out, &s, &R);
 	float hf = 0.5f * f;
 	float hfsq = hf * f, hfe = __builtin_fmaf(hf, f, -hfsq);
 	float rh = f - hfsq;
 	*lo = ((f - rh) - hfsq) - hfe + s * (hfsq + R);
-	*e_out = (float)e;
 	return rh;
 }
 INL float __vmgpu_pow_pos(float ax, float y)
