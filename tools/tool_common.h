@@ -13,10 +13,12 @@
 #ifndef TOOL_COMMON_H
 #define TOOL_COMMON_H
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmgpu.h"
 
@@ -64,6 +66,56 @@ tool_common_option(const struct tool *t, int opt)
 		fputs(t->usage, stderr);
 		exit(TOOL_EXIT_USAGE);
 	}
+}
+
+/*
+ * The whole of file @path ("-": standard input), NUL-terminated (the NUL
+ * is not counted in *@len, which may be NULL). NULL with errno set if it
+ * cannot be opened or read.
+ */
+static inline char *tool_read_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t n = 0, cap = 4096;
+	char *buf;
+	int err = 0;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (!got)
+			break;
+		if (cap - n < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf)
+		err = ENOMEM;
+	else if (ferror(f))
+		err = EIO;
+	if (f != stdin)
+		fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
 }
 
 #endif /* TOOL_COMMON_H */

@@ -30,37 +30,6 @@ static const struct tool tool = {
 	"  --version       the version\n",
 };
 
-static char *read_all(FILE *f)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	if (ferror(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *outname = NULL, *builtin = NULL;
@@ -105,18 +74,15 @@ int main(int argc, char **argv)
 	} else {
 		if (!in)
 			tool_usage_error(&tool, "no SOURCE");
-		f = strcmp(in, "-") ? fopen(in, "r") : stdin;
-		if (!f) {
+		src = tool_read_file(in, NULL);
+		if (!src) {
 			fprintf(stderr, "vmgpu-as: %s: %s\n", in,
 				strerror(errno));
 			return 1;
 		}
-		src = read_all(f);
-		if (f != stdin)
-			fclose(f);
 	}
 	if (!src) {
-		fprintf(stderr, "vmgpu-as: %s: cannot read\n", in);
+		fprintf(stderr, "vmgpu-as: %s: out of memory\n", in);
 		return 1;
 	}
 	if (!outname) {

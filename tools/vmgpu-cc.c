@@ -36,40 +36,6 @@ static const struct tool tool = {
 	"  --version       the version\n",
 };
 
-static char *read_file(const char *path)
-{
-	size_t len = 0, cap = 4096;
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 2) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	if (f != stdin)
-		fclose(f);
-	return buf;
-}
-
 static int append(char **opts, const char *a, const char *b)
 {
 	size_t n = strlen(*opts) + strlen(a) + (b ? strlen(b) : 0) + 3;
@@ -119,7 +85,7 @@ int main(int argc, char **argv)
 		tool_usage_error(&tool, argc == optind ? "no SOURCE" :
 				 "one SOURCE only");
 	in = argv[optind];
-	src = read_file(in);
+	src = tool_read_file(in, NULL);
 	if (!src) {
 		fprintf(stderr, "vmgpu-cc: %s: %s\n", in, strerror(errno));
 		return 1;

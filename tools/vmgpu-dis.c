@@ -30,11 +30,9 @@ static const struct tool tool = {
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
-	size_t len = 0, cap = 65536;
-	char err[256], *text;
+	char err[256], *text, *buf;
 	const char *in;
-	uint8_t *buf;
-	FILE *f;
+	size_t len = 0;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
@@ -43,36 +41,11 @@ int main(int argc, char **argv)
 		tool_usage_error(&tool, argc == optind ? "no EXECUTABLE" :
 				 "one EXECUTABLE only");
 	in = argv[optind];
-	f = strcmp(in, "-") ? fopen(in, "rb") : stdin;
-	if (!f) {
+	buf = tool_read_file(in, &len);
+	if (!buf) {
 		fprintf(stderr, "vmgpu-dis: %s: %s\n", in, strerror(errno));
 		return 1;
 	}
-	buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len, f);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (len == cap) {
-			uint8_t *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (!buf || ferror(f)) {
-		fprintf(stderr, "vmgpu-dis: %s: cannot read\n", in);
-		return 1;
-	}
-	if (f != stdin)
-		fclose(f);
 	r = vmgpu_disasm_image(buf, len, &text, err, sizeof(err));
 	free(buf);
 	if (r) {
