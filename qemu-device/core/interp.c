@@ -783,15 +783,15 @@ static bool device_work(struct vg_interp *it, uint32_t (*R)[W],
 
     for (m = active; m; m &= m - 1) {
         l = __builtin_ctz(m);
-        w.va = ((uint64_t)R[in->a + 1][l] << 32 | R[in->a][l]) +
-               (uint64_t)(int64_t)(int32_t)in->imm;
+        w.va = (uint64_t)R[in->a + 1][l] << 32 | R[in->a][l];
         if (in->op == VMGPU_OP_LAUNCH) {
+            /* IMM's low byte is register C: no address offset */
             w.kind = VG_WORK_LAUNCH;
-            w.va = (uint64_t)R[in->a + 1][l] << 32 | R[in->a][l];
             w.args_va = (uint64_t)R[in->b + 1][l] << 32 | R[in->b][l];
             w.value = R[in->imm & 0xff][l];
         } else {
             w.kind = VG_WORK_ENQ;
+            w.va += (uint64_t)(int64_t)(int32_t)in->imm;
             w.value = R[in->b][l];
         }
         if (!it->log || !vg_storelog_add_work(it->log, &w)) {

@@ -385,7 +385,6 @@ static void leave(struct vg_wdist *wd, struct vg_wd_task *task,
 
 bool vg_wdist_close(struct vg_wdist *wd, struct vg_wd_task *task)
 {
-    task->closed = true;
     leave(wd, task, VG_WD_EV_DONE);
     return !task->blocks_running;
 }

@@ -108,7 +108,6 @@ struct vg_wd_task { /* a TMD */
     uint32_t items;          /* queue: items appended so far */
     uint32_t items_issued;   /* queue: items given to CTAs */
     uint64_t wait_since;     /* queue: the coalescing timer's start */
-    bool closed;             /* queue: no more items will come */
     enum vg_wd_where where;
     uint32_t slot;
     struct vg_wd_task *next; /* in its pending list */
