@@ -99,6 +99,9 @@ static const char *const vmgpu_hw_counter_names[VMGPU_CNT_NUM] = {
 	[VMGPU_CNT_LINK_BYTES5] = "hw_link_bytes5",
 	[VMGPU_CNT_LINK_BYTES6] = "hw_link_bytes6",
 	[VMGPU_CNT_LINK_BYTES7] = "hw_link_bytes7",
+	[VMGPU_CNT_DEP_ENTRIES] = "hw_dep_entries",
+	[VMGPU_CNT_DEP_WAITS] = "hw_dep_waits",
+	[VMGPU_CNT_DEP_WAIT_NS] = "hw_dep_wait_ns",
 };
 
 /*

@@ -59,6 +59,34 @@ static u64 vmgpu_copy_extent(u32 width, u32 height, u32 pitch)
 }
 
 /*
+ * A DEP_WAIT reads its table (all @entries) and, for a TABLE map, the
+ * map's rows of every consumer portion of its grid.
+ */
+static int vmgpu_check_dep_wait(struct vmgpu_validate *v, u32 off,
+				const u32 *c)
+{
+	u64 va = VMGPU_CMD_U64(c, vmgpu_cmd_dep_wait, table_va);
+	u32 n = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, entries);
+	struct vmgpu_region_map m;
+	u32 cgrid[3], i;
+
+	if (!vmgpu_va_ok(v, va, (u64)n * VMGPU_DEP_ENTRY_BYTES, false))
+		return vmgpu_reject(v, off,
+				    "dependency table %#llx not in a buffer", va);
+	vmgpu_cmd_dep_wait_map(c, &m);
+	if (m.kind != VMGPU_MAP_TABLE)
+		return 0;
+	for (i = 0; i < 3; i++)
+		cgrid[i] = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, cgrid[i]);
+	if (!vmgpu_va_ok(v, m.table_va,
+			 (u64)vmgpu_region_portions(cgrid) * m.table_count *
+			 VMGPU_REGION_TABLE_ENTRY_BYTES, false))
+		return vmgpu_reject(v, off, "mapping table %#llx not in a buffer",
+				    m.table_va);
+	return 0;
+}
+
+/*
  * The rules vmgpu_cmd_check() cannot know: every address a command uses
  * lies inside one buffer the submit lists, writable where it is written.
  */
@@ -108,6 +136,16 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 			return vmgpu_reject(v, off,
 					    "wait address %#llx not in a buffer", va);
 		break;
+	case VMGPU_CMD_DEP_SIGNAL:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_dep_signal, table_va);
+		n = VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, entries);
+		if (!vmgpu_va_ok(v, va, (u64)n * VMGPU_DEP_ENTRY_BYTES, true))
+			return vmgpu_reject(v, off,
+					    "dependency table %#llx not in a writable buffer",
+					    va);
+		break;
+	case VMGPU_CMD_DEP_WAIT:
+		return vmgpu_check_dep_wait(v, off, c);
 	case VMGPU_CMD_COPY:
 		n = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
 		h = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);

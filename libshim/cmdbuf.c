@@ -437,6 +437,70 @@ int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
 	return emit(cb, &c, VMGPU_CMD_LEN_WAIT_VALUE);
 }
 
+/* A dependency table of @cb's device, declared with @flags. */
+static int use_dep_table(struct vmgpu_cmdbuf *cb, const char *what,
+			 const struct vmgpu_dep_table *t, uint32_t flags)
+{
+	int ret;
+
+	if (!t)
+		return shim_set_error(cb->dev, -EINVAL, "%s: no table", what);
+	ret = check_word(cb, what, t->bo, t->offset, VMGPU_DEP_ENTRY_BYTES);
+	if (ret)
+		return ret;
+	if (!t->entries ||
+	    t->entries > (t->bo->size - t->offset) / VMGPU_DEP_ENTRY_BYTES)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: %u entries at %llu do not fit the buffer",
+				      what, t->entries,
+				      (unsigned long long)t->offset);
+	return vmgpu_cmdbuf_use(cb, t->bo, flags);
+}
+
+int vmgpu_cmdbuf_dep_signal(struct vmgpu_cmdbuf *cb, uint32_t dispatch,
+			    uint32_t epoch, const struct vmgpu_dep_table *table,
+			    uint32_t first_index, const uint32_t region[3])
+{
+	struct vmgpu_cmd_dep_signal c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!region)
+		return shim_set_error(cb->dev, -EINVAL, "dep_signal: no region");
+	ret = use_dep_table(cb, "dep_signal", table, 0);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_dep_signal(dispatch, epoch,
+				    table->bo->gpu_va + table->offset,
+				    table->entries, first_index, region);
+	return emit(cb, &c, VMGPU_CMD_LEN_DEP_SIGNAL);
+}
+
+int vmgpu_cmdbuf_dep_wait(struct vmgpu_cmdbuf *cb, uint32_t epoch,
+			  const struct vmgpu_dep_table *table,
+			  uint32_t first_index, const uint32_t pgrid[3],
+			  const uint32_t cgrid[3], const uint32_t cfirst[3],
+			  const uint32_t ccount[3],
+			  const struct vmgpu_region_map *map)
+{
+	struct vmgpu_cmd_dep_wait c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!pgrid || !cgrid || !cfirst || !ccount || !map)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "dep_wait: a grid, box or map is missing");
+	ret = use_dep_table(cb, "dep_wait", table, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_dep_wait(epoch, table->bo->gpu_va + table->offset,
+				  table->entries, first_index, pgrid, cgrid,
+				  cfirst, ccount, map);
+	return emit(cb, &c, VMGPU_CMD_LEN_DEP_WAIT);
+}
+
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value)
 {

@@ -38,6 +38,7 @@
  * VMGPU_STATE_*, VMGPU_CAP_* (vmgpu_hw.h) and VMGPU_PARAM_* (vmgpu_isa.h). */
 #include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
+#include "vmgpu_region.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -346,6 +347,41 @@ int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
 int vmgpu_cmdbuf_wait_value(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_bo *bo, uint64_t offset,
 			    uint32_t op, uint32_t value, uint32_t mask);
+/*
+ * Region dependencies (SPEC R2, R3; Documentation/regions.rst). A
+ * dependency table is @entries 8-byte entries (struct vmgpu_dep_entry,
+ * vmgpu_region.h) at @offset (8-byte aligned) of @bo.
+ */
+struct vmgpu_dep_table {
+	const struct vmgpu_bo *bo;
+	uint64_t offset;
+	uint32_t entries;
+};
+
+/*
+ * DEP_SIGNAL: as the blocks of dispatch @dispatch (the next or a later
+ * one, not yet added) finish, the device writes READY in @epoch (not 0)
+ * to entry @first_index + r of @table for each region r of @region blocks
+ * of that dispatch's index space it completes. The dispatch must cover
+ * whole regions; checked by the device when it runs (a bad one fails the
+ * packet at this command).
+ */
+int vmgpu_cmdbuf_dep_signal(struct vmgpu_cmdbuf *cb, uint32_t dispatch,
+			    uint32_t epoch, const struct vmgpu_dep_table *table,
+			    uint32_t first_index, const uint32_t region[3]);
+/*
+ * DEP_WAIT: the command processor waits (earlier dispatches run on) until
+ * every entry the consumer portions @cfirst + [0, @ccount) of the grid
+ * @cgrid need under @map (vmgpu_region.h) is READY in @epoch; producer
+ * portion p of @pgrid is entry @first_index + p of @table. A TABLE map's
+ * table must lie in a buffer declared with vmgpu_cmdbuf_use().
+ */
+int vmgpu_cmdbuf_dep_wait(struct vmgpu_cmdbuf *cb, uint32_t epoch,
+			  const struct vmgpu_dep_table *table,
+			  uint32_t first_index, const uint32_t pgrid[3],
+			  const uint32_t cgrid[3], const uint32_t cfirst[3],
+			  const uint32_t ccount[3],
+			  const struct vmgpu_region_map *map);
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);

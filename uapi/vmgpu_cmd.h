@@ -15,6 +15,7 @@
 
 #include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
+#include "vmgpu_region.h"
 
 #if defined(__KERNEL__)
 #include <linux/stddef.h>
@@ -83,6 +84,7 @@ struct vmgpu_cmd_checker {
 	vmgpu_u32 consumer;		/* highest SYNC consumer + 1, or 0 */
 	vmgpu_u32 consumer_word;	/* where that SYNC is */
 	vmgpu_u32 ended;		/* END seen */
+	vmgpu_u32 signals;		/* DEP_SIGNAL commands so far */
 	/* A rejection for a limit: the offending value and the limit. */
 	vmgpu_u64 value;
 	vmgpu_u64 limit;
@@ -104,6 +106,7 @@ static inline void vmgpu_cmd_checker_init(struct vmgpu_cmd_checker *ck,
 	ck->consumer = 0;
 	ck->consumer_word = 0;
 	ck->ended = 0;
+	ck->signals = 0;
 	ck->value = 0;
 	ck->limit = 0;
 }
@@ -206,6 +209,109 @@ vmgpu_cmd_check_dispatch(struct vmgpu_cmd_checker *ck, const void *c,
 	return VMGPU_CMD_OK;
 }
 
+/* A later dispatch of the packet is named: END must find it. */
+static inline void vmgpu_cmd_names_later(struct vmgpu_cmd_checker *ck,
+					 vmgpu_u32 index)
+{
+	if (index >= ck->consumer) {
+		ck->consumer = index + 1;
+		ck->consumer_word = ck->word;
+	}
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_dep_signal(struct vmgpu_cmd_checker *ck, const void *c,
+			   const char **why)
+{
+	vmgpu_u32 dispatch = VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, dispatch);
+	vmgpu_u32 i;
+
+	if (!VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, epoch))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"dependency epoch 0");
+	if (dispatch < ck->dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"signal names no later dispatch");
+	if (dispatch >= ck->max_dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"signal names a dispatch past the packet's limit");
+	if (ck->signals >= VMGPU_DEP_MAX_SIGNALS)
+		return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+					      "more DEP_SIGNALs than VMGPU_DEP_MAX_SIGNALS",
+					      ck->signals + 1ull,
+					      VMGPU_DEP_MAX_SIGNALS);
+	if (!VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, entries))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"dependency table of no entries");
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, first_index) >=
+	    VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, entries))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"first entry outside the table");
+	for (i = 0; i < 3; i++) {
+		if (!VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, region[i]))
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"zero region dimension");
+	}
+	if (VMGPU_CMD_U64(c, vmgpu_cmd_dep_signal, table_va) %
+	    VMGPU_DEP_ENTRY_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+					"dependency table not 8-byte aligned");
+	vmgpu_cmd_names_later(ck, dispatch);
+	ck->signals++;
+	return VMGPU_CMD_OK;
+}
+
+/* The map of a DEP_WAIT at @c. */
+static inline void vmgpu_cmd_dep_wait_map(const void *c,
+					  struct vmgpu_region_map *m)
+{
+	vmgpu_region_map_read(m, (const vmgpu_u8 *)c +
+			      offsetof(struct vmgpu_cmd_dep_wait, map));
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_dep_wait(struct vmgpu_cmd_checker *ck, const void *c,
+			 const char **why)
+{
+	vmgpu_u32 cgrid[3], pgrid[3], i;
+	struct vmgpu_region_map m;
+	vmgpu_u64 box = 1;
+
+	if (!VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, epoch))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"dependency epoch 0");
+	for (i = 0; i < 3; i++) {
+		vmgpu_u64 first = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait,
+						cfirst[i]);
+		vmgpu_u32 count = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait,
+						ccount[i]);
+
+		cgrid[i] = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, cgrid[i]);
+		pgrid[i] = VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, pgrid[i]);
+		if (!count || first + count > cgrid[i])
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"consumer box outside its grid");
+		box *= count;
+	}
+	vmgpu_cmd_dep_wait_map(c, &m);
+	if (vmgpu_region_map_fit(&m, cgrid, pgrid, why) != VMGPU_REGION_OK)
+		return VMGPU_CMD_ILLEGAL;
+	if (box > VMGPU_DEP_MAX_WAIT_PORTIONS)
+		return vmgpu_cmd_reject_limit(ck, why, VMGPU_CMD_ILLEGAL,
+					      "consumer box over VMGPU_DEP_MAX_WAIT_PORTIONS",
+					      box, VMGPU_DEP_MAX_WAIT_PORTIONS);
+	if ((vmgpu_u64)VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, first_index) +
+	    vmgpu_region_portions(pgrid) >
+	    VMGPU_CMD_U32(c, vmgpu_cmd_dep_wait, entries))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"producer grid runs past the table");
+	if (VMGPU_CMD_U64(c, vmgpu_cmd_dep_wait, table_va) %
+	    VMGPU_DEP_ENTRY_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+					"dependency table not 8-byte aligned");
+	return VMGPU_CMD_OK;
+}
+
 /*
  * Check the command at @cmd, with @left words of the packet from it on
  * (little-endian words, any alignment). On VMGPU_CMD_OK the checker has
@@ -276,10 +382,13 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 		if (consumer < ck->dispatches)
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 							"sync consumer is not a later dispatch");
-		if (consumer >= ck->consumer) {
-			ck->consumer = consumer + 1;
-			ck->consumer_word = ck->word;
-		}
+		vmgpu_cmd_names_later(ck, consumer);
+		break;
+	case VMGPU_CMD_DEP_SIGNAL:
+		v = vmgpu_cmd_check_dep_signal(ck, cmd, why);
+		break;
+	case VMGPU_CMD_DEP_WAIT:
+		v = vmgpu_cmd_check_dep_wait(ck, cmd, why);
 		break;
 	case VMGPU_CMD_TIMESTAMP:
 		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, reserved))
@@ -345,7 +454,7 @@ vmgpu_cmd_check_end(const struct vmgpu_cmd_checker *ck, const char **why)
 						"packet does not end with END");
 	if (ck->consumer > ck->dispatches)
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-						"sync consumer names a missing dispatch");
+						"sync consumer or signal names a missing dispatch");
 	return VMGPU_CMD_OK;
 }
 
@@ -470,6 +579,50 @@ static inline struct vmgpu_cmd_launch_tmd vmgpu_encode_launch_tmd(vmgpu_u64 va)
 		VMGPU_CMD_HEADER(VMGPU_CMD_LAUNCH_TMD), 0, va,
 	};
 
+	return c;
+}
+
+static inline struct vmgpu_cmd_dep_signal
+vmgpu_encode_dep_signal(vmgpu_u32 dispatch, vmgpu_u32 epoch, vmgpu_u64 table_va,
+			vmgpu_u32 entries, vmgpu_u32 first_index,
+			const vmgpu_u32 region[3])
+{
+	struct vmgpu_cmd_dep_signal c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_DEP_SIGNAL), dispatch, epoch,
+		first_index, table_va, entries,
+		{ region[0], region[1], region[2] },
+	};
+
+	return c;
+}
+
+/*
+ * DEP_WAIT of the consumer box @cfirst + [0, @ccount) of @cgrid on the
+ * producer entries of @pgrid at @first_index of the table, under @map.
+ */
+static inline struct vmgpu_cmd_dep_wait
+vmgpu_encode_dep_wait(vmgpu_u32 epoch, vmgpu_u64 table_va, vmgpu_u32 entries,
+		      vmgpu_u32 first_index, const vmgpu_u32 pgrid[3],
+		      const vmgpu_u32 cgrid[3], const vmgpu_u32 cfirst[3],
+		      const vmgpu_u32 ccount[3],
+		      const struct vmgpu_region_map *map)
+{
+	struct vmgpu_cmd_dep_wait c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HEADER(VMGPU_CMD_DEP_WAIT);
+	c.epoch = epoch;
+	c.first_index = first_index;
+	c.entries = entries;
+	c.table_va = table_va;
+	for (i = 0; i < 3; i++) {
+		c.pgrid[i] = pgrid[i];
+		c.cgrid[i] = cgrid[i];
+		c.cfirst[i] = cfirst[i];
+		c.ccount[i] = ccount[i];
+	}
+	memcpy(c.map, map, sizeof(c.map));
 	return c;
 }
 

@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		2
+#define VMGPU_HW_VERSION_MINOR		3
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -89,6 +89,7 @@ typedef uint64_t vmgpu_u64;
 /* Trace records of kind TMD, and BLOCK records carry wd_slot. */
 #define VMGPU_CAP_TRACE_TMD		(1u << 6)
 #define VMGPU_CAP_WD_POLICY		(1u << 7)	/* WD_* registers (1.2) */
+#define VMGPU_CAP_DEP_TABLES		(1u << 8)	/* DEP_SIGNAL, DEP_WAIT (1.3) */
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -164,6 +165,10 @@ enum vmgpu_counter {
 	VMGPU_CNT_LINK_BYTES5,
 	VMGPU_CNT_LINK_BYTES6,
 	VMGPU_CNT_LINK_BYTES7,
+	/* 1.3 */
+	VMGPU_CNT_DEP_ENTRIES,		/* dependency entries DEP_SIGNAL wrote */
+	VMGPU_CNT_DEP_WAITS,		/* DEP_WAITs that found an entry unready */
+	VMGPU_CNT_DEP_WAIT_NS,		/* device time DEP_WAITs waited */
 	VMGPU_CNT_NUM
 };
 
@@ -292,6 +297,8 @@ struct vmgpu_ring_entry {
 	X(WAIT_VALUE, 0x07, vmgpu_cmd_wait_value) \
 	X(COPY, 0x08, vmgpu_cmd_copy) \
 	X(LAUNCH_TMD, 0x09, vmgpu_cmd_launch_tmd) \
+	X(DEP_SIGNAL, 0x0a, vmgpu_cmd_dep_signal) \
+	X(DEP_WAIT, 0x0b, vmgpu_cmd_dep_wait) \
 	X(END, 0x0f, vmgpu_cmd_end)
 
 enum vmgpu_cmd_op {
@@ -520,6 +527,64 @@ struct vmgpu_tmd_queue {
 /* LAUNCH and ENQ one block may do (one per active lane each time). */
 #define VMGPU_MAX_BLOCK_WORK		4096
 
+/*
+ * Region dependencies between GPUs (SPEC R2, R3; 1.3). A dependency table
+ * is an array of 8-byte entries in GPU memory (struct vmgpu_dep_entry and
+ * its epoch rule, uapi/vmgpu_region.h); @entries is its length, every
+ * index a command names is below it.
+ *
+ * DEP_SIGNAL arms a signal on dispatch @dispatch of this packet, a later
+ * DISPATCH or LAUNCH_TMD (not a queue task). That dispatch's index space
+ * (grid_total) is cut into regions of @region blocks per dimension (the
+ * last region of a dimension may be shorter); region r of the region grid
+ * ceil(grid_total / region) has entry @first_index + r (linear, x
+ * fastest). The dispatch must cover whole regions (its origin a multiple
+ * of @region, its end one too or the end of the index space), at most
+ * VMGPU_DEP_MAX_SIGNAL_REGIONS of them; when every block of the dispatch
+ * in a region has finished and its stores reached memory, the device
+ * writes the region's entry as one 64-bit store: @epoch, this GPU, READY.
+ * @region equal to the dispatch's grid gives one entry per portion
+ * (coarse); smaller regions release consumers earlier (fine). A fault
+ * writing an entry fails the packet like a store of the dispatch.
+ */
+struct vmgpu_cmd_dep_signal {
+	vmgpu_u32 hdr;
+	vmgpu_u32 dispatch;		/* a later dispatch of this packet */
+	vmgpu_u32 epoch;		/* not 0 */
+	vmgpu_u32 first_index;
+	vmgpu_u64 table_va;		/* 8-byte aligned */
+	vmgpu_u32 entries;		/* table length, >= 1 */
+	vmgpu_u32 region[3];		/* blocks per region, each >= 1 */
+};
+
+/*
+ * DEP_WAIT: the command processor stalls (earlier dispatches run on)
+ * until every entry the consumer portions need is READY in @epoch. The
+ * consumer portions are the box @cfirst + [0, @ccount) of the grid
+ * @cgrid; each needs the producer entries @map (struct vmgpu_region_map,
+ * 40 bytes, uapi/vmgpu_region.h) gives it in the producer grid @pgrid,
+ * whose portion p is entry @first_index + p of the table. It checks
+ * exactly those entries, reading memory only: no interrupt, no register.
+ * It continues no earlier than the device time the last of them was
+ * written (device-model.rst, "Device time across GPUs").
+ */
+struct vmgpu_cmd_dep_wait {
+	vmgpu_u32 hdr;
+	vmgpu_u32 epoch;		/* not 0 */
+	vmgpu_u32 first_index;
+	vmgpu_u32 entries;		/* table length */
+	vmgpu_u64 table_va;		/* 8-byte aligned */
+	vmgpu_u32 pgrid[3];		/* producer grid (portions or regions) */
+	vmgpu_u32 cgrid[3];		/* consumer grid */
+	vmgpu_u32 cfirst[3];		/* consumer box */
+	vmgpu_u32 ccount[3];
+	vmgpu_u32 map[10];		/* struct vmgpu_region_map */
+};
+
+#define VMGPU_DEP_MAX_SIGNAL_REGIONS	4096	/* regions of one dispatch */
+#define VMGPU_DEP_MAX_SIGNALS		256	/* DEP_SIGNALs in one packet */
+#define VMGPU_DEP_MAX_WAIT_PORTIONS	1024	/* consumer box of a DEP_WAIT */
+
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
@@ -536,6 +601,8 @@ struct vmgpu_cmd_end {
 #define VMGPU_CMD_LEN_COPY		(sizeof(struct vmgpu_cmd_copy) / 4)
 #define VMGPU_CMD_LEN_END		(sizeof(struct vmgpu_cmd_end) / 4)
 #define VMGPU_CMD_LEN_LAUNCH_TMD	(sizeof(struct vmgpu_cmd_launch_tmd) / 4)
+#define VMGPU_CMD_LEN_DEP_SIGNAL	(sizeof(struct vmgpu_cmd_dep_signal) / 4)
+#define VMGPU_CMD_LEN_DEP_WAIT		(sizeof(struct vmgpu_cmd_dep_wait) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

@@ -171,6 +171,16 @@ struct vmgpu_region_map {
 };
 
 #define VMGPU_REGION_MAP_BYTES		40
+/*
+ * DEP_WAIT (vmgpu_hw.h) carries a map as its words: the sizes must agree
+ * (a negative bit-field width does not compile).
+ */
+struct vmgpu_region_map_bytes_check {
+	int map_is_40_bytes : sizeof(struct vmgpu_region_map) ==
+			      VMGPU_REGION_MAP_BYTES &&
+			      sizeof(((struct vmgpu_cmd_dep_wait *)0)->map) ==
+			      VMGPU_REGION_MAP_BYTES ? 1 : -1;
+};
 
 enum vmgpu_map_kind {
 	VMGPU_MAP_IDENTITY = 1,		/* 0 is refused: an unset map */
@@ -837,7 +847,7 @@ static inline vmgpu_u32 vmgpu_curve_at(const struct vmgpu_curve *c,
  * the old word was not E. Words left by other epochs read as free, so the
  * words need no clearing between dispatches.
  *
- * @xchg is that atomic exchange: it stores @epoch in @portion's word and
+ * @take is that atomic exchange: it stores @epoch in @portion's word and
  * returns the old word.
  */
 typedef vmgpu_u32 (*vmgpu_alloc_xchg_fn)(void *ctx, vmgpu_u32 portion,
@@ -861,7 +871,7 @@ static inline vmgpu_u32 vmgpu_alloc_next(const struct vmgpu_curve *c,
 					 const vmgpu_u32 grid[3],
 					 const void *table, vmgpu_u32 epoch,
 					 vmgpu_u32 *cursor,
-					 vmgpu_alloc_xchg_fn xchg, void *ctx)
+					 vmgpu_alloc_xchg_fn take, void *ctx)
 {
 	vmgpu_u32 p;
 
@@ -870,7 +880,7 @@ static inline vmgpu_u32 vmgpu_alloc_next(const struct vmgpu_curve *c,
 	while ((p = vmgpu_curve_at(c, grid, table, *cursor)) !=
 	       VMGPU_PORTION_NONE) {
 		(*cursor)++;
-		if (xchg(ctx, p, epoch) != epoch)
+		if (take(ctx, p, epoch) != epoch)
 			return p;
 	}
 	return VMGPU_PORTION_NONE;

@@ -45,7 +45,13 @@ int vg_cp_init(struct vg_cp *cp, struct vg_gpu_common *gc, struct vg_mmu *mmu,
     cp->args_arena =
         malloc((size_t)VMGPU_MAX_TASKS_PER_PACKET * VMGPU_MAX_ARGS_BYTES);
     cp->syncs = calloc(MAX_SYNCS, sizeof(*cp->syncs));
-    if (!cp->buf || !cp->disp || !cp->dstate || !cp->args_arena || !cp->syncs) {
+    cp->deps = malloc(sizeof(*cp->deps));
+    if (cp->deps && vg_deps_init(cp->deps)) {
+        free(cp->deps);
+        cp->deps = NULL;
+    }
+    if (!cp->buf || !cp->disp || !cp->dstate || !cp->args_arena || !cp->syncs ||
+        !cp->deps) {
         vg_cp_destroy(cp);
         return -1;
     }
@@ -81,6 +87,9 @@ static void cp_free_packet(struct vg_cp *cp)
     cp->num_children = 0;
     cp->open_queues = 0;
     cp->num_syncs = 0;
+    if (cp->deps) {
+        vg_deps_reset(cp->deps);
+    }
     cp->outstanding = 0;
     cp->aborted = false;
     cp->in_wait = false;
@@ -96,6 +105,11 @@ void vg_cp_destroy(struct vg_cp *cp)
     free(cp->dstate);
     free(cp->args_arena);
     free(cp->syncs);
+    if (cp->deps) {
+        vg_deps_destroy(cp->deps);
+        free(cp->deps);
+    }
+    cp->deps = NULL;
     cp->buf = NULL;
     cp->disp = NULL;
     cp->dstate = NULL;
@@ -287,13 +301,22 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
         verdict = vmgpu_cmd_check(&ck, p, cp->words - ck.word, &why);
         /*
          * A misaligned TIMESTAMP, WRITE_VALUE or WAIT_VALUE address (at
-         * byte 8 of each) is reported as such; a DISPATCH's is a malformed
-         * dispatch.
+         * byte 8 of each), or dependency table (byte 16), is reported as
+         * such; a DISPATCH's is a malformed dispatch.
          */
         if (verdict == VMGPU_CMD_MISALIGNED &&
             VMGPU_CMD_OP(vmgpu_cmd_ld32(p)) != VMGPU_CMD_DISPATCH) {
-            /* TIMESTAMP, WRITE_VALUE and WAIT_VALUE: va at one offset. */
-            *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_write_value, va);
+            switch (VMGPU_CMD_OP(vmgpu_cmd_ld32(p))) {
+            case VMGPU_CMD_DEP_SIGNAL:
+                *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_dep_signal, table_va);
+                break;
+            case VMGPU_CMD_DEP_WAIT:
+                *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_dep_wait, table_va);
+                break;
+            default: /* TIMESTAMP, WRITE_VALUE, WAIT_VALUE: one offset */
+                *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_write_value, va);
+                break;
+            }
             return VMGPU_FAULT_MISALIGNED;
         }
         if (verdict) {
@@ -575,6 +598,13 @@ static bool cp_dispatch(struct vg_cp *cp, const struct cp_task_src *src,
     if (!vg_wdist_fits(cp->wd, &d->task.need, d->task.throttle) ||
         (d->task.sm_mask && !(d->task.sm_mask & usable))) {
         cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, index);
+        return false;
+    }
+    /* Signals armed on it need its regions (SPEC R3). */
+    if (src->parent == NONE &&
+        vg_deps_arm(cp->deps, index, l, d->task.queue, &bad_pc)) {
+        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
+                cp->entry.cmdbuf_va + 4ull * bad_pc, bad_pc, index);
         return false;
     }
     d->budget = cp->instr_budget ? cp->instr_budget : cp->gc->cfg->instr_budget;
@@ -892,6 +922,30 @@ static bool cp_block_work(struct vg_cp *cp, const struct vg_block_outcome *o)
     return true;
 }
 
+/*
+ * A block of a dispatch with DEP_SIGNALs finished: write the entries of
+ * the regions it completed. Returns false after cp_fail().
+ */
+static bool cp_block_signals(struct vg_cp *cp, const struct vg_block_outcome *o)
+{
+    uint64_t fault_va = 0;
+    uint32_t pc = 0;
+    int code;
+
+    if (!o->stored || !vg_deps_signalled(cp->deps, o->d->index) ||
+        o->d->parent != NONE) {
+        return true;
+    }
+    code = vg_deps_block_done(cp->deps, cp->gc, cp->mmu, cp->entry.as_slot,
+                              o->d->index, &o->d->launch, o->block, &fault_va,
+                              &pc);
+    if (code) {
+        cp_fail(cp, code, fault_va, pc, o->d->index);
+        return false;
+    }
+    return true;
+}
+
 void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
 {
     if (o->stored) {
@@ -899,7 +953,7 @@ void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
     }
     if (o->current && o->faulted && !cp->aborted) {
         cp_fail(cp, o->fault.code, o->fault.addr, o->fault.pc, o->d->index);
-    } else if (cp_block_work(cp, o) && o->finished) {
+    } else if (cp_block_signals(cp, o) && cp_block_work(cp, o) && o->finished) {
         task_blocks_finished(cp, o->d);
     }
     cp_close_queues(cp);
@@ -1154,6 +1208,31 @@ static void cp_execute(struct vg_cp *cp)
             cp_schedule(cp, t);
             return;
         }
+        break;
+    case VMGPU_CMD_DEP_SIGNAL:
+        vg_deps_add_signal(cp->deps, p, cp->pc);
+        break;
+    case VMGPU_CMD_DEP_WAIT:
+        /* As WAIT_VALUE: announce the wait before reading. */
+        vg_gpu_publish_wait(cp->gc);
+        switch (vg_deps_wait(cp->deps, cp->gc, cp->mmu, slot, p, &t, &code,
+                             &fault_va)) {
+        case VG_DEP_FAULT:
+            cp_fail(cp, code, fault_va, cp->pc, NONE);
+            return;
+        case VG_DEP_BLOCKED:
+            cp->in_wait = true;
+            cp->state = VG_CP_WAIT_VALUE;
+            return;
+        default:
+            break;
+        }
+        if (t > vg_gpu_now(cp->gc)) {
+            cp->in_wait = true;
+            cp_schedule(cp, t);
+            return;
+        }
+        vg_deps_wait_end(cp->deps);
         break;
     case VMGPU_CMD_COPY:
         cp_copy(cp, p);

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "copy_engine.h"
+#include "deptable.h"
 #include "gpu_common.h"
 #include "kernel.h"
 #include "mmu.h"
@@ -42,7 +43,7 @@ enum vg_cp_state {
     VG_CP_RUN,          /* a CP step is scheduled */
     VG_CP_WAIT_BARRIER, /* BARRIER: earlier dispatches */
     VG_CP_WAIT_END,     /* END: every dispatch */
-    VG_CP_WAIT_VALUE,   /* WAIT_VALUE: memory to change */
+    VG_CP_WAIT_VALUE,   /* WAIT_VALUE or DEP_WAIT: memory to change */
     VG_CP_WAIT_COPY,    /* COPY in flight */
     VG_CP_WAIT_ACK,     /* error to report, previous latched */
     VG_CP_DRAIN,        /* packet abandoned, blocks in flight */
@@ -74,6 +75,7 @@ struct vg_cp {
     uint8_t *args_arena;                 /* their argument blocks */
     struct vg_sync_dep *syncs;
     uint32_t num_syncs;
+    struct vg_deps *deps;  /* DEP_SIGNAL and DEP_WAIT of the packet */
     uint32_t num_children; /* tasks launched by kernels (after dispatches) */
     uint32_t open_queues;  /* queue tasks not closed yet */
     uint32_t outstanding;  /* reached, not done */
@@ -113,7 +115,7 @@ void vg_cp_wake(struct vg_cp *cp);
 void vg_cp_memory_poll(struct vg_cp *cp, vg_time_t t);
 /* VMGPU_STATUS_* as the command processor's state says. */
 uint32_t vg_cp_status(const struct vg_cp *cp);
-/* Is the CP waiting for memory to change (WAIT_VALUE)? */
+/* Is the CP waiting for memory to change (WAIT_VALUE, DEP_WAIT)? */
 static inline bool vg_cp_waits_for_memory(const struct vg_cp *cp)
 {
     return cp->state == VG_CP_WAIT_VALUE;

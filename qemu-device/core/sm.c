@@ -245,6 +245,7 @@ bool vg_sms_retire(struct vg_sms *sms, uint32_t sm, uint32_t slot_index,
 
     memset(out, 0, sizeof(*out));
     out->d = d;
+    out->block = slot->block;
     /* The dispatch's storage is reused by later packets: compare serials. */
     out->current = d->serial && slot->serial == d->serial;
     out->faulted = slot->faulted;

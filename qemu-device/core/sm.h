@@ -84,10 +84,11 @@ struct vg_sms {
 /* What retiring a block means for its dispatch. */
 struct vg_block_outcome {
     struct vg_dispatch *d;
-    bool current;  /* d still holds the dispatch the block belongs to */
-    bool stored;   /* its stores reached memory */
-    bool faulted;  /* it stopped on a fault: fault says where */
-    bool finished; /* it was the dispatch's last block */
+    bool current;   /* d still holds the dispatch the block belongs to */
+    bool stored;    /* its stores reached memory */
+    bool faulted;   /* it stopped on a fault: fault says where */
+    bool finished;  /* it was the dispatch's last block */
+    uint32_t block; /* its index in the dispatch's grid (linear) */
     struct vg_fault_info fault;
     /*
      * The LAUNCH and ENQ records of a block whose stores reached memory,

@@ -379,6 +379,25 @@ void th_cb_copy(struct th_cmdbuf *cb, uint64_t src, uint64_t dst,
 					dst_pitch));
 }
 
+void th_cb_dep_signal(struct th_cmdbuf *cb, uint32_t dispatch, uint32_t epoch,
+		      uint64_t table_va, uint32_t entries, uint32_t first_index,
+		      const uint32_t region[3])
+{
+	TH_CB_PUT(cb, vmgpu_encode_dep_signal(dispatch, epoch, table_va,
+					      entries, first_index, region));
+}
+
+void th_cb_dep_wait(struct th_cmdbuf *cb, uint32_t epoch, uint64_t table_va,
+		    uint32_t entries, uint32_t first_index,
+		    const uint32_t pgrid[3], const uint32_t cgrid[3],
+		    const uint32_t cfirst[3], const uint32_t ccount[3],
+		    const struct vmgpu_region_map *map)
+{
+	TH_CB_PUT(cb, vmgpu_encode_dep_wait(epoch, table_va, entries,
+					    first_index, pgrid, cgrid, cfirst,
+					    ccount, map));
+}
+
 void th_cb_end(struct th_cmdbuf *cb)
 {
 	TH_CB_PUT(cb, vmgpu_encode_end());

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "vmgpu_region.h"
 
 #define TH_MAX_IRQ_LOG	4096
 
@@ -112,6 +113,15 @@ void th_cb_wait(struct th_cmdbuf *cb, uint64_t va, uint32_t op,
 void th_cb_copy(struct th_cmdbuf *cb, uint64_t src, uint64_t dst,
 		uint32_t width, uint32_t height, uint32_t src_pitch,
 		uint32_t dst_pitch);
+/* DEP_SIGNAL and DEP_WAIT (uapi/vmgpu_cmd.h's encoders' arguments). */
+void th_cb_dep_signal(struct th_cmdbuf *cb, uint32_t dispatch, uint32_t epoch,
+		      uint64_t table_va, uint32_t entries, uint32_t first_index,
+		      const uint32_t region[3]);
+void th_cb_dep_wait(struct th_cmdbuf *cb, uint32_t epoch, uint64_t table_va,
+		    uint32_t entries, uint32_t first_index,
+		    const uint32_t pgrid[3], const uint32_t cgrid[3],
+		    const uint32_t cfirst[3], const uint32_t ccount[3],
+		    const struct vmgpu_region_map *map);
 void th_cb_end(struct th_cmdbuf *cb);
 /* Copy the buffer into fresh GPU memory of @as; returns its VA. */
 uint64_t th_cb_upload(struct testhost *th, struct th_as *as,

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Region dependencies in the command processor (SPEC R2, R3):
+ * DEP_SIGNAL writes a table entry when the blocks of a region finished,
+ * DEP_WAIT stalls a GPU's command processor until exactly the entries its
+ * consumer portions need are READY in its epoch, with no interrupt and no
+ * register access, and continues no earlier than their writes in device
+ * time. Command rules and faults are checked too.
+ */
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "testhost.h"
+#include "vmgpu_cmd.h"
+#include "vmgpu_region.h"
+
+#define VA0 0x20000000ull
+#define RW  (VMGPU_PTE_READ | VMGPU_PTE_WRITE)
+
+/* out[ctaid.x] = ctaid.x + 1 after spinning arg 8 times (one thread). */
+static const char mark_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg r2, 8\n"
+	"	mov r3, 0\n"
+	"loop:\n"
+	"	setp.ge p0, r3, r2\n"
+	"	bra p0, done\n"
+	"	add r3, r3, 1\n"
+	"	bra loop\n"
+	"done:\n"
+	"	s2r r4, %ctaid.x\n"
+	"	add r5, r4, 1\n"
+	"	lea r6, r0, r4, 2\n"
+	"	st.32 [r6], r5\n"
+	"	exit\n";
+
+/* dst[ctaid.x] = src[ctaid.x] (one thread). */
+static const char copy_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg.64 r2, 8\n"
+	"	s2r r4, %ctaid.x\n"
+	"	lea r6, r0, r4, 2\n"
+	"	ld.32 r5, [r6]\n"
+	"	lea r7, r2, r4, 2\n"
+	"	st.32 [r7], r5\n"
+	"	exit\n";
+
+static const uint32_t one[3] = { 1, 1, 1 };
+
+FIXTURE(deps) {
+	struct testhost *th;
+	struct vg_device *dev;
+	struct th_as as;
+	uint64_t mark, copy;
+	uint64_t table;		/* 64 entries */
+	uint64_t *entry;
+};
+
+FIXTURE_SETUP(deps)
+{
+	struct vg_config c;
+
+	vg_config_defaults(&c);
+	c.gpus = 2;
+	self->th = th_new(64 << 20);
+	self->dev = th_device_new(self->th, &c, 2);
+	vg_device_trace_keep(self->dev, true);
+	th_as_init(self->th, &self->as, VA0);
+	th_gpu_setup(self->th, 0, 16);
+	th_gpu_setup(self->th, 1, 16);
+	th_set_root(self->th, 0, 0, &self->as);
+	th_set_root(self->th, 1, 0, &self->as);
+	self->mark = th_kernel(self->th, &self->as, mark_src);
+	self->copy = th_kernel(self->th, &self->as, copy_src);
+	self->table = th_as_alloc(self->th, &self->as, 64 * 8, RW);
+	self->entry = th_va(self->th, &self->as, self->table);
+}
+
+FIXTURE_TEARDOWN(deps)
+{
+	th_free(self->th);
+}
+
+static struct vmgpu_region_map map_of(uint8_t kind, uint8_t policy,
+				      int32_t vx, int32_t vy)
+{
+	struct vmgpu_region_map m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = kind;
+	m.policy = policy;
+	m.v[0] = vx;
+	m.v[1] = vy;
+	return m;
+}
+
+/* A mark dispatch of @n blocks of the index space [0, total) at @origin. */
+static void mark_dispatch(struct th_cmdbuf *cb, uint64_t code, uint64_t args,
+			  uint32_t origin, uint32_t n, uint32_t total,
+			  uint32_t flags)
+{
+	uint32_t grid[3] = { n, 1, 1 }, org[3] = { origin, 0, 0 };
+	uint32_t tot[3] = { total, 1, 1 };
+	struct vmgpu_cmd_dispatch d;
+
+	d = vmgpu_encode_dispatch(code, args, 16, grid, one, org, tot, 0, 0);
+	d.flags = flags;
+	th_cb_raw(cb, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+}
+
+static uint64_t two_ptrs(struct testhost *th, struct th_as *as, uint64_t a,
+			 uint64_t b)
+{
+	uint64_t v[2] = { a, b };
+
+	return th_upload(th, as, v, 16);
+}
+
+static uint64_t cnt(struct testhost *th, unsigned int gpu, uint32_t n)
+{
+	return th_rd64(th, gpu, VMGPU_GPU_CNT_LO(n));
+}
+
+static const struct vmgpu_trace_record *
+find_rec(struct vg_device *dev, uint8_t kind, unsigned int gpu,
+	 uint64_t seqno, uint32_t dispatch)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].kind == kind && r[i].gpu == gpu &&
+		    r[i].seqno == seqno && r[i].dispatch == dispatch)
+			return &r[i];
+	return NULL;
+}
+
+/* The BLOCK record of block @block of a dispatch. */
+static const struct vmgpu_trace_record *
+find_block(struct vg_device *dev, unsigned int gpu, uint64_t seqno,
+	   uint32_t dispatch, uint32_t block)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].kind == VMGPU_TRACE_BLOCK && r[i].gpu == gpu &&
+		    r[i].seqno == seqno && r[i].dispatch == dispatch &&
+		    r[i].block == block)
+			return &r[i];
+	return NULL;
+}
+
+/*
+ * One portion per GPU: GPU 1's consumer waits on the entry GPU 0's
+ * producer portion writes, submitted before it, and reads what it wrote.
+ * The wait is in memory only: no interrupt, no register write.
+ */
+TEST_F(deps, coarse_signal_releases_a_waiter_on_another_gpu)
+{
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t out = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *pout = th_va(self->th, &self->as, out);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	uint32_t g4[3] = { 4, 1, 1 }, g1[3] = { 1, 1, 1 }, zero[3] = { 0 };
+	const struct vmgpu_trace_record *prod, *cons;
+	struct th_cmdbuf cb0, cb1;
+	uint64_t mmio, irqs;
+	int i;
+
+	/* GPU 1: wait for portion 0 (4 blocks), then copy it. */
+	th_cb_init(&cb1);
+	th_cb_dep_wait(&cb1, 7, self->table, 64, 0, g1, g1, zero, one, &id);
+	th_cb_dispatch(&cb1, self->copy, two_ptrs(self->th, &self->as, data, out),
+		       16, g4, one, 0, 0);
+	th_cb_end(&cb1);
+	th_cb_submit(self->th, &self->as, 1, &cb1, 11);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, th_fence_mem(self->th, 1));
+	mmio = cnt(self->th, 1, VMGPU_CNT_MMIO_WRITES);
+	irqs = cnt(self->th, 1, VMGPU_CNT_INTERRUPTS);
+
+	/* GPU 0: the producer portion, coarse: one region = the portion. */
+	th_cb_init(&cb0);
+	th_cb_dep_signal(&cb0, 0, 7, self->table, 64, 0, g4);
+	mark_dispatch(&cb0, self->mark, two_ptrs(self->th, &self->as, data, 500),
+		      0, 4, 4, 0);
+	th_cb_end(&cb0);
+	th_cb_submit(self->th, &self->as, 0, &cb0, 21);
+	vg_device_run(self->dev);
+
+	EXPECT_EQ(21, th_fence_mem(self->th, 0));
+	EXPECT_EQ(11, th_fence_mem(self->th, 1));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(i + 1, pout[i]);
+	EXPECT_EQ(vmgpu_dep_pack(7, 0, VMGPU_DEP_READY), self->entry[0]);
+	EXPECT_EQ(1, cnt(self->th, 0, VMGPU_CNT_DEP_ENTRIES));
+	EXPECT_EQ(1, cnt(self->th, 1, VMGPU_CNT_DEP_WAITS));
+	EXPECT_LT(0, cnt(self->th, 1, VMGPU_CNT_DEP_WAIT_NS));
+	/* Released through memory: GPU 1 saw no register write, no IRQ. */
+	EXPECT_EQ(mmio, cnt(self->th, 1, VMGPU_CNT_MMIO_WRITES));
+	EXPECT_EQ(irqs + 1, cnt(self->th, 1, VMGPU_CNT_INTERRUPTS));
+	/* The consumer starts after the producer's last block, in device time. */
+	prod = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 21, 0);
+	cons = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 11, 0);
+	ASSERT_NE(NULL, prod);
+	ASSERT_NE(NULL, cons);
+	EXPECT_LE(prod->end_ns, cons->start_ns);
+}
+
+/*
+ * An entry from an earlier epoch never satisfies a wait: a table left
+ * READY by epoch 3 holds the epoch-4 waiter until epoch 4 writes it.
+ */
+TEST_F(deps, stale_epoch_does_not_satisfy_a_wait)
+{
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	uint32_t g1[3] = { 1, 1, 1 }, zero[3] = { 0 };
+	struct th_cmdbuf cb0, cb1;
+
+	self->entry[0] = vmgpu_dep_pack(3, 0, VMGPU_DEP_READY);
+	self->entry[1] = vmgpu_dep_pack(4, 0, VMGPU_DEP_EMPTY);
+	th_cb_init(&cb1);
+	th_cb_dep_wait(&cb1, 4, self->table, 64, 0, g1, g1, zero, one, &id);
+	th_cb_end(&cb1);
+	th_cb_submit(self->th, &self->as, 1, &cb1, 5);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, th_fence_mem(self->th, 1));
+	/* An EMPTY entry of the right epoch does not either (entry 1). */
+	th_cb_init(&cb1);
+	th_cb_dep_wait(&cb1, 4, self->table, 64, 1, g1, g1, zero, one, &id);
+	th_cb_end(&cb1);
+	th_cb_submit(self->th, &self->as, 0, &cb1, 6);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, th_fence_mem(self->th, 0));
+
+	/* GPU 0 is busy waiting; the host writes entry 1, then epoch 4's
+	 * producer on GPU 0 (after that wait) writes entry 0. */
+	self->entry[1] = vmgpu_dep_pack(4, 1, VMGPU_DEP_READY);
+	th_doorbell(self->th, 0);
+	vg_device_run(self->dev);
+	EXPECT_EQ(6, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_fence_mem(self->th, 1));
+	th_cb_init(&cb0);
+	th_cb_dep_signal(&cb0, 0, 4, self->table, 64, 0, g1);
+	mark_dispatch(&cb0, self->mark, two_ptrs(self->th, &self->as, data, 10),
+		      0, 1, 1, 0);
+	th_cb_end(&cb0);
+	th_cb_submit(self->th, &self->as, 0, &cb0, 7);
+	vg_device_run(self->dev);
+	EXPECT_EQ(5, th_fence_mem(self->th, 1));
+	EXPECT_EQ(vmgpu_dep_pack(4, 0, VMGPU_DEP_READY), self->entry[0]);
+}
+
+/*
+ * Fine regions: a sequential producer portion of 8 blocks signals one
+ * entry per block. A consumer of region 1 only starts once block 1 is
+ * done, long before the producer's last block; a consumer of region 7
+ * waits for block 7.
+ */
+TEST_F(deps, fine_regions_release_consumers_before_the_portion_ends)
+{
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t out = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *pout = th_va(self->th, &self->as, out);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	uint32_t g8[3] = { 8, 1, 1 }, c1[3] = { 1, 0, 0 }, c7[3] = { 7, 0, 0 };
+	const struct vmgpu_trace_record *b1, *b7, *prod, *w1, *w7;
+	uint64_t args = two_ptrs(self->th, &self->as, data, out);
+	struct vmgpu_cmd_dispatch d;
+	struct th_cmdbuf cb0, cb1;
+	uint32_t org[3] = { 0 };
+
+	th_cb_init(&cb0);
+	th_cb_dep_signal(&cb0, 0, 9, self->table, 64, 0, one);
+	mark_dispatch(&cb0, self->mark, two_ptrs(self->th, &self->as, data, 300),
+		      0, 8, 8, VMGPU_DISPATCH_F_SEQUENTIAL);
+	th_cb_end(&cb0);
+
+	/* GPU 1: region 1's consumer, then region 7's (one block each). */
+	th_cb_init(&cb1);
+	th_cb_dep_wait(&cb1, 9, self->table, 64, 0, g8, g8, c1, one, &id);
+	org[0] = 1;
+	d = vmgpu_encode_dispatch(self->copy, args, 16, one, one, org, g8, 0, 0);
+	th_cb_raw(&cb1, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	th_cb_dep_wait(&cb1, 9, self->table, 64, 0, g8, g8, c7, one, &id);
+	org[0] = 7;
+	d = vmgpu_encode_dispatch(self->copy, args, 16, one, one, org, g8, 0, 0);
+	th_cb_raw(&cb1, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	th_cb_end(&cb1);
+
+	th_cb_submit(self->th, &self->as, 0, &cb0, 1);
+	th_cb_submit(self->th, &self->as, 1, &cb1, 2);
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	ASSERT_EQ(2, th_fence_mem(self->th, 1));
+	EXPECT_EQ(2, pout[1]);
+	EXPECT_EQ(8, pout[7]);
+	EXPECT_EQ(0, pout[0]);
+	EXPECT_EQ(8, cnt(self->th, 0, VMGPU_CNT_DEP_ENTRIES));
+
+	b1 = find_block(self->dev, 0, 1, 0, 1);
+	b7 = find_block(self->dev, 0, 1, 0, 7);
+	prod = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 0);
+	w1 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 0);
+	w7 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 1);
+	ASSERT_NE(NULL, b1);
+	ASSERT_NE(NULL, b7);
+	ASSERT_NE(NULL, prod);
+	ASSERT_NE(NULL, w1);
+	ASSERT_NE(NULL, w7);
+	EXPECT_LE(b1->end_ns, w1->start_ns);
+	EXPECT_LT(w1->end_ns, prod->end_ns);	/* done before the portion */
+	EXPECT_LE(b7->end_ns, w7->start_ns);
+}
+
+/*
+ * A DEP_WAIT checks exactly the entries its map gives: radius 1 around
+ * consumer (1, 1) of a 4 x 3 grid (clamped) needs the 3 x 3 box; entries
+ * outside it may stay EMPTY. Then (0, 0) with an upward-left offset and
+ * IGNORE needs nothing and does not wait at all.
+ */
+TEST_F(deps, a_wait_checks_exactly_the_mapped_entries)
+{
+	struct vmgpu_region_map r1 = map_of(VMGPU_MAP_RADIUS, VMGPU_MAP_CLAMP,
+					    1, 1);
+	struct vmgpu_region_map up = map_of(VMGPU_MAP_OFFSET, VMGPU_MAP_IGNORE,
+					    -1, -1);
+	uint32_t g[3] = { 4, 3, 1 }, c[3] = { 1, 1, 0 }, origin[3] = { 0 };
+	struct th_cmdbuf cb;
+	uint32_t x, y;
+
+	for (y = 0; y < 3; y++)
+		for (x = 0; x < 4; x++)
+			if (x <= 2)
+				self->entry[2 + y * 4 + x] =
+					vmgpu_dep_pack(5, 1, VMGPU_DEP_READY);
+	/* (1, 1)'s box is x 0..2, y 0..2, all READY; x = 3 is EMPTY. */
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 5, self->table, 64, 2, g, g, c, one, &r1);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 1);
+	vg_device_run(self->dev);
+	EXPECT_EQ(1, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, cnt(self->th, 0, VMGPU_CNT_DEP_WAITS));
+	/* (2, 1)'s box reaches x = 3: it waits. */
+	c[0] = 2;
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 5, self->table, 64, 2, g, g, c, one, &r1);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 2);
+	vg_device_run(self->dev);
+	EXPECT_EQ(1, th_fence_mem(self->th, 0));
+	EXPECT_EQ(1, cnt(self->th, 0, VMGPU_CNT_DEP_WAITS));
+	for (y = 0; y < 3; y++)
+		self->entry[2 + y * 4 + 3] = vmgpu_dep_pack(5, 1, VMGPU_DEP_READY);
+	th_doorbell(self->th, 0);
+	vg_device_run(self->dev);
+	EXPECT_EQ(2, th_fence_mem(self->th, 0));
+	/* Offset (-1, -1) from (0, 0), ignored outside: no entry at all. */
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 6, self->table, 64, 2, g, g, origin, one, &up);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 3);
+	vg_device_run(self->dev);
+	EXPECT_EQ(3, th_fence_mem(self->th, 0));
+	EXPECT_EQ(1, cnt(self->th, 0, VMGPU_CNT_DEP_WAITS));
+}
+
+/* Submit @cb on GPU 0 expecting error @code at @addr; then recover. */
+static void expect_fault(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(deps) *self, const struct th_cmdbuf *cb,
+			 uint32_t code, uint64_t addr)
+{
+	static uint64_t seq = 100;
+	struct th_cmdbuf good;
+
+	seq++;
+	th_cb_submit(self->th, &self->as, 0, cb, seq);
+	vg_device_run(self->dev);
+	ASSERT_EQ(code, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	if (addr)
+		EXPECT_EQ(addr, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
+	EXPECT_EQ(seq, th_fence_mem(self->th, 0));
+	th_ack_all(self->th, 0);
+	th_cb_init(&good);
+	th_cb_end(&good);
+	seq++;
+	th_cb_submit(self->th, &self->as, 0, &good, seq);
+	vg_device_run(self->dev);
+	EXPECT_EQ(seq, th_fence_mem(self->th, 0));
+	th_ack_all(self->th, 0);
+}
+
+TEST_F(deps, bad_signals_and_waits_are_refused)
+{
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	struct vmgpu_region_map bad = map_of(VMGPU_MAP_RADIUS, 0, 99, 0);
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t args = two_ptrs(self->th, &self->as, data, 0);
+	uint64_t ro = th_as_alloc(self->th, &self->as, 4096, VMGPU_PTE_READ);
+	uint32_t g4[3] = { 4, 1, 1 }, g2[3] = { 2, 1, 1 }, zero[3] = { 0 };
+	uint32_t g3[3] = { 3, 1, 1 };
+	struct th_cmdbuf cb;
+	uint32_t at;
+
+	/* Static rules: epoch 0, no entries, first entry outside. */
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 0, self->table, 64, 0, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 0, 0, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 4, 4, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	/* a zero region side; a misaligned table */
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 64, 0, zero);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table + 4, 64, 0, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED,
+		     self->table + 4);
+	/* a signal on an earlier dispatch, or on one that never comes */
+	th_cb_init(&cb);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 64, 0, g4);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 1, 1, self->table, 64, 0, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+
+	/* When the dispatch is known: portion not made of whole regions. */
+	th_cb_init(&cb);
+	at = cb.n;
+	th_cb_dep_signal(&cb, 0, 1, self->table, 64, 0, g3);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 8, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	EXPECT_EQ(at, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	/* ... or whose regions run past the table (8 / 2 = 4 > 63 - 60) */
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 64, 61, g2);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 8, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	/* a read-only table faults when the entry is written */
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, ro, 64, 0, g4);
+	mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_PERMISSION, ro);
+
+	/* DEP_WAIT: consumer box outside its grid, bad map, table too short */
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 1, self->table, 64, 0, g4, g4, g4, one, &id);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 1, self->table, 64, 0, g4, g4, zero, one, &bad);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 1, self->table, 3, 0, g4, g4, zero, one, &id);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	/* an unmapped table faults when read */
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 1, 0x1000, 64, 0, g4, g4, zero, one, &id);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED, 0x1000);
+}
+
+TEST_HARNESS_MAIN
