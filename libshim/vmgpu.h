@@ -489,7 +489,7 @@ int vmgpu_gpu_counter(struct vmgpu_device *dev, uint32_t gpu,
 int vmgpu_jobs_alive(struct vmgpu_device *dev);
 
 /* ------------------------------------------------------------------ */
-/* Task graphs (SPEC T1-T4, Documentation/taskgraph.rst)                 */
+/* Task graphs (SPEC T1-T7, Documentation/taskgraph.rst)                 */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -571,6 +571,15 @@ int vmgpu_graph_pass_copy(struct vmgpu_graph *g, int src, uint64_t src_offset,
 /* Fill @bytes (4-aligned, as @offset) at @offset of @resource with @value. */
 int vmgpu_graph_pass_clear(struct vmgpu_graph *g, int resource,
 			   uint64_t offset, uint64_t bytes, uint32_t value);
+/*
+ * Splitting (T7): the pass's blocks are independent of each other (none
+ * waits for or reads what another writes), so it may run as parts of at
+ * most @max_blocks blocks along x. At pass_end a pass of one dispatch
+ * with more blocks becomes that many passes (this one and the next
+ * indices), each a portion of the index space (origin, grid_total),
+ * with the pass's edges and state and no dependency on each other.
+ */
+int vmgpu_graph_pass_split(struct vmgpu_graph *g, uint32_t max_blocks);
 int vmgpu_graph_pass_end(struct vmgpu_graph *g);
 int vmgpu_graph_pass_count(const struct vmgpu_graph *g);
 
@@ -632,6 +641,13 @@ struct vmgpu_graph_limits {
 	uint32_t sm_shared_bytes;
 	uint32_t sm_blocks;
 	uint64_t memory_bytes;
+	/*
+	 * Transient resources live at once (T6): when the ones already
+	 * live and those a pass would bring to life exceed it, passes that
+	 * bring none (their last consumers among them) go first and the
+	 * others wait for a later stage. 0: no budget.
+	 */
+	uint64_t transient_budget;
 };
 
 /*
@@ -662,6 +678,55 @@ int vmgpu_schedule_waits(const struct vmgpu_schedule *s, uint32_t pass,
 			 struct vmgpu_graph_dep *waits, uint32_t max);
 
 /*
+ * Transient memory (T6). A transient resource used by the graph lives
+ * from the first to the last stage of a pass that reads or writes it;
+ * transients whose lives are disjoint share memory: each has an offset
+ * (aligned to 256) in one heap of @heap_bytes. @peak_live_bytes is the
+ * largest sum of sizes live in one stage, @unaliased_bytes the heap
+ * without sharing.
+ */
+struct vmgpu_graph_memory {
+	uint64_t heap_bytes;
+	uint64_t peak_live_bytes;
+	uint64_t unaliased_bytes;
+	uint32_t transients;
+};
+int vmgpu_schedule_memory(const struct vmgpu_schedule *s,
+			  struct vmgpu_graph_memory *m);
+/* -ENOENT if @resource is a buffer or no pass uses it. Outputs may be NULL. */
+int vmgpu_schedule_transient(const struct vmgpu_schedule *s,
+			     uint32_t resource, uint64_t *offset,
+			     uint32_t *first_stage, uint32_t *last_stage);
+
+/*
+ * Feedback (T5). Each pass's estimated cost is the median of its last 5
+ * measured durations (ns), kept per pass index across runs of the
+ * program while the pass there keeps its name; its priority is the
+ * longest path of estimated costs from it to the end. The scheduler
+ * takes ready passes by priority (unmeasured passes cost 0: program
+ * order). vmgpu_schedule_is_current() is 0 when the graph's shape
+ * changed or the estimates now order the passes otherwise than when @s
+ * was compiled (a pass's priority above the one before it by more than
+ * 1/8), then compile again; -errno on failure.
+ */
+int vmgpu_graph_pass_sample(struct vmgpu_graph *g, uint32_t pass,
+			    uint64_t ns);
+/* The estimate of @pass, -ENODATA if never measured. */
+int vmgpu_graph_pass_cost(const struct vmgpu_graph *g, uint32_t pass,
+			  uint64_t *ns);
+/*
+ * Durations from a timed recording's npasses + 1 timestamps (@count):
+ * pass k of the schedule's order took @stamps[k + 1] - @stamps[k].
+ */
+int vmgpu_graph_feedback(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
+			 const uint64_t *stamps, uint32_t count);
+int vmgpu_schedule_is_current(const struct vmgpu_schedule *s,
+			      struct vmgpu_graph *g);
+/* The priority @pass had when @s was compiled. */
+int vmgpu_schedule_pass_priority(const struct vmgpu_schedule *s,
+				 uint32_t pass, uint64_t *prio);
+
+/*
  * Recording: the schedule's passes in order as commands, through @emit
  * (one call per command, @op valid during the call). A DISPATCH call
  * returns the dispatch's index in the packet (first @first_dispatch),
@@ -674,6 +739,7 @@ int vmgpu_schedule_waits(const struct vmgpu_schedule *s, uint32_t pass,
 #define VMGPU_GRAPH_OP_BARRIER		4u
 #define VMGPU_GRAPH_OP_COPY		5u
 #define VMGPU_GRAPH_OP_WRITE_VALUE	6u
+#define VMGPU_GRAPH_OP_TIMESTAMP	7u	/* clock to slot @value */
 
 struct vmgpu_graph_op {
 	uint32_t type;			/* VMGPU_GRAPH_OP_* */
@@ -693,6 +759,20 @@ int vmgpu_graph_record_ops(struct vmgpu_graph *g,
 			   const struct vmgpu_schedule *s,
 			   uint32_t first_dispatch, vmgpu_graph_emit_fn emit,
 			   void *opaque);
+/*
+ * A timed recording (T5) runs the passes one at a time so that each
+ * one's device time is its own: TIMESTAMP slot 0, then after each pass
+ * a BARRIER and TIMESTAMP slot k + 1 (npasses + 1 slots, 8 bytes each).
+ */
+int vmgpu_graph_record_timed_ops(struct vmgpu_graph *g,
+				 const struct vmgpu_schedule *s,
+				 uint32_t first_dispatch,
+				 vmgpu_graph_emit_fn emit, void *opaque);
+/* Into @cb, the timestamps into @bo at @offset (8-aligned). */
+int vmgpu_graph_record_timed(struct vmgpu_graph *g,
+			     const struct vmgpu_schedule *s,
+			     struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			     uint64_t offset);
 /*
  * Record into @cb (vmgpu_cmdbuf_* calls): a SYNC only where a pass waits
  * for a dispatch, a BARRIER only before a copy or clear that waits for

@@ -95,7 +95,7 @@ void vmgpu_graph_reset(struct vmgpu_graph *g)
 	g->npasses = 0;
 	g->open = false;
 	for (i = 0; i < g->nres; i++) {
-		g->res[i].last_writer = -1;
+		g->res[i].nwriters = 0;
 		g->res[i].nreaders = 0;
 	}
 }
@@ -110,9 +110,12 @@ void vmgpu_graph_destroy(struct vmgpu_graph *g)
 	for (i = 0; i < g->nres; i++) {
 		free(g->res[i].name);
 		free(g->res[i].readers);
+		free(g->res[i].writers);
 	}
 	free(g->res);
 	free(g->passes);
+	free(g->costs);
+	free(g->prio);
 	pthread_mutex_destroy(&g->err_lock);
 	free(g);
 }
@@ -167,7 +170,6 @@ int vmgpu_graph_resource(struct vmgpu_graph *g, const char *name,
 		return tg_error(g, -ENOMEM, "out of memory");
 	r->bo = bo;
 	r->size = size;
-	r->last_writer = -1;
 	return (int)g->nres++;
 }
 
@@ -531,6 +533,7 @@ static int cmp_dep(const void *a, const void *b)
  * resources' tracking updated: a resource node stands for every version
  * of its data, ordered by program order (no renaming).
  */
+/* The dependencies of pass @q on the passes before the resources' state. */
 static int pass_deps(struct vmgpu_graph *g, uint32_t q)
 {
 	struct tg_pass *p = &g->passes[q];
@@ -540,15 +543,13 @@ static int pass_deps(struct vmgpu_graph *g, uint32_t q)
 
 	for (i = 0; i < p->nreads && !ret; i++) {
 		r = &g->res[p->reads[i]];
-		if (r->last_writer >= 0)
-			ret = add_dep(p, (uint32_t)r->last_writer,
-				      VMGPU_DEP_RAW);
+		for (j = 0; j < r->nwriters && !ret; j++)
+			ret = add_dep(p, r->writers[j], VMGPU_DEP_RAW);
 	}
 	for (i = 0; i < p->nwrites && !ret; i++) {
 		r = &g->res[p->writes[i]];
-		if (r->last_writer >= 0)
-			ret = add_dep(p, (uint32_t)r->last_writer,
-				      VMGPU_DEP_WAW);
+		for (j = 0; j < r->nwriters && !ret; j++)
+			ret = add_dep(p, r->writers[j], VMGPU_DEP_WAW);
 		for (j = 0; j < r->nreaders && !ret; j++)
 			if (r->readers[j] != q)
 				ret = add_dep(p, r->readers[j], VMGPU_DEP_WAR);
@@ -557,9 +558,28 @@ static int pass_deps(struct vmgpu_graph *g, uint32_t q)
 		return ret;
 	if (p->ndeps)
 		qsort(p->deps, p->ndeps, sizeof(*p->deps), cmp_dep);
+	return 0;
+}
+
+/*
+ * Passes @first..@last (one pass, or the parts of a split one, with the
+ * same edges) are the latest: their writes are the resources' versions,
+ * their reads readers of them.
+ */
+static int pass_commit(struct vmgpu_graph *g, uint32_t first, uint32_t last)
+{
+	struct tg_pass *p = &g->passes[first];
+	struct tg_resource *r;
+	uint32_t i, q, n = last - first + 1;
+
 	for (i = 0; i < p->nwrites; i++) {
 		r = &g->res[p->writes[i]];
-		r->last_writer = q;
+		if (tg_grow((void **)&r->writers, &r->cap_writers, n,
+			    sizeof(*r->writers)))
+			return -ENOMEM;
+		for (q = first; q <= last; q++)
+			r->writers[q - first] = q;
+		r->nwriters = n;
 		r->nreaders = 0;
 	}
 	for (i = 0; i < p->nreads; i++) {
@@ -567,17 +587,106 @@ static int pass_deps(struct vmgpu_graph *g, uint32_t q)
 			continue;
 		r = &g->res[p->reads[i]];
 		if (tg_grow((void **)&r->readers, &r->cap_readers,
-			    r->nreaders + 1, sizeof(*r->readers)))
+			    r->nreaders + n, sizeof(*r->readers)))
 			return -ENOMEM;
-		r->readers[r->nreaders++] = q;
+		for (q = first; q <= last; q++)
+			r->readers[r->nreaders++] = q;
 	}
 	return 0;
+}
+
+int vmgpu_graph_pass_split(struct vmgpu_graph *g, uint32_t max_blocks)
+{
+	struct tg_pass *p;
+
+	if (!g)
+		return -EINVAL;
+	p = open_pass(g, "pass_split");
+	if (!p)
+		return -EINVAL;
+	if (!max_blocks)
+		return tg_error(g, -EINVAL, "pass_split: 0 blocks per part");
+	p->split_blocks = max_blocks;
+	return 0;
+}
+
+/*
+ * Split the open pass @q (one dispatch of more than split_blocks blocks
+ * along x) into parts: it keeps the first portion, passes q + 1.. get
+ * the others, each with the pass's edges, state and given needs. Returns
+ * the number of parts, or -errno with the graph as before.
+ */
+static int split_pass(struct vmgpu_graph *g, uint32_t q)
+{
+	struct vmgpu_dispatch_desc d = g->passes[q].cmds[0].desc;
+	uint32_t gx = d.grid[0] ? d.grid[0] : 1, chunk, parts, k, i;
+	struct vmgpu_graph_needs given = g->passes[q].needs;
+	bool needs_given = g->passes[q].needs_given;
+	char *name = NULL;
+	int ret = 0;
+
+	chunk = g->passes[q].split_blocks;
+	parts = (uint32_t)(((uint64_t)gx + chunk - 1) / chunk);
+	for (i = 0; i < 3; i++)
+		if (!d.grid_total[i])
+			d.grid_total[i] = d.origin[i] + (d.grid[i] ? d.grid[i] : 1);
+	for (k = 1; k < parts && !ret; k++) {
+		struct vmgpu_dispatch_desc part = d;
+		struct tg_pass *p = &g->passes[q];
+		int at;
+
+		part.origin[0] = d.origin[0] + k * chunk;
+		part.grid[0] = gx - k * chunk < chunk ? gx - k * chunk : chunk;
+		name = p->name;
+		g->open = false;
+		at = vmgpu_graph_pass_begin(g, name);
+		ret = at < 0 ? at : 0;
+		p = &g->passes[q];
+		for (i = 0; i < p->nreads && !ret; i++)
+			ret = vmgpu_graph_pass_read(g, (int)p->reads[i]);
+		for (i = 0; i < p->nwrites && !ret; i++)
+			ret = vmgpu_graph_pass_write(g, (int)p->writes[i]);
+		for (i = 0; i < TG_STATE_KEYS && !ret; i++)
+			if (p->state_set & (1u << i))
+				ret = vmgpu_graph_pass_state(g, i + 1,
+							     p->state[i]);
+		if (!ret && needs_given)
+			ret = vmgpu_graph_pass_needs(g, &given);
+		if (!ret)
+			ret = vmgpu_graph_pass_dispatch(g, &part);
+	}
+	if (!ret) {
+		struct tg_pass *p = &g->passes[q];
+		const void *image = NULL;
+		size_t bytes = 0;
+
+		p->cmds[0].desc.grid[0] = chunk;
+		memcpy(p->cmds[0].desc.grid_total, d.grid_total,
+		       sizeof(d.grid_total));
+		if (d.kernel && d.kernel->map) {
+			image = d.kernel->map;
+			bytes = d.kernel->size;
+		}
+		if (!needs_given)
+			ret = vmgpu_dispatch_needs(image, bytes,
+						   &p->cmds[0].desc, &p->needs);
+	}
+	if (ret) {
+		while (g->npasses > q + 1) {
+			g->open = true;
+			tg_drop_open_pass(g);
+		}
+		g->open = true;
+		return ret;
+	}
+	g->open = true;
+	return (int)parts;
 }
 
 int vmgpu_graph_pass_end(struct vmgpu_graph *g)
 {
 	struct tg_pass *p;
-	uint32_t i;
+	uint32_t i, q, parts;
 	int ret;
 
 	if (!g)
@@ -604,7 +713,30 @@ int vmgpu_graph_pass_end(struct vmgpu_graph *g)
 								 "clears",
 					g->res[c->dst].name);
 	}
-	ret = pass_deps(g, g->npasses - 1);
+	q = g->npasses - 1;
+	parts = 1;
+	if (p->split_blocks && p->ncmds == 1 &&
+	    p->cmds[0].type == TG_CMD_DISPATCH &&
+	    (p->cmds[0].desc.grid[0] ? p->cmds[0].desc.grid[0] : 1) >
+		    p->split_blocks) {
+		ret = split_pass(g, q);
+		if (ret < 0)
+			return tg_error(g, ret, "pass '%s': split failed",
+					g->passes[q].name);
+		parts = (uint32_t)ret;
+	} else if (p->split_blocks && (p->ncmds != 1 ||
+				       p->cmds[0].type != TG_CMD_DISPATCH)) {
+		return tg_error(g, -EINVAL,
+				"pass '%s': only a pass of one dispatch splits",
+				p->name);
+	}
+	ret = 0;
+	for (i = q; i < q + parts && !ret; i++)
+		ret = pass_deps(g, i);
+	if (!ret)
+		ret = pass_commit(g, q, q + parts - 1);
+	for (i = q; i < q + parts && !ret; i++)
+		ret = tg_cost_track(g, i);
 	if (ret)
 		return tg_error(g, ret, "out of memory");
 	g->open = false;
@@ -671,7 +803,7 @@ static void sb_printf(struct strbuf *b, const char *fmt, ...)
 	}
 }
 
-static uint32_t fnv1a(const void *data, size_t n)
+uint32_t tg_hash(const void *data, size_t n)
 {
 	const uint8_t *p = data;
 	uint32_t h = 2166136261u;
@@ -699,7 +831,7 @@ static void print_dispatch(struct strbuf *b, const struct tg_cmd *c)
 		  d->block[2], d->origin[0], d->origin[1], d->origin[2],
 		  d->grid_total[0], d->grid_total[1], d->grid_total[2],
 		  d->shared_bytes, d->priority, d->flags, bytes,
-		  bytes ? fnv1a(args, bytes) : 0);
+		  bytes ? tg_hash(args, bytes) : 0);
 }
 
 static const char *const dep_names[] = { "raw", "war", "waw", "stage" };

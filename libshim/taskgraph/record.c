@@ -58,6 +58,8 @@ static int put(struct recorder *r, struct vmgpu_graph_op *op, uint32_t pass)
 				op->type == VMGPU_GRAPH_OP_WRITE_VALUE ?
 								      "write_value" :
 				op->type == VMGPU_GRAPH_OP_STATE ? "set_state" :
+				op->type == VMGPU_GRAPH_OP_TIMESTAMP ?
+								   "timestamp" :
 								   "use",
 				ret);
 	return ret;
@@ -318,10 +320,19 @@ static int emit_pass(struct recorder *r, uint32_t x)
 	return 0;
 }
 
-int vmgpu_graph_record_ops(struct vmgpu_graph *g,
-			   const struct vmgpu_schedule *s,
-			   uint32_t first_dispatch, vmgpu_graph_emit_fn emit,
-			   void *opaque)
+static int timestamp(struct recorder *r, uint32_t pass, uint32_t slot)
+{
+	struct vmgpu_graph_op op = { .type = VMGPU_GRAPH_OP_TIMESTAMP };
+	int ret;
+
+	op.value = slot;
+	ret = put(r, &op, pass);
+	return ret < 0 ? ret : 0;
+}
+
+static int record_sched(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
+		  uint32_t first_dispatch, bool timed, vmgpu_graph_emit_fn emit,
+		  void *opaque)
 {
 	struct recorder r = {
 		.g = g, .s = s, .emit = emit, .opaque = opaque,
@@ -346,8 +357,15 @@ int vmgpu_graph_record_ops(struct vmgpu_graph *g,
 	}
 	for (i = 0; i < g->npasses; i++)
 		r.used |= g->passes[i].state_set;
-	for (i = 0; i < g->npasses && !ret; i++)
+	if (timed && g->npasses)
+		ret = timestamp(&r, s->order[0], 0);
+	for (i = 0; i < g->npasses && !ret; i++) {
 		ret = emit_pass(&r, s->order[i]);
+		if (!ret && timed)
+			ret = barrier(&r, s->order[i]);
+		if (!ret && timed)
+			ret = timestamp(&r, s->order[i], i + 1);
+	}
 	for (i = 0; i < g->npasses; i++)
 		free(r.done[i]);
 	free(r.done);
@@ -355,8 +373,26 @@ int vmgpu_graph_record_ops(struct vmgpu_graph *g,
 	return ret;
 }
 
+int vmgpu_graph_record_ops(struct vmgpu_graph *g,
+			   const struct vmgpu_schedule *s,
+			   uint32_t first_dispatch, vmgpu_graph_emit_fn emit,
+			   void *opaque)
+{
+	return record_sched(g, s, first_dispatch, false, emit, opaque);
+}
+
+int vmgpu_graph_record_timed_ops(struct vmgpu_graph *g,
+				 const struct vmgpu_schedule *s,
+				 uint32_t first_dispatch,
+				 vmgpu_graph_emit_fn emit, void *opaque)
+{
+	return record_sched(g, s, first_dispatch, true, emit, opaque);
+}
+
 struct cmdbuf_sink {
 	struct vmgpu_cmdbuf *cb;
+	const struct vmgpu_bo *ts_bo;	/* timed: the timestamps' buffer */
+	uint64_t ts_offset;
 	bool failed;			/* the builder refused a command */
 };
 
@@ -390,15 +426,20 @@ static int cmdbuf_emit(void *opaque, const struct vmgpu_graph_op *op)
 		ret = vmgpu_cmdbuf_write_value(cb, op->dst_bo, op->dst_offset,
 					       op->value);
 		break;
+	case VMGPU_GRAPH_OP_TIMESTAMP:
+		ret = vmgpu_cmdbuf_timestamp(cb, k->ts_bo,
+					     k->ts_offset + 8ull * op->value);
+		break;
 	}
 	k->failed = ret < 0;
 	return ret;
 }
 
-int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
-		       struct vmgpu_cmdbuf *cb)
+static int record_cb(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
+		     struct vmgpu_cmdbuf *cb, bool timed,
+		     const struct vmgpu_bo *bo, uint64_t offset)
 {
-	struct cmdbuf_sink k = { .cb = cb };
+	struct cmdbuf_sink k = { .cb = cb, .ts_bo = bo, .ts_offset = offset };
 	char msg[200];
 	size_t n;
 	int ret;
@@ -407,8 +448,11 @@ int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
 		return -EINVAL;
 	if (!cb)
 		return tg_error(g, -EINVAL, "record: no command buffer");
-	ret = vmgpu_graph_record_ops(g, s, vmgpu_cmdbuf_dispatch_count(cb),
-				     cmdbuf_emit, &k);
+	if (timed && (!bo || offset % 8))
+		return tg_error(g, -EINVAL,
+				"record: no timestamp buffer, or offset not 8-aligned");
+	ret = record_sched(g, s, vmgpu_cmdbuf_dispatch_count(cb), timed,
+		     cmdbuf_emit, &k);
 	if (ret && k.failed) {
 		/* The builder's reason is on the device handle. */
 		vmgpu_error_message(cb->dev, msg, sizeof(msg));
@@ -418,4 +462,18 @@ int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
 		pthread_mutex_unlock(&g->err_lock);
 	}
 	return ret;
+}
+
+int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
+		       struct vmgpu_cmdbuf *cb)
+{
+	return record_cb(g, s, cb, false, NULL, 0);
+}
+
+int vmgpu_graph_record_timed(struct vmgpu_graph *g,
+			     const struct vmgpu_schedule *s,
+			     struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			     uint64_t offset)
+{
+	return record_cb(g, s, cb, true, bo, offset);
 }

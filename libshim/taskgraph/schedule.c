@@ -21,6 +21,7 @@
 struct fit {
 	struct vmgpu_graph_needs cap;	/* 0: no limit */
 	uint64_t mem_cap;
+	uint64_t budget;		/* transient bytes live; 0: none */
 	struct vmgpu_graph_needs used;
 	uint64_t mem_used;
 };
@@ -62,6 +63,30 @@ static bool pass_fits(const struct fit *f, const struct tg_pass *p,
 	       dim_fits(f->mem_cap, f->mem_used, mem);
 }
 
+/*
+ * Bytes of the transient resources @p would bring to life: not touched
+ * by a scheduled pass nor by one taken into this stage (@born == @stamp);
+ * with @take, mark them taken.
+ */
+static uint64_t new_transients(const struct vmgpu_graph *g,
+			       const struct tg_pass *p, const uint32_t *sched,
+			       uint32_t *born, uint32_t stamp, bool take)
+{
+	uint64_t bytes = 0;
+	uint32_t j, r;
+
+	for (j = 0; j < tg_pass_nres(p); j++) {
+		r = tg_pass_res(p, j);
+		if (g->res[r].bo || sched[r] || born[r] == stamp ||
+		    tg_pass_dup(p, j))
+			continue;
+		bytes += g->res[r].size;
+		if (take)
+			born[r] = stamp;
+	}
+	return bytes;
+}
+
 static void mark_pass(const struct tg_pass *p, uint32_t *mark, uint32_t stamp)
 {
 	uint32_t i;
@@ -77,6 +102,40 @@ static int cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+struct prio_pass {
+	uint64_t prio;
+	uint32_t pass;
+};
+
+/* Higher priority first, then program order. */
+static int cmp_prio(const void *a, const void *b)
+{
+	const struct prio_pass *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return x->pass < y->pass ? -1 : x->pass > y->pass;
+}
+
+/* s->by_prio from s->prio. */
+static int sort_by_prio(struct vmgpu_schedule *s)
+{
+	struct prio_pass *v = calloc(s->npasses + 1, sizeof(*v));
+	uint32_t i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < s->npasses; i++) {
+		v[i].prio = s->prio[i];
+		v[i].pass = i;
+	}
+	qsort(v, s->npasses, sizeof(*v), cmp_prio);
+	for (i = 0; i < s->npasses; i++)
+		s->by_prio[i] = v[i].pass;
+	free(v);
+	return 0;
 }
 
 static int cmp_dep(const void *a, const void *b)
@@ -96,6 +155,11 @@ void vmgpu_schedule_destroy(struct vmgpu_schedule *s)
 	free(s->stage_of);
 	free(s->wait_first);
 	free(s->waits);
+	free(s->by_prio);
+	free(s->prio);
+	free(s->heap_offset);
+	free(s->live_first);
+	free(s->live_last);
 	free(s);
 }
 
@@ -104,16 +168,26 @@ static int make_stages(const struct vmgpu_graph *g, struct vmgpu_schedule *s,
 		       const struct fit *limits)
 {
 	uint32_t n = g->npasses, i, j, nready = 0, done = 0;
-	uint32_t *remaining, *ready, *rev_first, *rev, *mark;
+	uint32_t *remaining, *ready, *rev_first, *rev, *mark, *rank, *taken;
+	uint32_t *touch, *sched, *mark2;
+	uint64_t live = 0;
 	int ret = -ENOMEM;
 
 	remaining = calloc(n + 1, sizeof(*remaining));
 	ready = calloc(n + 1, sizeof(*ready));
 	rev_first = calloc(n + 2, sizeof(*rev_first));
+	rank = calloc(n + 1, sizeof(*rank));
+	taken = calloc(n + 1, sizeof(*taken));
 	mark = calloc(g->nres + 1, sizeof(*mark));
+	mark2 = calloc(g->nres + 1, sizeof(*mark2));
+	touch = calloc(g->nres + 1, sizeof(*touch));
+	sched = calloc(g->nres + 1, sizeof(*sched));
 	rev = NULL;
-	if (!remaining || !ready || !rev_first || !mark)
+	if (!remaining || !ready || !rev_first || !rank || !taken || !mark ||
+	    !mark2 || !touch || !sched)
 		goto out;
+	for (i = 0; i < n; i++)
+		rank[s->by_prio[i]] = i;
 	/* Reverse edges: the passes that depend on each pass. */
 	for (i = 0; i < n; i++)
 		for (j = 0; j < g->passes[i].ndeps; j++)
@@ -140,39 +214,77 @@ static int make_stages(const struct vmgpu_graph *g, struct vmgpu_schedule *s,
 	for (i = 0; i < n; i++) {
 		remaining[i] = g->passes[i].ndeps;
 		if (!remaining[i])
-			ready[nready++] = i;
+			ready[nready++] = rank[i];
 	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < tg_pass_nres(&g->passes[i]); j++)
+			touch[tg_pass_res(&g->passes[i], j)]++;
 	s->nstages = 0;
 	s->stage_start[0] = 0;
 	while (done < n) {
 		struct fit f = *limits;
 		uint32_t first = done, keep = 0, stamp = s->nstages + 1;
+		uint32_t round, rounds = limits->budget ? 2 : 1;
+		uint64_t live_proj = live;
 
 		qsort(ready, nready, sizeof(*ready), cmp_u32);
-		for (i = 0; i < nready; i++) {
-			const struct tg_pass *p = &g->passes[ready[i]];
-			uint64_t mem = pass_new_memory(g, p, mark, stamp);
+		/*
+		 * Under a transient-memory budget, first the passes that
+		 * bring no new transient resource to life (last consumers
+		 * among them), then the others while the budget holds.
+		 */
+		for (round = 0; round < rounds; round++) {
+			for (i = 0; i < nready; i++) {
+				uint32_t x = s->by_prio[ready[i]];
+				const struct tg_pass *p = &g->passes[x];
+				uint64_t mem, born;
 
-			if (done == first || pass_fits(&f, p, mem)) {
+				if (taken[x] == stamp)
+					continue;
+				born = new_transients(g, p, sched, mark2,
+						      stamp, false);
+				if (rounds == 2 && round == 0 && born)
+					continue;
+				if (rounds == 2 && done != first &&
+				    live_proj + born > limits->budget)
+					continue;
+				mem = pass_new_memory(g, p, mark, stamp);
+				if (done != first && !pass_fits(&f, p, mem))
+					continue;
 				f.used.blocks += p->needs.blocks;
 				f.used.threads += p->needs.threads;
 				f.used.regs += p->needs.regs;
 				f.used.shared_bytes += p->needs.shared_bytes;
 				f.mem_used += mem;
 				mark_pass(p, mark, stamp);
-				s->stage_of[ready[i]] = s->nstages;
-				s->order[done++] = ready[i];
-			} else {
-				ready[keep++] = ready[i];
+				live_proj += new_transients(g, p, sched, mark2,
+							    stamp, true);
+				taken[x] = stamp;
+				s->stage_of[x] = s->nstages;
+				s->order[done++] = x;
 			}
 		}
+		for (i = 0; i < nready; i++)
+			if (taken[s->by_prio[ready[i]]] != stamp)
+				ready[keep++] = ready[i];
 		nready = keep;
+		for (i = first; i < done; i++) {
+			const struct tg_pass *p = &g->passes[s->order[i]];
+
+			for (j = 0; j < tg_pass_nres(p); j++) {
+				uint32_t r = tg_pass_res(p, j);
+
+				if (!g->res[r].bo && ++sched[r] == touch[r])
+					live_proj -= g->res[r].size;
+			}
+		}
+		live = live_proj;
 		for (i = first; i < done; i++) {
 			uint32_t p = s->order[i];
 
 			for (j = rev_first[p]; j < rev_first[p + 1]; j++)
 				if (!--remaining[rev[j]])
-					ready[nready++] = rev[j];
+					ready[nready++] = rank[rev[j]];
 		}
 		s->stage_start[++s->nstages] = done;
 	}
@@ -182,7 +294,12 @@ out:
 	free(ready);
 	free(rev_first);
 	free(rev);
+	free(rank);
+	free(taken);
 	free(mark);
+	free(mark2);
+	free(touch);
+	free(sched);
 	return ret;
 }
 
@@ -322,6 +439,7 @@ int vmgpu_graph_compile(struct vmgpu_graph *g,
 		f.cap.shared_bytes =
 			(uint64_t)limits->sms * limits->sm_shared_bytes;
 		f.mem_cap = limits->memory_bytes;
+		f.budget = limits->transient_budget;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -331,13 +449,22 @@ int vmgpu_graph_compile(struct vmgpu_graph *g,
 	s->stage_start = calloc(n + 2, sizeof(*s->stage_start));
 	s->stage_of = calloc(n + 1, sizeof(*s->stage_of));
 	s->wait_first = calloc(n + 2, sizeof(*s->wait_first));
+	s->by_prio = calloc(n + 1, sizeof(*s->by_prio));
+	s->prio = calloc(n + 1, sizeof(*s->prio));
 	ret = -ENOMEM;
-	if (s->order && s->stage_start && s->stage_of && s->wait_first)
-		ret = tg_shape(g, &s->shape, &s->nshape);
+	if (s->order && s->stage_start && s->stage_of && s->wait_first &&
+	    s->by_prio && s->prio && !tg_priorities(g)) {
+		memcpy(s->prio, g->prio, n * sizeof(*s->prio));
+		ret = sort_by_prio(s);
+		if (!ret)
+			ret = tg_shape(g, &s->shape, &s->nshape);
+	}
 	if (!ret)
 		ret = make_stages(g, s, &f);
 	if (!ret)
 		ret = make_waits(g, s);
+	if (!ret)
+		ret = tg_place_transients(g, s);
 	if (ret) {
 		vmgpu_schedule_destroy(s);
 		return tg_error(g, ret, "out of memory");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libvmgpu task graphs (SPEC T1-T4): what the graph, the stream runner,
+ * libvmgpu task graphs (SPEC T1-T7): what the graph, the stream runner,
  * the scheduler and the recorder share. Not installed.
  */
 #ifndef VMGPU_TG_INTERNAL_H
@@ -46,17 +46,59 @@ struct tg_pass {
 	struct vmgpu_graph_needs needs;	/* given, or derived */
 	struct tg_cmd *cmds;
 	uint32_t ncmds;
+	uint32_t split_blocks;		/* T7: parts of at most this; 0 */
 	/* Dependencies on earlier passes (computed at pass_end). */
 	struct vmgpu_graph_dep *deps;
 	uint32_t ndeps;
+};
+
+/*
+ * The resources a pass reads or writes: reads, then writes (a resource
+ * both read and written comes twice; tg_pass_dup() says so).
+ */
+static inline uint32_t tg_pass_nres(const struct tg_pass *p)
+{
+	return p->nreads + p->nwrites;
+}
+
+static inline uint32_t tg_pass_res(const struct tg_pass *p, uint32_t j)
+{
+	return j < p->nreads ? p->reads[j] : p->writes[j - p->nreads];
+}
+
+static inline bool tg_pass_dup(const struct tg_pass *p, uint32_t j)
+{
+	uint32_t i, r;
+
+	if (j < p->nreads)
+		return false;
+	r = p->writes[j - p->nreads];
+	for (i = 0; i < p->nreads; i++)
+		if (p->reads[i] == r)
+			return true;
+	return false;
+}
+
+/*
+ * Measured costs of the pass at one index (SPEC T5), kept across runs of
+ * the program: the last TG_COST_SAMPLES durations in ns, while the pass
+ * at that index keeps its name (@name_hash).
+ */
+#define TG_COST_SAMPLES		5
+struct tg_cost {
+	uint32_t name_hash;
+	uint32_t nsamples;		/* up to TG_COST_SAMPLES */
+	uint32_t next;			/* where the next sample goes */
+	uint64_t samples[TG_COST_SAMPLES];
 };
 
 struct tg_resource {
 	char *name;
 	const struct vmgpu_bo *bo;	/* NULL: transient */
 	uint64_t size;
-	/* Dependency tracking while passes are added. */
-	int64_t last_writer;		/* -1: none */
+	/* Dependency tracking while passes are added: the last writers
+	 * (several: the parts of a split pass). */
+	uint32_t *writers, nwriters, cap_writers;
 	uint32_t *readers, nreaders, cap_readers;	/* since last writer */
 };
 
@@ -66,6 +108,11 @@ struct vmgpu_graph {
 	struct tg_pass *passes;
 	uint32_t npasses, cap_passes;
 	bool open;			/* passes[npasses - 1] being built */
+	/* Feedback (feedback.c): per pass index; prio is scratch. */
+	struct tg_cost *costs;
+	uint32_t cap_costs;
+	uint64_t *prio;
+	uint32_t cap_prio;
 	pthread_mutex_t err_lock;
 	char err_msg[256];
 };
@@ -86,7 +133,20 @@ struct vmgpu_schedule {
 	uint32_t *stage_of;		/* per pass */
 	uint32_t *wait_first;		/* npasses + 1 offsets into waits */
 	struct vmgpu_graph_dep *waits;
+	/* Passes by priority as compiled (feedback.c), and the priorities. */
+	uint32_t *by_prio;
+	uint64_t *prio;
+	/* Transient memory (SPEC T6): per resource, its heap offset
+	 * (TG_NO_OFFSET: not transient, or unused) and live stages. */
+	uint32_t nres;
+	uint64_t *heap_offset;
+	uint32_t *live_first, *live_last;
+	struct vmgpu_graph_memory mem;
 };
+
+#define TG_NO_OFFSET		UINT64_MAX
+/* Alignment of transient resources in the heap. */
+#define TG_HEAP_ALIGN		256u
 
 int tg_error(struct vmgpu_graph *g, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -96,6 +156,20 @@ int tg_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
  * The graph's shape: everything the schedule depends on (passes, their
  * edges, command kinds, state and needs, resource sizes), as words.
  */
+/*
+ * The estimated cost in ns of each pass (0: never measured) and its
+ * priority, the cost of the longest path from it to the end, into
+ * g->prio (npasses entries).
+ */
+int tg_priorities(struct vmgpu_graph *g);
+uint64_t tg_cost_estimate(const struct vmgpu_graph *g, uint32_t pass);
+/* Start the cost history of pass @q afresh if its name changed. */
+int tg_cost_track(struct vmgpu_graph *g, uint32_t q);
+/* Lifetimes and heap offsets of transient resources (memory.c). */
+int tg_place_transients(const struct vmgpu_graph *g,
+			struct vmgpu_schedule *s);
+/* FNV-1a */
+uint32_t tg_hash(const void *data, size_t n);
 /* Forget the pass being built (a failed format B run). */
 void tg_drop_open_pass(struct vmgpu_graph *g);
 /* VMGPU_DEP_* bits as "raw+war". */
