@@ -431,10 +431,12 @@ struct vmgpu_ctx {
  * struct vmgpu_job_bo - one buffer of a job
  * @map: the file's mapping of the buffer (reference held)
  * @write: the packet may write it
+ * @explicit_sync: no implicit fences (DRM_VMGPU_SUBMIT_BO_EXPLICIT)
  */
 struct vmgpu_job_bo {
 	struct vmgpu_mapping *map;
 	bool write;
+	bool explicit_sync;
 };
 
 /**

@@ -58,6 +58,14 @@ static u64 vmgpu_copy_extent(u32 width, u32 height, u32 pitch)
 	return (u64)(height - 1) * pitch + width;
 }
 
+/* How a job's fence is kept in a buffer's reservation object. */
+static enum dma_resv_usage vmgpu_bo_fence_usage(const struct vmgpu_job_bo *b)
+{
+	if (b->explicit_sync)
+		return DMA_RESV_USAGE_BOOKKEEP;
+	return b->write ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ;
+}
+
 /*
  * A DEP_WAIT reads its table (all @entries) and, for a TABLE map, the
  * map's rows of every consumer portion of its grid.
@@ -300,6 +308,8 @@ static int vmgpu_lookup_bos(struct drm_device *drm, struct drm_file *file,
 			return -ENOENT;
 		job->bos[i].map = map;
 		job->bos[i].write = !(sb.flags & DRM_VMGPU_SUBMIT_BO_READ);
+		job->bos[i].explicit_sync = sb.flags &
+					    DRM_VMGPU_SUBMIT_BO_EXPLICIT;
 		job->objs[i] = &map->bo->base.base;
 		job->bo_count++;
 	}
@@ -541,6 +551,8 @@ static int vmgpu_submit(struct drm_device *drm, struct drm_vmgpu_submit *args,
 		ret = dma_resv_reserve_fences(job->objs[i]->resv, 1);
 		if (ret)
 			goto err_unlock;
+		if (job->bos[i].explicit_sync)
+			continue;
 		ret = drm_sched_job_add_implicit_dependencies(&job->base,
 							      job->objs[i],
 							      job->bos[i].write);
@@ -560,8 +572,7 @@ static int vmgpu_submit(struct drm_device *drm, struct drm_vmgpu_submit *args,
 	done = dma_fence_get(&job->base.s_fence->finished);
 	for (i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->objs[i]->resv, done,
-				   job->bos[i].write ? DMA_RESV_USAGE_WRITE :
-						       DMA_RESV_USAGE_READ);
+				   vmgpu_bo_fence_usage(&job->bos[i]));
 	drm_gem_unlock_reservations(job->objs, job->bo_count, &acquire);
 	vmgpu_stat_add(vf->stats, VMGPU_STAT_SUBMITS, 1);
 	vmgpu_stat_add(job->gpu->stats, VMGPU_STAT_SUBMITS, 1);

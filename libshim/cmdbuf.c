@@ -151,13 +151,18 @@ int vmgpu_cmdbuf_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 	if (!bo || bo->dev != cb->dev)
 		return shim_set_error(cb->dev, -EINVAL,
 				      "cmdbuf_use: buffer of another device");
-	if (flags & ~VMGPU_USE_READ)
+	if (flags & ~(VMGPU_USE_READ | VMGPU_USE_EXPLICIT))
 		return shim_set_error(cb->dev, -EINVAL,
 				      "cmdbuf_use: unknown flags %#x", flags);
-	f = flags & VMGPU_USE_READ ? DRM_VMGPU_SUBMIT_BO_READ : 0;
+	f = (flags & VMGPU_USE_READ ? DRM_VMGPU_SUBMIT_BO_READ : 0) |
+	    (flags & VMGPU_USE_EXPLICIT ? DRM_VMGPU_SUBMIT_BO_EXPLICIT : 0);
 	for (i = 0; i < cb->nbos; i++) {
 		if (cb->bos[i].handle == bo->handle) {
-			cb->bos[i].flags &= f;	/* a write wins */
+			/* A write wins; so does an explicit declaration. */
+			cb->bos[i].flags = (cb->bos[i].flags & f &
+					    DRM_VMGPU_SUBMIT_BO_READ) |
+					   ((cb->bos[i].flags | f) &
+					    DRM_VMGPU_SUBMIT_BO_EXPLICIT);
 			return 0;
 		}
 	}

@@ -305,6 +305,12 @@ uint32_t vmgpu_cmdbuf_bytes(const struct vmgpu_cmdbuf *cb);
 
 /* Buffer use flags: the packet only reads the buffer. */
 #define VMGPU_USE_READ			(1u << 0)
+/*
+ * The packet orders its use of the buffer itself (syncobjs, WAIT_VALUE,
+ * dependency tables): no implicit fences either way (uapi.rst). Packets
+ * of several GPUs that wait on each other through a buffer need it.
+ */
+#define VMGPU_USE_EXPLICIT		(1u << 1)
 /* Declare a buffer the packet uses (kernels' pointers included). */
 int vmgpu_cmdbuf_use(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 		     uint32_t flags);

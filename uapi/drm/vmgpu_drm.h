@@ -309,9 +309,17 @@ struct drm_vmgpu_ctx_query {
  * DRM_VMGPU_SUBMIT_BO_READ: the packet only reads the buffer, so it waits
  * only for earlier writers (implicit sync) and does not make later readers
  * wait. Without it the packet may write the buffer.
+ * DRM_VMGPU_SUBMIT_BO_EXPLICIT: the packet orders its use of the buffer
+ * itself (syncobjs, WAIT_VALUE, dependency tables): it does not wait for
+ * the buffer's implicit fences, and its own fence is kept for bookkeeping
+ * only, so later packets do not wait for it implicitly either. Packets of
+ * several GPUs that wait on each other through a buffer need it, or the
+ * implicit order would deadlock them.
  */
 #define DRM_VMGPU_SUBMIT_BO_READ	(1u << 0)
-#define DRM_VMGPU_SUBMIT_BO_FLAGS_ALL	DRM_VMGPU_SUBMIT_BO_READ
+#define DRM_VMGPU_SUBMIT_BO_EXPLICIT	(1u << 1)
+#define DRM_VMGPU_SUBMIT_BO_FLAGS_ALL \
+	(DRM_VMGPU_SUBMIT_BO_READ | DRM_VMGPU_SUBMIT_BO_EXPLICIT)
 
 /**
  * struct drm_vmgpu_submit_bo - one buffer a packet uses
