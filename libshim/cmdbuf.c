@@ -377,32 +377,61 @@ int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 		      uint64_t src_offset, const struct vmgpu_bo *dst,
 		      uint64_t dst_offset, uint64_t bytes)
 {
+	struct vmgpu_copy_rect r = {
+		.src_offset = src_offset, .dst_offset = dst_offset,
+		.width_bytes = (uint32_t)bytes, .height = 1,
+	};
+
+	if (!cb)
+		return -EINVAL;
+	if (!bytes || bytes > UINT32_MAX)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "copy: %llu bytes, 1..%u allowed",
+				      (unsigned long long)bytes, UINT32_MAX);
+	return vmgpu_cmdbuf_copy_rect(cb, src, dst, &r);
+}
+
+/* Bytes a copy spans on one side: the last row starts height - 1 pitches in. */
+static uint64_t copy_extent(uint32_t width, uint32_t height, uint32_t pitch)
+{
+	return (uint64_t)(height - 1) * pitch + width;
+}
+
+int vmgpu_cmdbuf_copy_rect(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
+			   const struct vmgpu_bo *dst,
+			   const struct vmgpu_copy_rect *r)
+{
 	struct vmgpu_cmd_copy c;
 	int ret;
 
 	if (!cb)
 		return -EINVAL;
-	if (!src || src->dev != cb->dev || !dst || dst->dev != cb->dev)
+	if (!src || src->dev != cb->dev || !dst || dst->dev != cb->dev || !r)
 		return shim_set_error(cb->dev, -EINVAL, "copy: no buffer");
-	if (!bytes || bytes > UINT32_MAX)
+	if (!r->width_bytes || !r->height ||
+	    (r->height > 1 && (r->src_pitch < r->width_bytes ||
+			       r->dst_pitch < r->width_bytes)))
 		return shim_set_error(cb->dev, -EINVAL,
-				      "copy: %llu bytes, 1..%u allowed",
-				      (unsigned long long)bytes, UINT32_MAX);
-	if (src_offset > src->size || bytes > src->size - src_offset ||
-	    dst_offset > dst->size || bytes > dst->size - dst_offset)
+				      "copy: empty, or a pitch below the row width");
+	if (r->src_offset > src->size ||
+	    copy_extent(r->width_bytes, r->height, r->src_pitch) >
+	    src->size - r->src_offset || r->dst_offset > dst->size ||
+	    copy_extent(r->width_bytes, r->height, r->dst_pitch) >
+	    dst->size - r->dst_offset)
 		return shim_set_error(cb->dev, -EINVAL,
-				      "copy: %llu bytes at %llu -> %llu run past a buffer",
-				      (unsigned long long)bytes,
-				      (unsigned long long)src_offset,
-				      (unsigned long long)dst_offset);
+				      "copy: %u rows of %u bytes at %llu -> %llu run past a buffer",
+				      r->height, r->width_bytes,
+				      (unsigned long long)r->src_offset,
+				      (unsigned long long)r->dst_offset);
 	ret = vmgpu_cmdbuf_use(cb, src, VMGPU_USE_READ);
 	if (!ret)
 		ret = vmgpu_cmdbuf_use(cb, dst, 0);
 	if (ret)
 		return ret;
-	c = vmgpu_encode_copy(src->gpu_va + src_offset,
-			      dst->gpu_va + dst_offset, (uint32_t)bytes, 1, 0,
-			      0);
+	c = vmgpu_encode_copy(src->gpu_va + r->src_offset,
+			      dst->gpu_va + r->dst_offset, r->width_bytes,
+			      r->height, r->height > 1 ? r->src_pitch : 0,
+			      r->height > 1 ? r->dst_pitch : 0);
 	return emit(cb, &c, VMGPU_CMD_LEN_COPY);
 }
 

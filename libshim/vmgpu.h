@@ -343,6 +343,20 @@ int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 		      uint64_t src_offset, const struct vmgpu_bo *dst,
 		      uint64_t dst_offset, uint64_t bytes);
+/*
+ * A rectangle: @height rows of @width_bytes, row i at offset + i x pitch
+ * on each side (the pitches at least the width when height > 1).
+ */
+struct vmgpu_copy_rect {
+	uint64_t src_offset, dst_offset;
+	uint32_t width_bytes, height;
+	uint32_t src_pitch, dst_pitch;
+};
+
+/* COPY of a rectangle, as vmgpu_cmdbuf_copy(). */
+int vmgpu_cmdbuf_copy_rect(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
+			   const struct vmgpu_bo *dst,
+			   const struct vmgpu_copy_rect *r);
 /* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset);
@@ -399,6 +413,110 @@ int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
  */
 int vmgpu_cmdbuf_raw(struct vmgpu_cmdbuf *cb, const uint32_t *words,
 		     uint32_t count);
+
+/* ------------------------------------------------------------------ */
+/* Multi-GPU splitter (SPEC R; Documentation/regions.rst, "The splitter") */
+/* ------------------------------------------------------------------ */
+
+#define VMGPU_SPLIT_MAX_KERNELS		16
+#define VMGPU_SPLIT_MAX_READS		4
+#define VMGPU_SPLIT_MAX_RESOURCES	32
+
+/* How the GPUs wait for each other between kernels of the chain. */
+enum vmgpu_split_mode {
+	/* (a) every GPU waits for every portion, then copies all of them */
+	VMGPU_SPLIT_BARRIER = 0,
+	/* (b) the same wait; halo copies overlap the portion's interior */
+	VMGPU_SPLIT_OVERLAP,
+	/* (c) a portion waits for the portions it reads (dependency table) */
+	VMGPU_SPLIT_PORTION,
+	/* (d) a region waits for the regions it reads, signalled per region */
+	VMGPU_SPLIT_REGION,
+	VMGPU_SPLIT_NUM_MODES
+};
+
+/* How data another GPU wrote reaches a reader (modes c and d). */
+enum vmgpu_split_movement {
+	/* the reader copies what it reads from the writer's memory */
+	VMGPU_MOVE_PULL = 0,
+	/* the writer copies each finished region to the GPUs that read it */
+	VMGPU_MOVE_PUSH,
+	VMGPU_MOVE_NUM
+};
+
+/* A resource a kernel reads, @radius pixels around each of its pixels. */
+struct vmgpu_split_read {
+	uint32_t resource;
+	uint32_t radius[2];		/* x, y; at most one block */
+	uint32_t args_offset;		/* its u64 address in the arguments */
+};
+
+/*
+ * One kernel of the chain: one thread per pixel of the whole image, in
+ * blocks of the chain's @block threads (the portion's origin in
+ * %ctaid). The splitter writes each resource's address for the GPU that
+ * runs it at the given offsets of a copy of @args.
+ */
+struct vmgpu_split_kernel {
+	const struct vmgpu_bo *kernel;
+	const void *args;
+	uint32_t args_bytes;
+	uint32_t num_reads;
+	struct vmgpu_split_read reads[VMGPU_SPLIT_MAX_READS];
+	uint32_t write;			/* the resource it writes */
+	uint32_t write_args_offset;
+};
+
+/*
+ * A chain of kernels over one 2-D index space split across GPUs 0..gpus-1.
+ * Every resource is @width x @height pixels of 4 bytes, row-major. A
+ * resource with a buffer here is shared by the GPUs (inputs and outputs:
+ * read where it is, written by each GPU for its own pixels); one without
+ * is kept by the splitter, one copy in each GPU's memory. Each resource is
+ * written by at most one kernel, after any kernel that reads it.
+ */
+struct vmgpu_split_desc {
+	uint32_t width, height;
+	uint32_t block[2];		/* threads per block; divide the image */
+	uint32_t num_kernels;
+	struct vmgpu_split_kernel kernels[VMGPU_SPLIT_MAX_KERNELS];
+	uint32_t num_resources;
+	struct vmgpu_bo *resources[VMGPU_SPLIT_MAX_RESOURCES];
+	uint32_t gpus;
+	uint32_t mode;			/* VMGPU_SPLIT_* */
+	uint32_t movement;		/* VMGPU_MOVE_* (modes c, d) */
+	/* Portion grid in x, y, dividing the blocks; 0, 0: by GPU count. */
+	uint32_t portions[2];
+	/* Mode d: blocks per region, dividing a portion; 0, 0: 4 rows. */
+	uint32_t region[2];
+};
+
+/* What one run did, in device time (TIMESTAMP at each packet's ends). */
+struct vmgpu_split_stats {
+	uint64_t makespan_ns;		/* first start to last end */
+	uint64_t start_ns[VMGPU_MAX_GPUS], end_ns[VMGPU_MAX_GPUS];
+	uint32_t dispatches[VMGPU_MAX_GPUS];
+	uint32_t copies[VMGPU_MAX_GPUS];
+	uint32_t waits[VMGPU_MAX_GPUS];	/* DEP_WAIT commands */
+};
+
+struct vmgpu_split;
+
+/*
+ * Plan the chain (every field checked: -EINVAL or -E2BIG with the rule in
+ * vmgpu_error_message()) and allocate its per-GPU resources and table.
+ */
+int vmgpu_split_create(struct vmgpu_device *dev,
+		       const struct vmgpu_split_desc *desc,
+		       struct vmgpu_split **out);
+void vmgpu_split_destroy(struct vmgpu_split *split);
+/*
+ * Run the chain once on @ctx: one packet per GPU, submitted together,
+ * every wait between GPUs done by the GPUs (no interrupt, no register),
+ * then wait for them (@timeout_ns each). @stats may be NULL.
+ */
+int vmgpu_split_run(struct vmgpu_split *split, struct vmgpu_context *ctx,
+		    int64_t timeout_ns, struct vmgpu_split_stats *stats);
 
 /* ------------------------------------------------------------------ */
 /* Submission                                                           */

@@ -12,7 +12,7 @@
 
 #define TH_PAGE		((uint64_t)VMGPU_PAGE_SIZE)
 
-static void th_die(const char *what)
+void th_die(const char *what)
 {
 	fprintf(stderr, "testhost: %s\n", what);
 	abort();

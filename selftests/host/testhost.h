@@ -44,6 +44,8 @@ struct th_as {
 	uint64_t next_va;		/* bump allocator of GPU VAs */
 };
 
+/* Print @what and abort: a test's setup cannot go on. */
+void th_die(const char *what);
 struct testhost *th_new(uint64_t mem_bytes);
 void th_free(struct testhost *th);
 /* Device with @cfg (NULL: defaults with @gpus GPUs) on this host. */

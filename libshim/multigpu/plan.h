@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The multi-GPU splitter's planner (SPEC R1, R3, R6): from a chain of
+ * 2-D kernels over one image-sized index space, what each GPU's packet
+ * does, as a list of operations per GPU that name kernels, resources and
+ * GPUs, not buffers. vmgpu_split_*() (split.c) turns them into command
+ * buffers; the host tests and the benchmark turn the same lists into
+ * packets for the device model, so the policy is written once.
+ * Documentation/regions.rst, "The splitter", explains the modes.
+ */
+#ifndef VMGPU_SPLIT_PLAN_H
+#define VMGPU_SPLIT_PLAN_H
+
+#include <stdint.h>
+
+#include "vmgpu.h"
+
+enum split_op_kind {
+	SPLIT_OP_DISPATCH,	/* kernel over a rectangle of blocks */
+	SPLIT_OP_SIGNAL,	/* DEP_SIGNAL on this GPU's dispatch @dispatch */
+	SPLIT_OP_WAIT,		/* DEP_WAIT */
+	SPLIT_OP_MARK,		/* write entry @index READY (after a BARRIER) */
+	SPLIT_OP_COPY,		/* pixels @rect of @resource: @src_gpu -> here */
+	SPLIT_OP_BARRIER,
+	SPLIT_OP_TIMESTAMP,	/* slot @index of this GPU's two */
+};
+
+/* A rectangle: x, y, width, height (pixels or blocks, as said). */
+struct split_rect {
+	uint32_t x, y, w, h;
+};
+
+struct split_op {
+	uint32_t kind;			/* SPLIT_OP_* */
+	uint32_t kernel;		/* DISPATCH */
+	struct split_rect blocks;	/* DISPATCH: the blocks it runs */
+	uint32_t dispatch;		/* SIGNAL: index in this GPU's packet */
+	uint32_t index;			/* SIGNAL, WAIT: first entry; MARK: entry */
+	uint32_t region[2];		/* SIGNAL: blocks per region */
+	uint32_t grid[2];		/* WAIT: producer = consumer grid */
+	uint32_t first[2];		/* WAIT: consumer portion */
+	struct vmgpu_region_map map;	/* WAIT */
+	uint32_t resource, src_gpu, dst_gpu; /* COPY */
+	struct split_rect rect;		/* COPY: pixels */
+};
+
+/* What the planner needs of a chain (vmgpu_split_desc without buffers). */
+struct split_geom {
+	uint32_t width, height;		/* pixels */
+	uint32_t block[2];		/* threads per block, every kernel */
+	uint32_t num_kernels, num_resources;
+	struct {
+		uint32_t num_reads;
+		uint32_t read[VMGPU_SPLIT_MAX_READS];	/* resources */
+		uint32_t radius[VMGPU_SPLIT_MAX_READS][2];
+		uint32_t write;
+	} k[VMGPU_SPLIT_MAX_KERNELS];
+	/* Resource r is shared (one buffer all GPUs use) or per GPU. */
+	uint8_t shared[VMGPU_SPLIT_MAX_RESOURCES];
+	uint32_t gpus, mode, movement;
+	uint32_t portions[2];		/* portion grid */
+	uint32_t region[2];		/* mode REGION: blocks per region */
+};
+
+struct split_plan {
+	struct split_geom g;
+	uint32_t blocks[2];		/* the index space in blocks */
+	uint32_t unit[2];		/* blocks per signalled unit */
+	uint32_t units[2];		/* unit grid */
+	uint32_t entries;		/* table entries: units x kernels */
+	uint32_t writer[VMGPU_SPLIT_MAX_RESOURCES]; /* kernel, or ~0 */
+	struct split_op *ops[VMGPU_MAX_GPUS];
+	uint32_t nops[VMGPU_MAX_GPUS], cap[VMGPU_MAX_GPUS];
+	uint32_t dispatches[VMGPU_MAX_GPUS];
+};
+
+/*
+ * Where a plan's operations go: one call per command, with everything
+ * computed but the addresses, which the sink knows (resources by index
+ * and GPU, the table and timestamp buffers by offset).
+ */
+struct split_sink {
+	int (*dispatch)(void *ctx, uint32_t kernel, const uint32_t grid[3],
+			const uint32_t origin[3], const uint32_t total[3]);
+	int (*signal)(void *ctx, uint32_t dispatch, uint32_t epoch,
+		      uint32_t first_index, const uint32_t region[3]);
+	int (*wait)(void *ctx, uint32_t epoch, uint32_t first_index,
+		    const uint32_t grid[3], const uint32_t first[3],
+		    const struct vmgpu_region_map *map);
+	int (*table_write)(void *ctx, uint64_t offset, uint32_t value);
+	/* @rect's pixels of resource @r, from @src's buffer to @dst's. */
+	int (*copy)(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
+		    const struct vmgpu_copy_rect *rect);
+	int (*barrier)(void *ctx);
+	int (*timestamp)(void *ctx, uint64_t offset);
+};
+
+/* Bytes of the timestamp buffer: start and end (u64 ns) per GPU. */
+#define SPLIT_STAMP_BYTES	(16 * VMGPU_MAX_GPUS)
+
+/* Emit GPU @gpu's operations for the run of @epoch into @sink. */
+int split_plan_emit(const struct split_plan *p, uint32_t gpu, uint32_t epoch,
+		    const struct split_sink *sink, void *ctx);
+
+/*
+ * Check @g (every rule of vmgpu_split_desc, documented in vmgpu.h) and
+ * plan it. Returns 0, or -EINVAL/-E2BIG/-ENOMEM with *@why set.
+ */
+int split_plan_build(struct split_plan *p, const struct split_geom *g,
+		     const char **why);
+void split_plan_free(struct split_plan *p);
+/* GPU that owns portion (px, py) of the portion grid. */
+uint32_t split_portion_gpu(const struct split_plan *p, uint32_t px,
+			   uint32_t py);
+
+#endif

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The splitter's plans on the host tests' device model (testsplit.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testsplit.h"
+#include "vmgpu_cmd.h"
+
+#define RW (VMGPU_PTE_READ | VMGPU_PTE_WRITE)
+
+static uint64_t loc(uint32_t l)
+{
+	return (uint64_t)l << VMGPU_PTE_LOC_SHIFT;
+}
+
+void ts_split_init(struct ts_split *t, struct testhost *th, struct th_as *as,
+		   const struct split_geom *g, const struct ts_kernel *k,
+		   const uint64_t *shared_va)
+{
+	uint64_t bytes = (uint64_t)g->width * g->height * 4;
+	const char *why;
+	uint32_t r, gpu, i, j;
+
+	memset(t, 0, sizeof(*t));
+	t->th = th;
+	t->as = as;
+	if (split_plan_build(&t->plan, g, &why))
+		th_die(why);
+	for (r = 0; r < g->num_resources; r++)
+		for (gpu = 0; gpu < g->gpus; gpu++)
+			t->res_va[r][gpu] = shared_va[r] ? shared_va[r] :
+				th_as_alloc(th, as, bytes,
+					    RW | loc(VMGPU_LOC_GPU(gpu)));
+	t->table = th_as_alloc(th, as, (uint64_t)t->plan.entries * 8, RW);
+	t->stamps = th_as_alloc(th, as, SPLIT_STAMP_BYTES, RW);
+	for (i = 0; i < g->num_kernels; i++) {
+		t->k[i] = k[i];
+		for (gpu = 0; gpu < g->gpus; gpu++) {
+			uint8_t a[64];
+			uint64_t va;
+
+			memcpy(a, k[i].args, sizeof(a));
+			va = t->res_va[g->k[i].write][gpu];
+			memcpy(a + k[i].write_offset, &va, 8);
+			for (j = 0; j < g->k[i].num_reads; j++) {
+				va = t->res_va[g->k[i].read[j]][gpu];
+				memcpy(a + k[i].read_offset[j], &va, 8);
+			}
+			t->args_va[i][gpu] = th_upload(th, as, a,
+						       k[i].args_bytes);
+		}
+	}
+	t->cb = calloc(1, sizeof(*t->cb));
+	if (!t->cb)
+		th_die("out of memory");
+}
+
+void ts_split_free(struct ts_split *t)
+{
+	split_plan_free(&t->plan);
+	free(t->cb);
+	t->cb = NULL;
+}
+
+static int ts_dispatch(void *ctx, uint32_t kernel, const uint32_t grid[3],
+		       const uint32_t origin[3], const uint32_t total[3])
+{
+	struct ts_split *t = ctx;
+	const uint32_t block[3] = { t->plan.g.block[0], t->plan.g.block[1], 1 };
+	struct vmgpu_cmd_dispatch d;
+
+	d = vmgpu_encode_dispatch(t->k[kernel].code_va,
+				  t->args_va[kernel][t->gpu],
+				  t->k[kernel].args_bytes, grid, block, origin,
+				  total, 0, 0);
+	th_cb_raw(t->cb, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	return 0;
+}
+
+static int ts_signal(void *ctx, uint32_t dispatch, uint32_t epoch,
+		     uint32_t first_index, const uint32_t region[3])
+{
+	struct ts_split *t = ctx;
+
+	th_cb_dep_signal(t->cb, dispatch, epoch, t->table, t->plan.entries,
+			 first_index, region);
+	return 0;
+}
+
+static int ts_wait(void *ctx, uint32_t epoch, uint32_t first_index,
+		   const uint32_t grid[3], const uint32_t first[3],
+		   const struct vmgpu_region_map *map)
+{
+	struct ts_split *t = ctx;
+	const uint32_t one[3] = { 1, 1, 1 };
+
+	th_cb_dep_wait(t->cb, epoch, t->table, t->plan.entries, first_index,
+		       grid, grid, first, one, map);
+	return 0;
+}
+
+static int ts_table_write(void *ctx, uint64_t offset, uint32_t value)
+{
+	struct ts_split *t = ctx;
+
+	th_cb_write(t->cb, t->table + offset, value);
+	return 0;
+}
+
+static int ts_copy(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
+		   const struct vmgpu_copy_rect *rect)
+{
+	struct ts_split *t = ctx;
+
+	th_cb_copy(t->cb, t->res_va[r][src] + rect->src_offset,
+		   t->res_va[r][dst] + rect->dst_offset, rect->width_bytes,
+		   rect->height, rect->height > 1 ? rect->src_pitch : 0,
+		   rect->height > 1 ? rect->dst_pitch : 0);
+	return 0;
+}
+
+static int ts_barrier(void *ctx)
+{
+	struct ts_split *t = ctx;
+
+	th_cb_barrier(t->cb);
+	return 0;
+}
+
+static int ts_timestamp(void *ctx, uint64_t offset)
+{
+	struct ts_split *t = ctx;
+
+	th_cb_timestamp(t->cb, t->stamps + offset);
+	return 0;
+}
+
+static const struct split_sink ts_sink = {
+	.dispatch = ts_dispatch,
+	.signal = ts_signal,
+	.wait = ts_wait,
+	.table_write = ts_table_write,
+	.copy = ts_copy,
+	.barrier = ts_barrier,
+	.timestamp = ts_timestamp,
+};
+
+uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)
+{
+	uint64_t *stamp = th_va(t->th, t->as, t->stamps);
+	uint64_t first = UINT64_MAX, last = 0;
+	uint32_t gpu;
+
+	t->epoch = vmgpu_dep_epoch_next(t->epoch);
+	t->seqno++;
+	for (gpu = 0; gpu < t->plan.g.gpus; gpu++) {
+		th_cb_init(t->cb);
+		t->gpu = gpu;
+		split_plan_emit(&t->plan, gpu, t->epoch, &ts_sink, t);
+		th_cb_end(t->cb);
+		th_cb_submit(t->th, t->as, gpu, t->cb, t->seqno);
+	}
+	vg_device_run(t->th->dev);
+	for (gpu = 0; gpu < t->plan.g.gpus; gpu++) {
+		if (th_fence_mem(t->th, gpu) != t->seqno)
+			th_die("a GPU's packet of the chain did not complete");
+		if (stamp[2 * gpu] < first)
+			first = stamp[2 * gpu];
+		if (stamp[2 * gpu + 1] > last)
+			last = stamp[2 * gpu + 1];
+		if (start)
+			start[gpu] = stamp[2 * gpu];
+		if (end)
+			end[gpu] = stamp[2 * gpu + 1];
+	}
+	return last - first;
+}

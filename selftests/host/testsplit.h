@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The multi-GPU splitter's plans (libshim/multigpu/plan.h) run on the
+ * device model of the host tests (testhost.h): a sink that writes each
+ * GPU's operations as a packet, the buffers placed in GPU memory as the
+ * library places them. For the host tests and the benchmark.
+ */
+#ifndef VMGPU_TESTSPLIT_H
+#define VMGPU_TESTSPLIT_H
+
+#include "multigpu/plan.h"
+#include "testhost.h"
+
+/* A chain's kernels: code, argument template, where its addresses go. */
+struct ts_kernel {
+	uint64_t code_va;
+	uint8_t args[64];
+	uint32_t args_bytes;
+	uint32_t write_offset;
+	uint32_t read_offset[VMGPU_SPLIT_MAX_READS];
+};
+
+struct ts_split {
+	struct testhost *th;
+	struct th_as *as;
+	struct split_plan plan;
+	struct ts_kernel k[VMGPU_SPLIT_MAX_KERNELS];
+	/* Resource r as GPU g sees it: shared, or its own copy. */
+	uint64_t res_va[VMGPU_SPLIT_MAX_RESOURCES][VMGPU_MAX_GPUS];
+	uint64_t args_va[VMGPU_SPLIT_MAX_KERNELS][VMGPU_MAX_GPUS];
+	uint64_t table, stamps;
+	uint32_t epoch;
+	uint64_t seqno;
+	struct th_cmdbuf *cb;		/* the packet being written */
+	uint32_t gpu;
+};
+
+/*
+ * Plan @g (aborts the test program on a refused one) and allocate: shared
+ * resources at @shared_va[r] (0: a copy per GPU in its local memory), the
+ * table and the timestamps in system memory, each kernel's arguments per
+ * GPU with its resources' addresses.
+ */
+void ts_split_init(struct ts_split *t, struct testhost *th, struct th_as *as,
+		   const struct split_geom *g, const struct ts_kernel *k,
+		   const uint64_t *shared_va);
+void ts_split_free(struct ts_split *t);
+/*
+ * One run: a packet per GPU (new epoch), all rung, then the device run
+ * to completion. Returns the makespan in device ns (first start to last
+ * end); @start and @end (may be NULL) get each GPU's.
+ */
+uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end);
+
+#endif
