@@ -149,6 +149,7 @@ static int device_init(int fd, const char *node, struct vmgpu_device **out,
 	snprintf(dev->node, sizeof(dev->node), "%s", node);
 	pthread_mutex_init(&dev->err_lock, NULL);
 	pthread_mutex_init(&dev->bos_lock, NULL);
+	pthread_mutex_init(&dev->gang_lock, NULL);
 
 	ret = vmgpu_get_param(dev, DRM_VMGPU_PARAM_UAPI_VERSION, &uapi);
 	if (!ret && uapi < DRM_VMGPU_UAPI_VERSION)
@@ -246,6 +247,7 @@ void vmgpu_device_close(struct vmgpu_device *dev)
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->err_lock);
 	pthread_mutex_destroy(&dev->bos_lock);
+	pthread_mutex_destroy(&dev->gang_lock);
 	free(dev);
 }
 

@@ -20,6 +20,13 @@ struct vmgpu_device {
 	uint64_t max_bo_size;
 	pthread_mutex_t bos_lock;	/* guards bos */
 	struct vmgpu_bo *bos;		/* live buffers, for fault reports */
+	/*
+	 * Held while one multi-GPU run submits its packets, so every GPU's
+	 * ring gets the runs in the same order: a run's packets wait for
+	 * each other, and two runs queued in opposite orders on two GPUs
+	 * would each wait behind the other.
+	 */
+	pthread_mutex_t gang_lock;
 	pthread_mutex_t err_lock;	/* guards err_msg */
 	char err_msg[256];
 };

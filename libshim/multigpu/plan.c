@@ -412,6 +412,80 @@ static int plan_barrier_kernel(struct split_plan *p, struct copied *seen,
 	return ret;
 }
 
+/* Units whose pixels unit @u reads with @rad: a rectangle of units. */
+static struct split_rect read_units(const struct split_plan *p, uint32_t u,
+				    const uint32_t rad[2])
+{
+	struct split_rect px = grow(p, px_of(p, unit_blocks(p, u)), rad), r;
+	uint32_t uw = p->unit[0] * p->g.block[0], uh = p->unit[1] * p->g.block[1];
+
+	r.x = px.x / uw;
+	r.y = px.y / uh;
+	r.w = (px.x + px.w + uw - 1) / uw - r.x;
+	r.h = (px.y + px.h + uh - 1) / uh - r.y;
+	return r;
+}
+
+static void wait_op(const struct split_plan *p, struct split_op *op,
+		    uint32_t section, uint32_t u)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = SPLIT_OP_WAIT;
+	op->index = section * p->units[0] * p->units[1];
+	op->grid[0] = p->units[0];
+	op->grid[1] = p->units[1];
+	op->first[0] = u % p->units[0];
+	op->first[1] = u / p->units[0];
+}
+
+/* Pull: unit @u waits for the units of kernel @w it reads, by radius. */
+static int radius_wait(struct split_plan *p, uint32_t gpu, uint32_t w,
+		       uint32_t u, const uint32_t rad[2])
+{
+	struct split_op op;
+
+	wait_op(p, &op, w, u);
+	op.map = wait_map(p, rad);
+	return push_op(p, gpu, &op);
+}
+
+/*
+ * Push: unit @u waits, per portion its reads reach, for that box of
+ * units: produced (its own GPU's) or pushed here (another GPU's).
+ */
+static int push_waits(struct split_plan *p, uint32_t gpu, uint32_t w,
+		      uint32_t u, const uint32_t rad[2])
+{
+	struct split_rect need = read_units(p, u, rad), pr, o;
+	uint32_t px, py, mine;
+	struct split_op op;
+	int ret;
+
+	for (py = 0; py < p->g.portions[1]; py++) {
+		for (px = 0; px < p->g.portions[0]; px++) {
+			pr = portion_blocks(p, px, py);
+			pr.x /= p->unit[0];
+			pr.y /= p->unit[1];
+			pr.w /= p->unit[0];
+			pr.h /= p->unit[1];
+			if (!meet(need, pr, &o))
+				continue;
+			mine = split_portion_gpu(p, px, py) == gpu;
+			wait_op(p, &op, mine ? w : p->g.num_kernels + w, u);
+			op.map.kind = VMGPU_MAP_SUPERSET;
+			op.map.v[0] = (int32_t)o.x;
+			op.map.v[1] = (int32_t)o.y;
+			op.map.size[0] = o.w;
+			op.map.size[1] = o.h;
+			op.map.size[2] = 1;
+			ret = push_op(p, gpu, &op);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /* Modes c and d, kernel @k's units on @gpu, boundary units first. */
 static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 			   uint32_t gpu, uint32_t k)
@@ -434,16 +508,12 @@ static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 
 				if (w == NONE)
 					continue;
-				memset(&op, 0, sizeof(op));
-				op.kind = SPLIT_OP_WAIT;
-				op.index = (push && !p->g.shared[r] ?
-					    p->g.num_kernels + w : w) * units;
-				op.grid[0] = p->units[0];
-				op.grid[1] = p->units[1];
-				op.first[0] = u % p->units[0];
-				op.first[1] = u / p->units[0];
-				op.map = wait_map(p, p->g.k[k].radius[i]);
-				ret = push_op(p, gpu, &op);
+				if (push && !p->g.shared[r])
+					ret = push_waits(p, gpu, w, u,
+							 p->g.k[k].radius[i]);
+				else
+					ret = radius_wait(p, gpu, w, u,
+							  p->g.k[k].radius[i]);
 				if (!ret && !push)
 					ret = pull(p, seen, gpu, r,
 						   grow(p, px_of(p, b),
@@ -460,46 +530,35 @@ static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 	    !is_read_later(p, p->g.k[k].write, k))
 		return 0;
 	/*
-	 * Push: as each unit is done, copy what other GPUs will read of it
-	 * to them, then mark it pushed; boundary units were issued first.
+	 * Push: as each boundary unit (issued first) is done, copy what other
+	 * GPUs will read of it to them, then mark it pushed.
 	 */
-	for (pass = 0; pass < 2; pass++) {
-		for (u = 0; u < units; u++) {
-			struct split_rect mine = px_of(p, unit_blocks(p, u)), o;
-			uint32_t rad[2], px, py, owner;
+	for (u = 0; u < units; u++) {
+		struct split_rect mine = px_of(p, unit_blocks(p, u)), o;
+		uint32_t rad[2], px, py, owner;
 
-			if (unit_gpu(p, u) != gpu ||
-			    unit_on_boundary(p, k, u) != !pass)
-				continue;
-			memset(&op, 0, sizeof(op));
-			op.kind = SPLIT_OP_WAIT;
-			op.index = k * units;
-			op.grid[0] = p->units[0];
-			op.grid[1] = p->units[1];
-			op.first[0] = u % p->units[0];
-			op.first[1] = u / p->units[0];
-			op.map.kind = VMGPU_MAP_IDENTITY;
-			ret = push_op(p, gpu, &op);
-			read_radius(p, p->g.k[k].write, k + 1, rad);
-			for (py = 0; !ret && py < p->g.portions[1]; py++) {
-				for (px = 0; !ret && px < p->g.portions[0]; px++) {
-					owner = split_portion_gpu(p, px, py);
-					if (owner == gpu ||
-					    !meet(grow(p, px_of(p, portion_blocks(p, px, py)),
-						       rad), mine, &o))
-						continue;
-					ret = copy_once(p, seen, gpu,
-							p->g.k[k].write, gpu,
-							owner, o);
-				}
+		if (unit_gpu(p, u) != gpu || !unit_on_boundary(p, k, u))
+			continue;
+		wait_op(p, &op, k, u);
+		op.map.kind = VMGPU_MAP_IDENTITY;
+		ret = push_op(p, gpu, &op);
+		read_radius(p, p->g.k[k].write, k + 1, rad);
+		for (py = 0; !ret && py < p->g.portions[1]; py++) {
+			for (px = 0; !ret && px < p->g.portions[0]; px++) {
+				owner = split_portion_gpu(p, px, py);
+				if (owner == gpu ||
+				    !meet(grow(p, px_of(p, portion_blocks(p, px, py)),
+					       rad), mine, &o))
+					continue;
+				ret = copy_once(p, seen, gpu, p->g.k[k].write,
+						gpu, owner, o);
 			}
-			if (!ret)
-				ret = op_simple(p, gpu, SPLIT_OP_MARK,
-						(p->g.num_kernels + k) * units +
-						u);
-			if (ret)
-				return ret;
 		}
+		if (!ret)
+			ret = op_simple(p, gpu, SPLIT_OP_MARK,
+					(p->g.num_kernels + k) * units + u);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -379,6 +379,7 @@ int vmgpu_split_run(struct vmgpu_split *s, struct vmgpu_context *ctx,
 			ret = split_plan_emit(&s->plan, g, s->epoch, &cb_sink, &c);
 	}
 	/* Every packet is built before any is submitted: all or none run. */
+	pthread_mutex_lock(&s->dev->gang_lock);
 	for (g = 0; !ret && g < s->desc.gpus; g++) {
 		struct vmgpu_sync out = { s->sync[g], 0 };
 		struct vmgpu_submit_info info = {
@@ -397,6 +398,7 @@ int vmgpu_split_run(struct vmgpu_split *s, struct vmgpu_context *ctx,
 			break;
 		}
 	}
+	pthread_mutex_unlock(&s->dev->gang_lock);
 	for (i = 0; i < g; i++) {
 		err = vmgpu_syncobj_wait(s->dev, s->sync[i], 0, timeout_ns);
 		if (err && !ret)

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Multi-GPU chains (SPEC R), in device time on the host's device model:
+ * a chain of 5-point stencils split by the library's planner
+ * (libshim/multigpu/plan.c) over 1, 2 and 4 GPUs, work scaled with the
+ * GPU count (4 GPUs: 4x the pixels), in each mode: (a) barrier +
+ * copy-all, (b) barrier with halo copies overlapping the interior, (c)
+ * per-portion and (d) per-region dependencies (pull, and push). For each:
+ * makespan, idle time per GPU (SM time without a block, averaged over
+ * the GPU's SMs), bytes over links, and the share of ideal linear scaling
+ * (ideal: the 1-GPU makespan on 1x work). Variants: an imbalanced chain
+ * (the top-left quarter of the image costs more), a slower link, and
+ * larger regions. Every mode's result is checked against mode a's at the
+ * same size (test_split checks them against the CPU).
+ *
+ *   build/bench/multigpu [kernels]     (3..8, default 6)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testsplit.h"
+
+#define VA0  0x40000000ull
+#define BASE 128	/* pixels per side of the 1-GPU image */
+#define BLK  16
+
+/*
+ * out = (c + left + right + up + down) * 0.2 with clamped edges, after
+ * spinning base + (hot pixel ? extra : 0) iterations.
+ * args: +0 w, +4 h, +8 in, +16 out, +24 extra, +28 hot_w, +32 hot_h,
+ * +36 base
+ */
+static const char stencil_src[] =
+	".args 40\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2\n"
+	"	s2r r1, %ctaid.y\n"
+	"	s2r r2, %ntid.y\n"
+	"	s2r r3, %tid.y\n"
+	"	mad r1, r1, r2, r3\n"
+	"	ldarg r2, 0\n"
+	"	ldarg r3, 4\n"
+	"	ldarg r4, 24\n"
+	"	ldarg r5, 28\n"
+	"	ldarg r6, 32\n"
+	"	setp.lt p0, r0, r5\n"
+	"	setp.lt p1, r1, r6\n"
+	"	pand p0, p0, p1\n"
+	"	mov r7, 0\n"
+	"	sel r4, p0, r4, r7\n"
+	"	ldarg r8, 36\n"
+	"	add r4, r4, r8\n"
+	"spin:\n"
+	"	setp.ge p0, r7, r4\n"
+	"	bra p0, body\n"
+	"	add r7, r7, 1\n"
+	"	bra spin\n"
+	"body:\n"
+	"	ldarg.64 r10, 8\n"
+	"	sub r8, r2, 1\n"
+	"	sub r9, r3, 1\n"
+	"	sub r12, r0, 1\n"
+	"	max r12, r12, 0\n"
+	"	add r13, r0, 1\n"
+	"	min r13, r13, r8\n"
+	"	sub r14, r1, 1\n"
+	"	max r14, r14, 0\n"
+	"	add r15, r1, 1\n"
+	"	min r15, r15, r9\n"
+	"	mad r16, r1, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r20, [r18]\n"
+	"	mad r16, r1, r2, r12\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r1, r2, r13\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r14, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r15, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	fmul r20, r20, 0.2\n"
+	"	ldarg.64 r10, 16\n"
+	"	mad r16, r1, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	st.32 [r18], r20\n"
+	"	exit\n";
+
+struct variant {
+	const char *name;
+	uint32_t extra;		/* spin in the hot quarter */
+	uint32_t base;		/* spin everywhere */
+	uint32_t link_mbps;
+	uint32_t region_rows;	/* mode d: block rows per region, 0: default */
+};
+
+struct result {
+	uint64_t makespan, idle[4], link_bytes;
+	uint32_t waits, copies;
+};
+
+static uint32_t kernels = 6;
+static float *reference;	/* mode a's output at the current size */
+
+/* The output, each pixel from the GPU that computed it. */
+static float *gather(const struct ts_split *t, struct testhost *th,
+		     struct th_as *as, uint32_t w, uint32_t h)
+{
+	uint32_t pw = w / t->plan.g.portions[0], ph = h / t->plan.g.portions[1];
+	float *out = malloc((size_t)w * h * 4);
+	uint32_t x, y;
+
+	if (!out)
+		exit(1);
+	for (y = 0; y < h; y++) {
+		for (x = 0; x < w; x++) {
+			uint32_t gpu = split_portion_gpu(&t->plan, x / pw, y / ph);
+			const float *src = th_va(th, as,
+						 t->res_va[kernels][gpu]);
+
+			out[y * w + x] = src[y * w + x];
+		}
+	}
+	return out;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Device time during which @gpu had at least one block of packet @seqno. */
+static uint64_t busy_ns(const struct vmgpu_trace_record *rec, size_t n,
+			uint32_t gpu, uint64_t seqno)
+{
+	uint64_t (*iv)[2] = malloc(n * sizeof(*iv)), busy = 0, end = 0;
+	size_t i, m = 0;
+
+	if (!iv)
+		exit(1);
+	for (i = 0; i < n; i++)
+		if (rec[i].kind == VMGPU_TRACE_BLOCK && rec[i].gpu == gpu &&
+		    rec[i].seqno == seqno) {
+			iv[m][0] = rec[i].start_ns;
+			iv[m][1] = rec[i].end_ns;
+			m++;
+		}
+	qsort(iv, m, sizeof(*iv), by_start);
+	for (i = 0; i < m; i++) {
+		uint64_t s = iv[i][0] > end ? iv[i][0] : end;
+
+		if (iv[i][1] > s)
+			busy += iv[i][1] - s;
+		if (iv[i][1] > end)
+			end = iv[i][1];
+	}
+	free(iv);
+	return busy;
+}
+
+static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
+		uint32_t movement, struct result *res)
+{
+	uint32_t w = gpus == 4 ? 2 * BASE : BASE, h = gpus == 1 ? BASE : 2 * BASE;
+	uint64_t bytes = (uint64_t)w * h * 4, start[4], end[4];
+	uint64_t shared[VMGPU_SPLIT_MAX_RESOURCES] = { 0 };
+	struct ts_kernel k[VMGPU_SPLIT_MAX_KERNELS];
+	const struct vmgpu_trace_record *rec;
+	struct split_geom g;
+	struct testhost *th;
+	struct th_as as;
+	struct ts_split t;
+	struct vg_config c;
+	uint64_t code, busy[4];
+	uint32_t i, args[10] = { 0 }, gpu;
+	float *in, *out;
+	size_t n;
+
+	vg_config_defaults(&c);
+	c.gpus = gpus;
+	c.link_bw_mbps = v->link_mbps;
+	th = th_new(96 << 20);
+	th_device_new(th, &c, gpus);
+	vg_device_trace_keep(th->dev, true);
+	th_as_init(th, &as, VA0);
+	for (gpu = 0; gpu < gpus; gpu++) {
+		th_gpu_setup(th, gpu, 16);
+		th_set_root(th, gpu, 0, &as);
+	}
+	code = th_kernel(th, &as, stencil_src);
+
+	memset(&g, 0, sizeof(g));
+	g.width = w;
+	g.height = h;
+	g.block[0] = g.block[1] = BLK;
+	g.num_kernels = kernels;
+	g.num_resources = kernels + 1;
+	g.gpus = gpus;
+	g.mode = mode;
+	g.movement = movement;
+	if (mode == VMGPU_SPLIT_REGION && v->region_rows) {
+		g.region[0] = w / BLK / (gpus == 4 ? 2 : 1);
+		g.region[1] = v->region_rows;
+	}
+	args[0] = w;
+	args[1] = h;
+	args[6] = v->extra;
+	args[7] = w / 2;
+	args[8] = h / 2;
+	args[9] = v->base;
+	memset(k, 0, sizeof(k));
+	for (i = 0; i < kernels; i++) {
+		g.k[i].num_reads = 1;
+		g.k[i].read[0] = i;
+		g.k[i].radius[0][0] = g.k[i].radius[0][1] = 1;
+		g.k[i].write = i + 1;
+		k[i].code_va = code;
+		k[i].args_bytes = 40;
+		memcpy(k[i].args, args, 40);
+		k[i].read_offset[0] = 8;
+		k[i].write_offset = 16;
+	}
+	/*
+	 * Input and output live in the GPUs' memory (a copy each), as data
+	 * that stays on the device between frames: the host bus is not what
+	 * is measured.
+	 */
+	ts_split_init(&t, th, &as, &g, k, shared);
+	for (gpu = 0; gpu < gpus; gpu++) {
+		in = th_va(th, &as, t.res_va[0][gpu]);
+		for (i = 0; i < w * h; i++)
+			in[i] = (float)((i * 2654435761u) >> 20);
+	}
+	res->makespan = ts_split_run(&t, start, end);
+	out = gather(&t, th, &as, w, h);
+
+	/* Mode a runs first at each size: the others must match it. */
+	if (mode == VMGPU_SPLIT_BARRIER) {
+		free(reference);
+		reference = malloc(bytes);
+		if (!reference)
+			exit(1);
+		memcpy(reference, out, bytes);
+	} else if (memcmp(reference, out, bytes)) {
+		fprintf(stderr, "multigpu: mode %u on %u GPUs differs from mode a\n",
+			mode, gpus);
+		exit(1);
+	}
+	free(out);
+	rec = vg_device_trace_records(th->dev, &n);
+	res->link_bytes = 0;
+	res->waits = res->copies = 0;
+	for (gpu = 0; gpu < gpus; gpu++) {
+		busy[gpu] = busy_ns(rec, n, gpu, t.seqno);
+		res->idle[gpu] = res->makespan > busy[gpu] ?
+				 res->makespan - busy[gpu] : 0;
+		res->link_bytes += th_rd64(th, gpu,
+					   VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LINK));
+		for (i = 0; i < t.plan.nops[gpu]; i++) {
+			res->waits += t.plan.ops[gpu][i].kind == SPLIT_OP_WAIT;
+			res->copies += t.plan.ops[gpu][i].kind == SPLIT_OP_COPY;
+		}
+	}
+	ts_split_free(&t);
+	th_free(th);
+}
+
+static const char *const mode_name[] = {
+	"(a) barrier+copy-all", "(b) copy overlapped", "(c) per-portion",
+	"(d) per-region", "(d) per-region push",
+};
+
+static void table(const struct variant *v)
+{
+	static const uint32_t gpus[] = { 1, 2, 4 };
+	struct result r[3][5];
+	uint64_t ideal = UINT64_MAX;
+	uint32_t gi, m, gpu;
+
+	for (gi = 0; gi < 3; gi++)
+		for (m = 0; m < 5; m++)
+			run(v, gpus[gi], m < 4 ? m : VMGPU_SPLIT_REGION, m == 4,
+			    &r[gi][m]);
+	for (m = 0; m < 5; m++)
+		if (r[0][m].makespan < ideal)
+			ideal = r[0][m].makespan;
+	printf("\n== %s: %u kernels, %ux%u pixels per GPU, link %u MB/s%s; ideal %llu ns\n",
+	       v->name, kernels, BASE, BASE, v->link_mbps,
+	       v->region_rows ? ", regions of 4 block rows (default 2)" : "",
+	       (unsigned long long)ideal);
+	printf("%-22s %4s %12s %7s %10s %6s %6s  %s\n", "mode", "GPUs",
+	       "makespan ns", "ideal", "link bytes", "waits", "copies",
+	       "idle per GPU (ns)");
+	for (gi = 0; gi < 3; gi++) {
+		for (m = 0; m < 5; m++) {
+			const struct result *x = &r[gi][m];
+
+			printf("%-22s %4u %12llu %6.1f%% %10llu %6u %6u ",
+			       mode_name[m], gpus[gi],
+			       (unsigned long long)x->makespan,
+			       100.0 * ideal / x->makespan,
+			       (unsigned long long)x->link_bytes, x->waits,
+			       x->copies);
+			for (gpu = 0; gpu < gpus[gi]; gpu++)
+				printf(" %llu", (unsigned long long)x->idle[gpu]);
+			printf("\n");
+		}
+	}
+	printf("4 GPUs, makespan of (a) barrier+copy-all over (d) per-region: %.2fx (pull), %.2fx (push)\n",
+	       (double)r[2][0].makespan / r[2][3].makespan,
+	       (double)r[2][0].makespan / r[2][4].makespan);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct variant variants[] = {
+		{ "balanced", 0, 200, 300000, 0 },
+		{ "imbalanced (top-left quarter 4x the work)", 600, 200, 300000, 0 },
+		{ "balanced, slow link", 0, 200, 16000, 0 },
+		{ "balanced, larger regions", 0, 200, 300000, 4 },
+	};
+	uint32_t i;
+
+	if (argc > 1) {
+		kernels = (uint32_t)strtoul(argv[1], NULL, 0);
+		if (kernels < 3 || kernels > 8) {
+			fprintf(stderr, "usage: %s [kernels 3..8]\n", argv[0]);
+			return 2;
+		}
+	}
+	printf("multi-GPU stencil chains, device time (deterministic); ideal = the 1-GPU makespan on 1x work\n");
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+		table(&variants[i]);
+	printf("\ndynamic allocation (R7): not built on the device yet; every run above is static\n");
+	free(reference);
+	return 0;
+}
