@@ -263,6 +263,79 @@ static const char reduce_sum_src[] =
 	"done:\n"
 	"	exit\n";
 
+static const char stencil5_src[] =
+	"; stencil5: a 5-point stencil with work, for multi-GPU experiments: per\n"
+	"; pixel of a w x h f32 image, spin work iterations (plus extra inside\n"
+	"; the top-left hot_w x hot_h rectangle, to unbalance a split), then\n"
+	"; out = (c + left + right + up + down) * 0.2 (added in that order),\n"
+	"; edges clamped.\n"
+	"; args: +0 w, +4 h (u32), +8 in, +16 out (f32 *), +24 extra, +28 hot_w,\n"
+	"; +32 hot_h, +36 work (u32)\n"
+	"; launch: 2-D, blocks dividing w x h\n"
+	".args 40\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2\n"
+	"	s2r r1, %ctaid.y\n"
+	"	s2r r2, %ntid.y\n"
+	"	s2r r3, %tid.y\n"
+	"	mad r1, r1, r2, r3\n"
+	"	ldarg r2, 0\n"
+	"	ldarg r3, 4\n"
+	"	ldarg r4, 24\n"
+	"	ldarg r5, 28\n"
+	"	ldarg r6, 32\n"
+	"	setp.lt p0, r0, r5\n"
+	"	setp.lt p1, r1, r6\n"
+	"	pand p0, p0, p1\n"
+	"	mov r7, 0\n"
+	"	sel r4, p0, r4, r7\n"
+	"	ldarg r8, 36\n"
+	"	add r4, r4, r8\n"
+	"spin:\n"
+	"	setp.ge p0, r7, r4\n"
+	"	bra p0, body\n"
+	"	add r7, r7, 1\n"
+	"	bra spin\n"
+	"body:\n"
+	"	ldarg.64 r10, 8\n"
+	"	sub r8, r2, 1\n"
+	"	sub r9, r3, 1\n"
+	"	sub r12, r0, 1\n"
+	"	max r12, r12, 0\n"
+	"	add r13, r0, 1\n"
+	"	min r13, r13, r8\n"
+	"	sub r14, r1, 1\n"
+	"	max r14, r14, 0\n"
+	"	add r15, r1, 1\n"
+	"	min r15, r15, r9\n"
+	"	mad r16, r1, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r20, [r18]\n"
+	"	mad r16, r1, r2, r12\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r1, r2, r13\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r14, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	mad r16, r15, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r21, [r18]\n"
+	"	fadd r20, r20, r21\n"
+	"	fmul r20, r20, 0.2\n"
+	"	ldarg.64 r10, 16\n"
+	"	mad r16, r1, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	st.32 [r18], r20\n"
+	"	exit\n";
+
 static const char histogram_src[] =
 	"; histogram: bins[data[i]] += 1 for i < n (256 u32 bins, global atomics),\n"
 	"; grid-stride loop: thread g handles g, g + stride, ... with stride =\n"
@@ -457,11 +530,12 @@ static const struct {
 	{ "histogram", histogram_src },
 	{ "matmul_tiled", matmul_tiled_src },
 	{ "block_sm", block_sm_src },
+	{ "stencil5", stencil5_src },
 };
 
 static const char *const builtin_names[] = {
 	"saxpy", "vecadd", "fill", "blur3x3", "reduce_sum", "histogram",
-	"matmul_tiled", "block_sm", NULL,
+	"matmul_tiled", "block_sm", "stencil5", NULL,
 };
 
 const char *vmgpu_builtin_kernel_source(const char *name)

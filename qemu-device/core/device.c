@@ -39,7 +39,17 @@ struct vg_gpu {
     /* A committed WD_* policy the distributor could not take yet. */
     bool wd_pending;
     struct vg_wd_regs wd_next;
+    /*
+     * Runner threads only (vg_device_run_gpu()): the time of the event
+     * this GPU runs or runs next (VG_TIME_NEVER: none), and, while it is
+     * held back, the time of its next event (device-model.rst, "Device
+     * time across GPUs").
+     */
+    vg_time_t next_ev;
+    vg_time_t held_at;
 };
+
+#define VG_TIME_NEVER UINT64_MAX
 
 struct vg_device {
     struct vg_config cfg;
@@ -58,6 +68,7 @@ struct vg_device {
     vg_time_t host_seen;
     struct vg_wtimes wtimes;
     struct vg_links links; /* GPU-GPU links, shared by the GPUs */
+    uint32_t held;         /* runners held back: a bit per GPU (atomic) */
     struct vg_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -188,6 +199,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
         vg_gpu_common_destroy(&g->c);
         return -1;
     }
+    g->next_ev = VG_TIME_NEVER;
     return 0;
 }
 
@@ -964,10 +976,64 @@ static void run_event(struct vg_gpu *g, const struct vg_event *ev)
     wd_apply(g); /* a policy the distributor could not take before */
 }
 
+/*
+ * Conservative synchronisation of the runner threads: a GPU whose command
+ * processor waits for memory another GPU may write runs its next event
+ * (at @e) only once no other GPU can still write at an earlier time: each
+ * other GPU's current or next event is later (or as late, on a higher
+ * GPU). Otherwise it is held: it sets its bit, and a GPU whose next event
+ * moves past @e kicks it. Only waiting GPUs are ever held, and the GPU
+ * with the earliest event never is, so no GPU's work waits for a GPU that
+ * does not itself wait, and they cannot all wait.
+ */
+static bool gpu_held(struct vg_device *dev, struct vg_gpu *g)
+{
+    uint32_t bit = 1u << g->c.index, i;
+    vg_time_t e;
+
+    if (dev->cfg.gpus == 1 || !vg_cp_waits_for_memory(&g->cp) ||
+        !vg_evq_peek(&g->c.evq, &e)) {
+        __atomic_fetch_and(&dev->held, ~bit, __ATOMIC_SEQ_CST);
+        return false;
+    }
+    /* Say so first: a GPU that moves on after our look kicks us. */
+    __atomic_store_n(&g->held_at, e, __ATOMIC_SEQ_CST);
+    __atomic_fetch_or(&dev->held, bit, __ATOMIC_SEQ_CST);
+    for (i = 0; i < dev->cfg.gpus; i++) {
+        vg_time_t n = __atomic_load_n(&dev->gpu[i].next_ev, __ATOMIC_SEQ_CST);
+
+        if (i != g->c.index && (n < e || (n == e && i < g->c.index))) {
+            return true;
+        }
+    }
+    __atomic_fetch_and(&dev->held, ~bit, __ATOMIC_SEQ_CST);
+    return false;
+}
+
+/* @g's next event moved to @n: kick the held GPUs that may now go on. */
+static void gpu_moved(struct vg_device *dev, struct vg_gpu *g, vg_time_t n)
+{
+    uint32_t held, kicks = 0;
+
+    __atomic_store_n(&g->next_ev, n, __ATOMIC_SEQ_CST);
+    held = __atomic_load_n(&dev->held, __ATOMIC_SEQ_CST) & ~(1u << g->c.index);
+    while (held) {
+        unsigned int i = __builtin_ctz(held);
+        vg_time_t at = __atomic_load_n(&dev->gpu[i].held_at, __ATOMIC_SEQ_CST);
+
+        held &= held - 1;
+        if (n > at || (n == at && g->c.index > i)) {
+            kicks |= 1u << i;
+        }
+    }
+    kick_gpus(dev, kicks);
+}
+
 void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)
 {
     struct vg_gpu *g;
     struct vg_event ev;
+    vg_time_t next;
     bool more;
 
     if (gpu >= dev->cfg.gpus) {
@@ -976,11 +1042,18 @@ void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)
     g = &dev->gpu[gpu];
     do {
         gpu_sync(g);
+        if (gpu_held(dev, g)) {
+            gpu_commit(dev, g);
+            break; /* kicked when another GPU moves past our event */
+        }
         more = vg_evq_pop(&g->c.evq, &ev);
         if (more) {
+            /* It may write at this event's time. */
+            gpu_moved(dev, g, ev.time);
             run_event(g, &ev);
         }
         gpu_commit(dev, g);
+        gpu_moved(dev, g, vg_evq_peek(&g->c.evq, &next) ? next : VG_TIME_NEVER);
     } while (more);
 }
 

@@ -3,6 +3,7 @@
  * Device trace: collection, the DMA record sink and the JSON converter.
  */
 #include <endian.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -725,15 +726,48 @@ static int cmp_packet(const void *pa, const void *pb)
     return 0;
 }
 
+/*
+ * Add to each GPU's busy_ns (or, for @blocks, compute_ns) the union of
+ * the spans of its records among @recs (sorted by cmp_packet() here).
+ */
+static void add_union(const struct vmgpu_trace_record **recs, size_t n,
+                      struct vg_trace_summary *s, bool blocks)
+{
+    size_t i;
+
+    qsort(recs, n, sizeof(*recs), cmp_packet);
+    for (i = 0; i < n;) {
+        unsigned int gpu = recs[i]->gpu;
+        uint64_t start = recs[i]->start_ns;
+        uint64_t end = vg_trace_end_ns(recs[i]);
+
+        for (i++; i < n && recs[i]->gpu == gpu && recs[i]->start_ns <= end;
+             i++) {
+            if (vg_trace_end_ns(recs[i]) > end) {
+                end = vg_trace_end_ns(recs[i]);
+            }
+        }
+        if (blocks) {
+            s->gpu[gpu].compute_ns += end - start;
+        } else {
+            s->gpu[gpu].busy_ns += end - start;
+        }
+    }
+}
+
 int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
                        struct vg_trace_summary *s)
 {
     const struct vmgpu_trace_record **packets =
         calloc(n ? n : 1, sizeof(*packets));
-    size_t npackets = 0, i;
+    const struct vmgpu_trace_record **blocks =
+        calloc(n ? n : 1, sizeof(*blocks));
+    size_t npackets = 0, nblocks = 0, i;
 
     memset(s, 0, sizeof(*s));
-    if (!packets) {
+    if (!packets || !blocks) {
+        free(packets);
+        free(blocks);
         return -1;
     }
     s->records = n;
@@ -760,6 +794,7 @@ int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
         switch (r->kind) {
         case VMGPU_TRACE_BLOCK:
             g->blocks++;
+            blocks[nblocks++] = r;
             break;
         case VMGPU_TRACE_DISPATCH:
             g->dispatches++;
@@ -782,23 +817,11 @@ int vg_trace_summarize(const struct vmgpu_trace_record *recs, size_t n,
             break;
         }
     }
-    /* Busy time: the union of each GPU's packet spans. */
-    qsort(packets, npackets, sizeof(*packets), cmp_packet);
-    for (i = 0; i < npackets;) {
-        unsigned int gpu = packets[i]->gpu;
-        uint64_t start = packets[i]->start_ns;
-        uint64_t end = vg_trace_end_ns(packets[i]);
-
-        for (i++; i < npackets && packets[i]->gpu == gpu &&
-                  packets[i]->start_ns <= end;
-             i++) {
-            if (vg_trace_end_ns(packets[i]) > end) {
-                end = vg_trace_end_ns(packets[i]);
-            }
-        }
-        s->gpu[gpu].busy_ns += end - start;
-    }
+    /* Busy: the union of each GPU's packet spans; computing: blocks'. */
+    add_union(packets, npackets, s, false);
+    add_union(blocks, nblocks, s, true);
     free(packets);
+    free(blocks);
     return 0;
 }
 

@@ -136,6 +136,7 @@ struct vg_trace_gpu_summary {
     size_t records;
     uint64_t first_ns, last_ns;     /* extent of its records */
     uint64_t busy_ns;               /* union of its packets' spans */
+    uint64_t compute_ns;            /* union of its blocks' spans */
     uint32_t packets, dispatches, blocks, errors, irqs;
     /* TMD records: slot entries (TABLE, RESUMED), evictions, resumes. */
     uint32_t tmd_records, slot_entries, evictions, resumes;

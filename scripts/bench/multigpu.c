@@ -20,81 +20,13 @@
 #include <string.h>
 
 #include "testsplit.h"
+#include "trace.h"
 
 #define VA0  0x40000000ull
 #define BASE 128	/* pixels per side of the 1-GPU image */
 #define BLK  16
 
-/*
- * out = (c + left + right + up + down) * 0.2 with clamped edges, after
- * spinning base + (hot pixel ? extra : 0) iterations.
- * args: +0 w, +4 h, +8 in, +16 out, +24 extra, +28 hot_w, +32 hot_h,
- * +36 base
- */
-static const char stencil_src[] =
-	".args 40\n"
-	"	s2r r0, %ctaid.x\n"
-	"	s2r r1, %ntid.x\n"
-	"	s2r r2, %tid.x\n"
-	"	mad r0, r0, r1, r2\n"
-	"	s2r r1, %ctaid.y\n"
-	"	s2r r2, %ntid.y\n"
-	"	s2r r3, %tid.y\n"
-	"	mad r1, r1, r2, r3\n"
-	"	ldarg r2, 0\n"
-	"	ldarg r3, 4\n"
-	"	ldarg r4, 24\n"
-	"	ldarg r5, 28\n"
-	"	ldarg r6, 32\n"
-	"	setp.lt p0, r0, r5\n"
-	"	setp.lt p1, r1, r6\n"
-	"	pand p0, p0, p1\n"
-	"	mov r7, 0\n"
-	"	sel r4, p0, r4, r7\n"
-	"	ldarg r8, 36\n"
-	"	add r4, r4, r8\n"
-	"spin:\n"
-	"	setp.ge p0, r7, r4\n"
-	"	bra p0, body\n"
-	"	add r7, r7, 1\n"
-	"	bra spin\n"
-	"body:\n"
-	"	ldarg.64 r10, 8\n"
-	"	sub r8, r2, 1\n"
-	"	sub r9, r3, 1\n"
-	"	sub r12, r0, 1\n"
-	"	max r12, r12, 0\n"
-	"	add r13, r0, 1\n"
-	"	min r13, r13, r8\n"
-	"	sub r14, r1, 1\n"
-	"	max r14, r14, 0\n"
-	"	add r15, r1, 1\n"
-	"	min r15, r15, r9\n"
-	"	mad r16, r1, r2, r0\n"
-	"	lea r18, r10, r16, 2\n"
-	"	ld.32 r20, [r18]\n"
-	"	mad r16, r1, r2, r12\n"
-	"	lea r18, r10, r16, 2\n"
-	"	ld.32 r21, [r18]\n"
-	"	fadd r20, r20, r21\n"
-	"	mad r16, r1, r2, r13\n"
-	"	lea r18, r10, r16, 2\n"
-	"	ld.32 r21, [r18]\n"
-	"	fadd r20, r20, r21\n"
-	"	mad r16, r14, r2, r0\n"
-	"	lea r18, r10, r16, 2\n"
-	"	ld.32 r21, [r18]\n"
-	"	fadd r20, r20, r21\n"
-	"	mad r16, r15, r2, r0\n"
-	"	lea r18, r10, r16, 2\n"
-	"	ld.32 r21, [r18]\n"
-	"	fadd r20, r20, r21\n"
-	"	fmul r20, r20, 0.2\n"
-	"	ldarg.64 r10, 16\n"
-	"	mad r16, r1, r2, r0\n"
-	"	lea r18, r10, r16, 2\n"
-	"	st.32 [r18], r20\n"
-	"	exit\n";
+
 
 struct variant {
 	const char *name;
@@ -134,42 +66,6 @@ static float *gather(const struct ts_split *t, struct testhost *th,
 	return out;
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Device time during which @gpu had at least one block of packet @seqno. */
-static uint64_t busy_ns(const struct vmgpu_trace_record *rec, size_t n,
-			uint32_t gpu, uint64_t seqno)
-{
-	uint64_t (*iv)[2] = malloc(n * sizeof(*iv)), busy = 0, end = 0;
-	size_t i, m = 0;
-
-	if (!iv)
-		exit(1);
-	for (i = 0; i < n; i++)
-		if (rec[i].kind == VMGPU_TRACE_BLOCK && rec[i].gpu == gpu &&
-		    rec[i].seqno == seqno) {
-			iv[m][0] = rec[i].start_ns;
-			iv[m][1] = rec[i].end_ns;
-			m++;
-		}
-	qsort(iv, m, sizeof(*iv), by_start);
-	for (i = 0; i < m; i++) {
-		uint64_t s = iv[i][0] > end ? iv[i][0] : end;
-
-		if (iv[i][1] > s)
-			busy += iv[i][1] - s;
-		if (iv[i][1] > end)
-			end = iv[i][1];
-	}
-	free(iv);
-	return busy;
-}
-
 static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 		uint32_t movement, struct result *res)
 {
@@ -183,7 +79,8 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	struct th_as as;
 	struct ts_split t;
 	struct vg_config c;
-	uint64_t code, busy[4];
+	static struct vg_trace_summary sum;
+	uint64_t code;
 	uint32_t i, args[10] = { 0 }, gpu;
 	float *in, *out;
 	size_t n;
@@ -199,7 +96,7 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 		th_gpu_setup(th, gpu, 16);
 		th_set_root(th, gpu, 0, &as);
 	}
-	code = th_kernel(th, &as, stencil_src);
+	code = th_builtin(th, &as, "stencil5");
 
 	memset(&g, 0, sizeof(g));
 	g.width = w;
@@ -260,12 +157,14 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	}
 	free(out);
 	rec = vg_device_trace_records(th->dev, &n);
+	if (vg_trace_summarize(rec, n, &sum))
+		exit(1);
 	res->link_bytes = 0;
 	res->waits = res->copies = 0;
 	for (gpu = 0; gpu < gpus; gpu++) {
-		busy[gpu] = busy_ns(rec, n, gpu, t.seqno);
-		res->idle[gpu] = res->makespan > busy[gpu] ?
-				 res->makespan - busy[gpu] : 0;
+		uint64_t busy = sum.gpu[gpu].compute_ns;
+
+		res->idle[gpu] = res->makespan > busy ? res->makespan - busy : 0;
 		res->link_bytes += th_rd64(th, gpu,
 					   VMGPU_GPU_CNT_LO(VMGPU_CNT_BYTES_LINK));
 		for (i = 0; i < t.plan.nops[gpu]; i++) {

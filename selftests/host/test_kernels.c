@@ -201,6 +201,64 @@ TEST_F(kern, blur3x3_odd_blocks)
 	run_blur(_metadata, self->tm, 40, 1, 32, 1);
 }
 
+/*
+ * stencil5: the 5-point mean in the kernel's order; the work it spins
+ * (more in the hot rectangle) shows in its instruction count only.
+ */
+TEST_F(kern, stencil5)
+{
+	const uint32_t w = 96, h = 64, bx = 16, by = 8;
+	struct vg_kernel *k = testmem_builtin("stencil5");
+	uint64_t inva = testmem_alloc(self->tm, w * h * 4);
+	uint64_t outva = testmem_alloc(self->tm, w * h * 4);
+	float *in = testmem_ptr(self->tm, inva);
+	float *out = testmem_ptr(self->tm, outva);
+	float *ref = malloc(w * h * 4);
+	struct vg_block_stats st[2];
+	struct vg_fault_info fault;
+	uint8_t args[40] = { 0 };
+	struct testmem_launch tl = {
+		.grid = { w / bx, h / by, 1 }, .block = { bx, by, 1 },
+		.args = args, .args_bytes = sizeof(args),
+	};
+	uint32_t x, y, run;
+
+	ASSERT_NE(NULL, ref);
+	for (x = 0; x < w * h; x++)
+		in[x] = rng_float();
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			uint32_t l = x ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
+			uint32_t u = y ? y - 1 : 0, d = y + 1 < h ? y + 1 : h - 1;
+			float s = in[y * w + x];
+
+			s = s + in[y * w + l];
+			s = s + in[y * w + r];
+			s = s + in[u * w + x];
+			s = s + in[d * w + x];
+			ref[y * w + x] = s * 0.2f;
+		}
+	put_u32(args, 0, w);
+	put_u32(args, 4, h);
+	put_u64(args, 8, inva);
+	put_u64(args, 16, outva);
+	for (run = 0; run < 2; run++) {
+		put_u32(args, 24, run ? 50 : 0);	/* extra in the hot area */
+		put_u32(args, 28, w / 2);
+		put_u32(args, 32, h / 2);
+		put_u32(args, 36, 10);			/* work everywhere */
+		memset(out, 0, w * h * 4);
+		memset(&st[run], 0, sizeof(st[run]));
+		ASSERT_EQ(0, testmem_run(self->tm, k, &tl, &fault, &st[run]));
+		ASSERT_EQ(0, memcmp(ref, out, w * h * 4));
+	}
+	/* The hot quarter's 50 more iterations cost instructions. */
+	EXPECT_LT(st[0].thread_instrs + (uint64_t)w * h / 4 * 50,
+		  st[1].thread_instrs);
+	free(ref);
+	vg_kernel_free(k);
+}
+
 static void reduce_ref(const float *in, uint32_t n, uint32_t block,
 		       uint32_t nblocks, float *out)
 {
