@@ -31,7 +31,7 @@ static void round_trip(struct __test_metadata *_metadata, const char *src,
 	ASSERT_EQ(0, memcmp(img1, img2, n1)) TH_LOG("%s", text);
 	if (loadable) {
 		ASSERT_EQ(VMGPU_FAULT_NONE,
-			  vg_kernel_load(&k, img1, n1, NULL));
+			  vg_kernel_load(&k, img1, n1, VMGPU_ISA_VERSION, NULL));
 		vg_kernel_free(k);
 	}
 	free(text);

@@ -104,7 +104,8 @@ static void load(struct __test_metadata *_metadata,
 	ASSERT_EQ(1, vmgpu_exec_sig_read(&c->h, image, bytes, &c->sig,
 					 c->params, &why));
 	ASSERT_EQ(0, strcmp(c->sig.name, name));
-	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&c->k, image, bytes, &bad_pc));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&c->k, image, bytes,
+						   VMGPU_ISA_VERSION, &bad_pc));
 	c->priv = (uint32_t)vmgpu_program_kernel_private_bytes(prog, name);
 }
 

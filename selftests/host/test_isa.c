@@ -1132,7 +1132,8 @@ TEST(kernel_load_validation)
 	uint64_t w;
 
 	ASSERT_EQ(48, bytes);
-	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, img, bytes, &bad_pc));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, img, bytes,
+						   VMGPU_ISA_VERSION, &bad_pc));
 	EXPECT_EQ(4, vg_kernel_regs(k));
 	EXPECT_EQ(8, vg_kernel_args_bytes(k));
 	EXPECT_EQ(0, vg_kernel_shared_bytes(k));
@@ -1143,7 +1144,8 @@ TEST(kernel_load_validation)
 	/* Truncated anywhere. */
 	for (i = 0; i < bytes; i++) {
 		EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
-			  vg_kernel_load(&k, img, i, &bad_pc));
+			  vg_kernel_load(&k, img, i,
+					 VMGPU_ISA_VERSION, &bad_pc));
 		EXPECT_EQ(NULL, k);
 	}
 	/* Each header field broken. */
@@ -1156,7 +1158,8 @@ TEST(kernel_load_validation)
 		memcpy(copy, img, bytes);
 		f[i] = bad[i];
 		EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
-			  vg_kernel_load(&k, copy, bytes, &bad_pc));
+			  vg_kernel_load(&k, copy, bytes,
+					 VMGPU_ISA_VERSION, &bad_pc));
 		memcpy(&h, copy, sizeof(h));
 		EXPECT_EQ(0, vg_exec_image_bytes(&h));
 	}
@@ -1192,7 +1195,8 @@ TEST(kernel_load_validation)
 			memcpy(copy + 40, &bad_insns[i], 8);
 			bad_pc = 99;
 			EXPECT_EQ(VMGPU_FAULT_ILLEGAL_INSTR,
-				  vg_kernel_load(&k, copy, bytes, &bad_pc));
+				  vg_kernel_load(&k, copy, bytes,
+						 VMGPU_ISA_VERSION, &bad_pc));
 			EXPECT_EQ(1, bad_pc);
 		}
 		/* ... and fine in a version 2 one */
@@ -1201,16 +1205,50 @@ TEST(kernel_load_validation)
 			memcpy(copy + 4, &v2, 4);
 			memcpy(copy + 40, &v2_insns[i], 8);
 			EXPECT_EQ(VMGPU_FAULT_NONE,
-				  vg_kernel_load(&k, copy, bytes, NULL));
+				  vg_kernel_load(&k, copy, bytes,
+						 VMGPU_ISA_VERSION, NULL));
 			vg_kernel_free(k);
 		}
 	}
 	w = 0;
 	memcpy(copy, img, bytes);
 	memcpy(copy + 32, &w, 8);		/* nop is fine */
-	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, copy, bytes, NULL));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, copy, bytes,
+						   VMGPU_ISA_VERSION, NULL));
 	vg_kernel_free(k);
 	free(img);
+}
+
+/*
+ * The loader on a device of each ISA version: an executable of version 1
+ * loads on both, one of version 2 (it reads %itembase) only on a
+ * version 2 device; a version 1 device refuses it as a bad executable.
+ */
+TEST(kernel_load_isa_version)
+{
+	size_t b1, b2;
+	uint8_t *v1 = assemble(".regs 4\ns2r r1, %tid.x\nexit\n", &b1);
+	uint8_t *v2 = assemble(".regs 4\ns2r r1, %itembase\nexit\n", &b2);
+	struct vmgpu_exec_header h;
+	struct vg_kernel *k;
+	uint32_t dev;
+
+	memcpy(&h, v1, sizeof(h));
+	ASSERT_EQ(1, h.isa_version);
+	memcpy(&h, v2, sizeof(h));
+	ASSERT_EQ(2, h.isa_version);
+	for (dev = VMGPU_ISA_VERSION_MIN; dev <= VMGPU_ISA_VERSION; dev++) {
+		EXPECT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, v1, b1, dev,
+							   NULL));
+		vg_kernel_free(k);
+		EXPECT_EQ(dev >= 2 ? VMGPU_FAULT_NONE :
+				     VMGPU_FAULT_BAD_EXECUTABLE,
+			  vg_kernel_load(&k, v2, b2, dev, NULL));
+		EXPECT_EQ(dev >= 2, k != NULL);
+		vg_kernel_free(k);
+	}
+	free(v1);
+	free(v2);
 }
 
 /*
@@ -1252,7 +1290,8 @@ TEST(garbage)
 			img[j] = seed >> 16;
 		}
 		ASSERT_NE(VMGPU_FAULT_NONE,
-			  vg_kernel_load(&k, img, sizeof(img), NULL));
+			  vg_kernel_load(&k, img, sizeof(img),
+					 VMGPU_ISA_VERSION, NULL));
 		memcpy(img, &h, sizeof(h));
 		/* Random words until one is valid (biased to real opcodes
 		 * and small fields), so random valid programs run. */
@@ -1280,7 +1319,8 @@ TEST(garbage)
 			}
 			memcpy(img + 32 + j * 8, w, 8);
 		}
-		if (vg_kernel_load(&k, img, sizeof(img), NULL))
+		if (vg_kernel_load(&k, img, sizeof(img),
+				   VMGPU_ISA_VERSION, NULL))
 			continue;
 		loaded++;
 		l.kernel = k;
