@@ -99,6 +99,7 @@ private:
 	std::string &log;
 	const char *file;
 	bool failed = false;
+	unsigned need_isa = VMGPU_ISA_VERSION_MIN;	/* what the code uses */
 
 	std::vector<uint8_t> vsize;
 	std::map<const Value *, int> vmap;
@@ -1421,6 +1422,19 @@ void Backend::call(CallInst &i)
 			      "not a constant");
 			return;
 		}
+		if (c->getZExtValue() >= vmgpu_isa_sregs(1)) {
+			const char *sn = vmgpu_sreg_name(
+				uint32_t(c->getZExtValue()));
+
+			if (opts.isa < 2) {
+				error(&i, std::string("special register ") +
+				      sn + " needs ISA version 2; compiling "
+				      "for ISA version " +
+				      std::to_string(opts.isa));
+				return;
+			}
+			need_isa = std::max(need_isa, 2u);
+		}
 		int d = newv(1);
 		MI &m = emit(VMGPU_OP_S2R);
 		m.d = d;
@@ -2408,10 +2422,12 @@ bool Backend::run(Kernel &out)
 	vmgpu_exec_header h = {};
 	h.magic = VMGPU_EXEC_MAGIC;
 	/*
-	 * The back end selects only version-1 instructions: say so, so the
-	 * executable runs on every device and reassembles to the same bytes.
+	 * The oldest version that has everything the code uses (as the
+	 * assembler writes): version 1 unless the kernel reads a version-2
+	 * special register, so most executables run on every device and
+	 * reassemble to the same bytes.
 	 */
-	h.isa_version = VMGPU_ISA_VERSION_MIN;
+	h.isa_version = need_isa;
 	h.num_regs = std::max(1u, max_used);
 	h.shared_bytes = shared_bytes;
 	h.args_bytes = uint32_t(alignTo(args_bytes, 4));

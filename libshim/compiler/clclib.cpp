@@ -47,6 +47,10 @@ uint OVL get_work_dim(void)
 	       __vmgpu_sreg(10) * __vmgpu_sreg(4) > 1 ? 2 : 1;
 }
 
+/* ISA version 2: a queue task's block (Documentation/isa.rst) */
+uint vmgpu_item_base(void) { return __vmgpu_sreg(19); }
+uint vmgpu_item_count(void) { return __vmgpu_sreg(20); }
+
 /* ---- synchronisation ---- */
 void OVL barrier(cl_mem_fence_flags f) { __vmgpu_bar(); }
 void OVL mem_fence(cl_mem_fence_flags f) { }

@@ -53,9 +53,6 @@
 
 using namespace llvm;
 
-struct vmgpu_program {
-	std::vector<vmgpu_cc::Kernel> kernels;
-};
 
 namespace vmgpu_cc {
 
@@ -105,6 +102,19 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 	while (in >> w) {
 		if (w.rfind("-vmgpu-source-name=", 0) == 0) {
 			o.name = w.substr(19);
+		} else if (w.rfind("-vmgpu-isa=", 0) == 0) {
+			char *end;
+			unsigned long n = strtoul(w.c_str() + 11, &end, 10);
+
+			if (*end || n < VMGPU_ISA_VERSION_MIN ||
+			    n > VMGPU_ISA_VERSION) {
+				log += "error: -vmgpu-isa must be " +
+				       std::to_string(VMGPU_ISA_VERSION_MIN) +
+				       ".." + std::to_string(VMGPU_ISA_VERSION) +
+				       "\n";
+				return false;
+			}
+			o.be.isa = unsigned(n);
 		} else if (w.rfind("-vmgpu-max-regs=", 0) == 0) {
 			unsigned long n = strtoul(w.c_str() + 16, nullptr, 10);
 
@@ -141,6 +151,15 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 	}
 	return true;
 }
+
+/*
+ * Declarations every program sees (vmgpu's own built-ins, defined in
+ * clclib.cpp), included before its first line.
+ */
+const char prelude_name[] = "/vmgpu-virtual/vmgpu-prelude.h";
+const char prelude[] =
+	"uint vmgpu_item_base(void);\n"
+	"uint vmgpu_item_count(void);\n";
 
 /* OpenCL C source to an unoptimised module; diagnostics into @log. */
 std::unique_ptr<Module> compile_cl(const std::string &src,
@@ -181,6 +200,13 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 	inv->getHeaderSearchOpts().ResourceDir = VMGPU_CLANG_RESOURCE_DIR;
 	inv->getPreprocessorOpts().addRemappedFile(
 		name, MemoryBuffer::getMemBufferCopy(src, name).release());
+	if (debug) {	/* the program, not the library */
+		inv->getPreprocessorOpts().addRemappedFile(
+			prelude_name,
+			MemoryBuffer::getMemBufferCopy(prelude, prelude_name)
+				.release());
+		inv->getPreprocessorOpts().Includes.push_back(prelude_name);
+	}
 	inv->getCodeGenOpts().DiscardValueNames = false;
 
 	clang::CompilerInstance ci;
@@ -558,6 +584,7 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 
 	if (!parse_options(options, o, log))
 		return -EINVAL;
+	prog->isa = o.be.isa;
 	std::unique_ptr<Module> m = compile_cl(source, o.name, o.clang, true,
 					       ctx, log);
 	if (!m)
@@ -721,6 +748,16 @@ int vmgpu_program_kernel_private_bytes(const struct vmgpu_program *prog,
 	if (!k)
 		return -ENOENT;
 	return static_cast<int>(k->private_bytes);
+}
+
+int vmgpu_program_origin(const struct vmgpu_program *prog)
+{
+	return prog ? prog->origin : -EINVAL;
+}
+
+int vmgpu_program_isa_version(const struct vmgpu_program *prog)
+{
+	return prog ? static_cast<int>(prog->isa) : -EINVAL;
 }
 
 } // extern "C"
