@@ -225,6 +225,9 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 	return m;
 }
 
+/* spir64's address spaces (compiler.rst) */
+const unsigned AS_GLOBAL_MEM = 1, AS_LOCAL_MEM = 3;
+
 bool is_kernel(const Function &f)
 {
 	return f.getCallingConv() == CallingConv::SPIR_KERNEL;
@@ -235,6 +238,30 @@ std::string pretty(StringRef mangled)
 	std::string d = demangle(mangled.str());
 
 	return d;
+}
+
+/*
+ * Does @st put the address of local memory (a pointer, or one converted to
+ * an integer) where other work-groups can read it? Local memory is the
+ * block's shared memory: its offsets mean nothing outside the block.
+ */
+bool escapes_local(const StoreInst *st)
+{
+	const Value *v = st->getValueOperand();
+
+	if (st->getPointerAddressSpace() != AS_GLOBAL_MEM)
+		return false;
+	while (auto *c = dyn_cast<CastInst>(v)) {
+		if (c->getSrcTy()->isPointerTy() &&
+		    c->getSrcTy()->getPointerAddressSpace() == AS_LOCAL_MEM)
+			return true;
+		v = c->getOperand(0);
+	}
+	if (auto *ce = dyn_cast<ConstantExpr>(v))
+		if (ce->isCast())
+			v = ce->getOperand(0);
+	return v->getType()->isPointerTy() &&
+	       v->getType()->getPointerAddressSpace() == AS_LOCAL_MEM;
 }
 
 /*
@@ -253,6 +280,17 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 			auto *call = dyn_cast<CallBase>(&i);
 			Function *callee;
 
+			if (auto *st = dyn_cast<StoreInst>(&i)) {
+				if (escapes_local(st)) {
+					log += diag_at(&i, "a pointer to local "
+						       "memory cannot leave its "
+						       "work-group: stored to "
+						       "global memory",
+						       file.c_str());
+					ok = false;
+				}
+				continue;
+			}
 			if (!call)
 				continue;
 			callee = call->getCalledFunction();
@@ -266,7 +304,9 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 			if (callee->isIntrinsic())
 				continue;
 			if (is_kernel(*callee)) {
-				log += diag_at(&i, "kernel '" + f.getName().str() +
+				log += diag_at(&i, std::string(is_kernel(f) ?
+					       "kernel '" : "function '") +
+					       pretty(f.getName()) +
 					       "' calls kernel '" +
 					       callee->getName().str() +
 					       "': a kernel cannot call a kernel",
