@@ -78,6 +78,20 @@ struct R {
 	uint8_t h;
 };
 
+/* The shared-memory form (ISA version 2) of a global atomic. */
+unsigned shared_atomic(unsigned op)
+{
+	switch (op) {
+	case VMGPU_OP_ATOM_ADD: return VMGPU_OP_ATOMS_ADD;
+	case VMGPU_OP_ATOM_MIN: return VMGPU_OP_ATOMS_MIN;
+	case VMGPU_OP_ATOM_MAX: return VMGPU_OP_ATOMS_MAX;
+	case VMGPU_OP_ATOM_MINU: return VMGPU_OP_ATOMS_MINU;
+	case VMGPU_OP_ATOM_MAXU: return VMGPU_OP_ATOMS_MAXU;
+	case VMGPU_OP_ATOM_XCHG: return VMGPU_OP_ATOMS_XCHG;
+	default: return VMGPU_OP_ATOMS_CAS;
+	}
+}
+
 const int VR_SCRATCH = 0;	/* precoloured pair: base of this thread's area */
 
 class Backend {
@@ -141,9 +155,14 @@ private:
 
 	void error(const Instruction *i, const std::string &msg)
 	{
-		/* after a real error, follow-on internal ones are noise */
-		if (!failed || msg.rfind("internal:", 0) != 0)
-			log += diag_at(i, msg, file);
+		/* after a real error, follow-on internal ones are noise;
+		 * so is the same message at the same place again (one
+		 * library call inlines several offending instructions) */
+		std::string d = diag_at(i, msg, file);
+
+		if ((!failed || msg.rfind("internal:", 0) != 0) &&
+		    log.find(d) == std::string::npos)
+			log += d;
 		failed = true;
 	}
 
@@ -1224,17 +1243,22 @@ void Backend::memop(Instruction &i)
 		   cast<AtomicCmpXchgInst>(i).getCompareOperand()->getType();
 	unsigned pas = ptr->getType()->getPointerAddressSpace();
 
-	if (pas == AS_LOCAL) {
-		error(&i, "atomics on local memory are not supported: ISA "
-		      "version 1 has atomics on global memory only");
+	bool sh = pas == AS_LOCAL;
+
+	if (sh && opts.isa < 2) {
+		error(&i, "atomics on local memory need ISA version 2; "
+		      "compiling for ISA version " + std::to_string(opts.isa));
 		return;
 	}
+	if (sh)
+		need_isa = std::max(need_isa, 2u);	/* atoms.* */
 	if (pas == AS_PRIVATE) {
 		error(&i, "atomics on private memory are not supported");
 		return;
 	}
 	if (bits(vt) != 32) {
-		error(&i, "only 32-bit atomics are supported");
+		error(&i, "64-bit atomics are not supported: the ISA's "
+		      "atomics are 32-bit");
 		return;
 	}
 	if (auto *rmw = dyn_cast<AtomicRMWInst>(&i)) {
@@ -1275,6 +1299,8 @@ void Backend::memop(Instruction &i)
 		}
 		if (!addr_of(ptr, base, off, as, &i))
 			return;
+		if (sh)
+			op = shared_atomic(op);
 		int d = newv(1);
 		MI &m = emit(op);
 		m.d = d;
@@ -1289,7 +1315,7 @@ void Backend::memop(Instruction &i)
 	int newval = val(cx->getNewValOperand());
 	base = val(ptr);
 	int d = newv(1);
-	MI &m = emit(VMGPU_OP_ATOM_CAS);
+	MI &m = emit(sh ? VMGPU_OP_ATOMS_CAS : VMGPU_OP_ATOM_CAS);
 	m.d = d;
 	m.a = base;
 	m.b = cmpv;

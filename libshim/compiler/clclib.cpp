@@ -57,7 +57,7 @@ void OVL mem_fence(cl_mem_fence_flags f) { }
 void OVL read_mem_fence(cl_mem_fence_flags f) { }
 void OVL write_mem_fence(cl_mem_fence_flags f) { }
 
-/* ---- atomics (32-bit; the ISA has them on global memory only) ---- */
+/* ---- atomics: 32-bit; on local memory ISA version 2's atoms.* ---- */
 #define ATOMICS(AS) \
 int OVL atomic_add(volatile AS int *p, int v) { return __sync_fetch_and_add(p, v); } \
 uint OVL atomic_add(volatile AS uint *p, uint v) { return __sync_fetch_and_add(p, v); } \
@@ -93,6 +93,50 @@ uint OVL atomic_##name(volatile AS uint *p, uint v) \
 { return (uint)atomic_##name((volatile AS int *)p, (int)v); }
 ATOMICS(global)
 ATOMICS(local)
+
+/*
+ * OpenCL 1.0's atom_* names (cl_khr_*_int32_*_atomics) are the same
+ * functions; their 64-bit forms (cl_khr_int64_*_atomics) are defined so
+ * that the back end's "64-bit atomics are not supported" names the
+ * user's line: the ISA's atomics are 32-bit.
+ */
+#define ATOM_NAMES(AS, T) \
+T OVL atom_add(volatile AS T *p, T v) { return __sync_fetch_and_add(p, v); } \
+T OVL atom_sub(volatile AS T *p, T v) { return __sync_fetch_and_sub(p, v); } \
+T OVL atom_inc(volatile AS T *p) { return __sync_fetch_and_add(p, (T)1); } \
+T OVL atom_dec(volatile AS T *p) { return __sync_fetch_and_sub(p, (T)1); } \
+T OVL atom_xchg(volatile AS T *p, T v) { return __sync_lock_test_and_set(p, v); } \
+T OVL atom_cmpxchg(volatile AS T *p, T c, T v) \
+{ return __sync_val_compare_and_swap(p, c, v); } \
+T OVL atom_min(volatile AS T *p, T v) \
+{ T old = *p, seen; \
+  while ((seen = __sync_val_compare_and_swap(p, old, v < old ? v : old)) != old) \
+	old = seen; \
+  return old; } \
+T OVL atom_max(volatile AS T *p, T v) \
+{ T old = *p, seen; \
+  while ((seen = __sync_val_compare_and_swap(p, old, v > old ? v : old)) != old) \
+	old = seen; \
+  return old; } \
+T OVL atom_and(volatile AS T *p, T v) { return __sync_fetch_and_and(p, v); } \
+T OVL atom_or(volatile AS T *p, T v) { return __sync_fetch_and_or(p, v); } \
+T OVL atom_xor(volatile AS T *p, T v) { return __sync_fetch_and_xor(p, v); }
+ATOM_NAMES(global, long) ATOM_NAMES(global, ulong)
+ATOM_NAMES(local, long) ATOM_NAMES(local, ulong)
+#define ATOM_NAMES32(AS, T) \
+T OVL atom_add(volatile AS T *p, T v) { return atomic_add(p, v); } \
+T OVL atom_sub(volatile AS T *p, T v) { return atomic_sub(p, v); } \
+T OVL atom_inc(volatile AS T *p) { return atomic_inc(p); } \
+T OVL atom_dec(volatile AS T *p) { return atomic_dec(p); } \
+T OVL atom_xchg(volatile AS T *p, T v) { return atomic_xchg(p, v); } \
+T OVL atom_cmpxchg(volatile AS T *p, T c, T v) { return atomic_cmpxchg(p, c, v); } \
+T OVL atom_min(volatile AS T *p, T v) { return atomic_min(p, v); } \
+T OVL atom_max(volatile AS T *p, T v) { return atomic_max(p, v); } \
+T OVL atom_and(volatile AS T *p, T v) { return atomic_and(p, v); } \
+T OVL atom_or(volatile AS T *p, T v) { return atomic_or(p, v); } \
+T OVL atom_xor(volatile AS T *p, T v) { return atomic_xor(p, v); }
+ATOM_NAMES32(global, int) ATOM_NAMES32(global, uint)
+ATOM_NAMES32(local, int) ATOM_NAMES32(local, uint)
 
 /*
  * 64-bit division and conversions: the front end turns i64 sdiv/udiv/

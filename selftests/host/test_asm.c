@@ -99,6 +99,10 @@ static const char every_op[] =
 	"	bar\n"
 	"	launch [r2], r4, r6\n	enq [r2 + 8], r1\n	enq [r2], r3\n"
 	"	s2r r1, %itembase\n	s2r r1, %itemcount\n"
+	"	atoms.add r1, [r2 + 8], r3\n	atoms.min r1, [r2], r3\n"
+	"	atoms.max r1, [r2 - 4], r3\n	atoms.minu r1, [r2], r3\n"
+	"	atoms.maxu r1, [r2], r3\n	atoms.xchg r1, [r2], r3\n"
+	"	atoms.cas r1, [r2], r3, r4\n"
 	"	bra p1, top\n	bra !p2, end\n	bra end\n	bra 5000\n"
 	"	.insn 0x7f\n"
 	"end:	exit\n";

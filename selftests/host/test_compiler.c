@@ -2501,13 +2501,15 @@ TEST(local_pointers_inside_the_work_group_compile)
 TEST(diag_local_atomics_and_unknown_function)
 {
 	static const char *const want[] = {
-		"input.cl:4:", "atomics on local memory are not supported", NULL };
+		"input.cl:4:2: error: atomics on local memory need ISA version "
+		"2; compiling for ISA version 1", NULL };
 	static const char *const want2[] = {
 		"input.cl:1:", "'printf", "not available", NULL };
 
 	build_fails(_metadata,
 		    "kernel void k(global int *p)\n{\n\tlocal int c;\n"
-		    "\tatomic_add(&c, 1);\n\tp[0] = c;\n}\n", NULL, want);
+		    "\tatomic_add(&c, 1);\n\tp[0] = c;\n}\n", "-vmgpu-isa=1",
+		    want);
 	build_fails(_metadata,
 		    "kernel void k(global int *p) { printf(\"%d\", p[0]); }\n",
 		    NULL, want2);
@@ -2521,6 +2523,24 @@ TEST(diag_bad_options_and_no_kernel)
 	build_fails(_metadata, "kernel void k(global int *p) { }\n",
 		    "-fno-such-thing", want);
 	build_fails(_metadata, "int f(int x) { return x; }\n", NULL, want2);
+}
+
+/* 64-bit atomics: the ISA's are 32-bit; an error at the line. */
+TEST(diag_64bit_atomics)
+{
+	static const char *const want[] = {
+		"input.cl:4:2: error: 64-bit atomics are not supported: the "
+		"ISA's atomics are 32-bit", NULL };
+	static const char *const want2[] = {
+		"input.cl:3:2: error: 64-bit atomics are not supported", NULL };
+
+	build_fails(_metadata,
+		    "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
+		    "kernel void k(global long *p)\n{\n\tatom_add(p, 1L);\n}\n",
+		    NULL, want);
+	build_fails(_metadata,
+		    "kernel void k(local ulong *p)\n{\n"
+		    "\t__sync_fetch_and_or(p, 1ul);\n}\n", NULL, want2);
 }
 
 /* Builds in two threads at once share nothing. */
@@ -2547,6 +2567,101 @@ TEST(concurrent_builds)
 		ASSERT_EQ(0, pthread_join(t[i], &r));
 		EXPECT_EQ(NULL, r);
 	}
+}
+
+/*
+ * Atomics on local memory (ISA version 2's atoms.*): a per-work-group
+ * histogram counted in local memory then added to the global one, and
+ * every other atomic on local words, compared with C.
+ */
+static const char local_atom_src[] =
+	"kernel void lhist(global const uchar *d, global uint *bins, uint n,\n"
+	"                  global int *res)\n"
+	"{\n"
+	"	local uint lb[64];\n"
+	"	local int w[8];\n"
+	"	uint t = get_local_id(0), i = get_global_id(0);\n"
+	"	for (uint b = t; b < 64; b += get_local_size(0))\n"
+	"		lb[b] = 0;\n"
+	"	if (t < 8)\n"
+	"		w[t] = t == 2 ? -1 : t == 3 ? 1000 : 0;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	if (i < n) {\n"
+	"		int v = d[i];\n"
+	"		atomic_inc(&lb[v & 63]);\n"
+	"		atomic_add(&w[0], v);\n"
+	"		atomic_sub(&w[1], 1);\n"
+	"		atomic_max(&w[2], v);\n"
+	"		atomic_min(&w[3], v);\n"
+	"		atomic_or(&w[4], 1 << (v & 31));\n"
+	"		atomic_xor(&w[5], v);\n"
+	"		atom_cmpxchg(&w[6], (int)t, (int)t + 1);\n"
+	"		atomic_xchg(&w[7], 7);\n"
+	"	}\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (uint b = t; b < 64; b += get_local_size(0))\n"
+	"		atomic_add(&bins[b], lb[b]);\n"
+	"	if (t < 8)\n"
+	"		res[get_group_id(0) * 8 + t] = w[t];\n"
+	"}\n";
+
+TEST_F(cc, local_atomics_isa2)
+{
+	const uint32_t n = 3000, bs = 96, groups = (n + bs - 1) / bs;
+	struct vmgpu_program *prog = build(_metadata, local_atom_src,
+					   "-vmgpu-isa=2");
+	const void *image;
+	struct vmgpu_exec_header h;
+	size_t bytes;
+	struct ck c;
+	ALLOC(uint8_t, d, n);
+	ALLOC(uint32_t, bins, 64);
+	ALLOC(int32_t, res, groups * 8);
+	uint32_t ref[64] = { 0 }, i, g;
+
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(0, vmgpu_program_kernel_image(prog, "lhist", &image, &bytes));
+	vmgpu_exec_header_read(&h, image);
+	EXPECT_EQ(2, h.isa_version);
+	for (i = 0; i < n; i++) {
+		d[i] = (uint8_t)rng();
+		ref[d[i] & 63]++;
+	}
+	load_isa(_metadata, prog, "lhist", 2, &c);
+	set_u64(&c, 0, d_va);
+	set_u64(&c, 1, bins_va);
+	set_u32(&c, 2, n);
+	set_u64(&c, 3, res_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, bs));
+	EXPECT_EQ(0, memcmp(ref, bins, sizeof(ref)));
+	for (g = 0; g < groups; g++) {
+		int32_t sum = 0, mx = -1, mn = 1000, or = 0, xr = 0, cnt = 0;
+
+		for (i = g * bs; i < (g + 1) * bs && i < n; i++, cnt++) {
+			sum += d[i];
+			mx = d[i] > mx ? d[i] : mx;
+			mn = d[i] < mn ? d[i] : mn;
+			or |= (int32_t)(1u << (d[i] & 31));
+			xr ^= d[i];
+		}
+		EXPECT_EQ(sum, res[g * 8 + 0]);
+		EXPECT_EQ(-cnt, res[g * 8 + 1]);
+		EXPECT_EQ(mx, res[g * 8 + 2]);
+		EXPECT_EQ(mn, res[g * 8 + 3]);
+		EXPECT_EQ(or, res[g * 8 + 4]);
+		EXPECT_EQ(xr, res[g * 8 + 5]);
+		/* lanes and warps in order: the chain 0 -> 1 -> ... */
+		EXPECT_EQ(cnt, res[g * 8 + 6]);
+		EXPECT_EQ(7, res[g * 8 + 7]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+	/* a device of version 1 cannot load it */
+	ASSERT_EQ(0, vmgpu_program_kernel_image(prog = build(_metadata,
+		local_atom_src, NULL), "lhist", &image, &bytes));
+	EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
+		  vg_kernel_load(&c.k, image, bytes, 1, NULL));
+	vmgpu_program_destroy(prog);
 }
 
 /* ------------------------------------------------------------------ */

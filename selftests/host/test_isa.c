@@ -815,6 +815,91 @@ TEST_F(isa, atomics)
 		EXPECT_EQ(t, out[128 + t]);
 }
 
+/*
+ * Shared-memory atomics (version 2): the same operations on the block's
+ * shared memory, lanes in order and warps one after another, each seeing
+ * every earlier update; then a fault outside the shared size.
+ */
+TEST_F(isa, shared_atomics)
+{
+	static const char src[] =
+		".shared 32\n"
+		".args 24\n"
+		"	s2r r0, %tid.x\n"
+		"	ldarg.64 r6, 16\n"
+		"	lea r8, r6, r0, 2\n"
+		"	sub r1, r0, 2\n"		/* -2, -1, 0, 1, ... */
+		"	setp.ne p0, r0, 0\n"
+		"	bra p0, go\n"
+		"	mov r2, 5\n"
+		"	sts.32 [r2 - 1], r2\n"		/* [4] = 5 ... */
+		"	sts.32 [r2 + 3], r2\n"
+		"	sts.32 [r2 + 7], r2\n"
+		"	sts.32 [r2 + 11], r2\n"
+		"	mov r2, 0xabc\n"
+		"	sts.32 [r2 - 2728], r2\n"	/* [20] = 0xabc */
+		"go:\n"
+		"	bar\n"
+		"	mov r2, 0\n"
+		"	atoms.add r10, [r2], r0\n"
+		"	st.32 [r8], r10\n"
+		"	atoms.min r10, [r2 + 4], r1\n"
+		"	atoms.max r10, [r2 + 8], r1\n"
+		"	atoms.minu r10, [r2 + 12], r1\n"
+		"	atoms.maxu r10, [r2 + 16], r1\n"
+		"	atoms.xchg r10, [r2 + 20], r0\n"
+		"	st.32 [r8 + 256], r10\n"
+		"	add r11, r0, 1\n"
+		"	mov r12, 24\n"
+		"	atoms.cas r10, [r12], r0, r11\n"	/* counter chain */
+		"	st.32 [r8 + 512], r10\n"
+		"	bar\n"
+		"	setp.ge p0, r0, 8\n"
+		"	bra p0, out\n"
+		"	shl r3, r0, 2\n"
+		"	lds.32 r10, [r3]\n"
+		"	st.32 [r8 + 768], r10\n"
+		"out:\n"
+		"	exit\n";
+	static const char oob[] =
+		".shared 32\n"
+		"	mov r2, 32\n"
+		"	atoms.add r1, [r2], r2\n"
+		"	exit\n";
+	uint32_t *out = testmem_ptr(self->tm, self->out);
+	struct vmgpu_exec_header h;
+	char err[128];
+	size_t bytes;
+	uint32_t t;
+	void *img;
+
+	ASSERT_EQ(0, vmgpu_asm_assemble(src, &img, &bytes, err, sizeof(err)))
+		TH_LOG("%s", err);
+	vmgpu_exec_header_read(&h, img);
+	EXPECT_EQ(2, h.isa_version);
+	free(img);
+	ASSERT_EQ(0, run_kernel(self->tm, src, 40, self->args, 24,
+				&self->fault));
+	for (t = 0; t < 40; t++)
+		EXPECT_EQ(t * (t - 1) / 2, out[t]);
+	EXPECT_EQ(40 * 39 / 2, out[192 + 0]);
+	EXPECT_EQ(0xfffffffeu, out[192 + 1]);	/* signed min: -2 */
+	EXPECT_EQ(37, out[192 + 2]);		/* signed max */
+	EXPECT_EQ(0, out[192 + 3]);		/* unsigned min */
+	EXPECT_EQ(0xffffffffu, out[192 + 4]);	/* unsigned max: -1 */
+	EXPECT_EQ(39, out[192 + 5]);
+	EXPECT_EQ(0xabc, out[64]);
+	for (t = 1; t < 40; t++)
+		EXPECT_EQ(t - 1, out[64 + t]);
+	EXPECT_EQ(40, out[192 + 6]);
+	for (t = 0; t < 40; t++)
+		EXPECT_EQ(t, out[128 + t]);
+	EXPECT_EQ(-1, run_kernel(self->tm, oob, 1, self->args, 24,
+				 &self->fault));
+	EXPECT_EQ(VMGPU_FAULT_UNMAPPED, self->fault.code);
+	EXPECT_EQ(32, self->fault.addr);
+}
+
 /* ---- the store-log memory model ---- */
 
 static const char store_then_load[] =
@@ -1182,11 +1267,15 @@ TEST(kernel_load_validation)
 			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
 			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
 			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_ADD, 0, 1, 2, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_CAS, 0, 1, 2, 3),
 		};
 		static const uint64_t v2_insns[] = {
 			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
 			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
 			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_ADD, 0, 1, 2, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_CAS, 0, 1, 2, 3),
 		};
 		uint32_t v2 = 2;
 
