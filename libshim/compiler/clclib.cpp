@@ -628,8 +628,19 @@ D OVL convert_##D(S x) { return (D)x; } \
 D##2 OVL convert_##D##2(S##2 x) { return (D##2)((D)x.s0, (D)x.s1); } \
 D##3 OVL convert_##D##3(S##3 x) { return (D##3)((D)x.s0, (D)x.s1, (D)x.s2); } \
 D##4 OVL convert_##D##4(S##4 x) { return (D##4)((D)x.s0, (D)x.s1, (D)x.s2, (D)x.s3); }
-CONV1(int, float) CONV1(uint, float) CONV1(float, int) CONV1(float, uint)
-CONV1(int, uint) CONV1(uint, int) CONV1(float, float) CONV1(int, int)
+/* every integer type and float to each other (64-bit <-> float: plain
+ * casts in the program, which the front end lowers) */
+#define CONV_TO(D) \
+CONV1(D, char) CONV1(D, uchar) CONV1(D, short) CONV1(D, ushort) \
+CONV1(D, int) CONV1(D, uint)
+CONV_TO(char) CONV_TO(uchar) CONV_TO(short) CONV_TO(ushort) CONV_TO(int)
+CONV_TO(uint) CONV_TO(long) CONV_TO(ulong) CONV_TO(float)
+CONV1(char, long) CONV1(uchar, long) CONV1(short, long) CONV1(ushort, long)
+CONV1(int, long) CONV1(uint, long) CONV1(long, long) CONV1(ulong, long)
+CONV1(char, ulong) CONV1(uchar, ulong) CONV1(short, ulong) CONV1(ushort, ulong)
+CONV1(int, ulong) CONV1(uint, ulong) CONV1(long, ulong) CONV1(ulong, ulong)
+CONV1(char, float) CONV1(uchar, float) CONV1(short, float) CONV1(ushort, float)
+CONV1(int, float) CONV1(uint, float) CONV1(float, float)
 
 /* ---- vload / vstore ---- */
 #define VLS(T, AS) \
