@@ -700,6 +700,12 @@ int vmgpu_disasm_insn(uint64_t insn, char *buf, size_t len);
 const char *vmgpu_builtin_kernel_source(const char *name);
 /* NULL-terminated list of the built-in kernel names. */
 const char *const *vmgpu_builtin_kernel_names(void);
+/*
+ * The built-in kernels but block_sm in OpenCL C, one program: the same
+ * signatures and bit-identical results when compiled with
+ * vmgpu_program_build() (fill's spin argument does nothing there).
+ */
+const char *vmgpu_builtin_kernels_opencl(void);
 
 /* ------------------------------------------------------------------ */
 /* OpenCL C compiler (Documentation/compiler.rst)                       */

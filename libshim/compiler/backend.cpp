@@ -649,8 +649,10 @@ int Backend::pointer_index(Value *idx, uint64_t scale, int base)
 {
 	Value *narrow = nullptr;
 
+	/* values of up to 32 bits are zero-extended in their register */
 	if (auto *z = dyn_cast<ZExtInst>(idx))
-		if (z->getSrcTy()->isIntegerTy(32))
+		if (z->getSrcTy()->isIntegerTy() &&
+		    z->getSrcTy()->getIntegerBitWidth() <= 32)
 			narrow = z->getOperand(0);
 	if (narrow && isPowerOf2_64(scale) && scale < (1ull << 32))
 		return lea(base, r(val(narrow)), Log2_64(scale));

@@ -3244,6 +3244,125 @@ TEST_F(cc, corpus_private_atomics_vectors_sparse)
 	vmgpu_program_destroy(prog);
 }
 
+/*
+ * The built-in kernels in OpenCL C (vmgpu_builtin_kernels_opencl()):
+ * the same signatures as the assembly, and bit-identical buffers after
+ * running both on the same inputs. Prints the dynamic warp-instruction
+ * counts side by side.
+ */
+struct bk_buf {
+	uint32_t param, bytes;
+	int kind;		/* 0 floats, 1 bytes, 2 zeros */
+};
+
+static const struct bk_case {
+	const char *name;
+	uint32_t grid[3], block[3];
+	uint32_t nscal, scal[4][2];	/* parameter, value bits */
+	uint32_t nbuf;
+	struct bk_buf buf[3];
+} bk_cases[] = {
+	{ "saxpy", { 12, 1, 1 }, { 256, 1, 1 }, 2, { { 0, 3000 },
+	  { 1, 0x3fa00000 } }, 2, { { 2, 12000, 0 }, { 3, 12000, 0 } } },
+	{ "vecadd", { 12, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 3000 } }, 3,
+	  { { 1, 12000, 0 }, { 2, 12000, 0 }, { 3, 12000, 2 } } },
+	{ "fill", { 12, 1, 1 }, { 256, 1, 1 }, 4, { { 1, 3000 }, { 2, 7 },
+	  { 3, 3 }, { 4, 0 } }, 1, { { 0, 12000, 2 } } },
+	{ "blur3x3", { 4, 5, 1 }, { 16, 8, 1 }, 2, { { 0, 61 }, { 1, 37 } },
+	  2, { { 2, 61 * 37 * 4, 0 }, { 3, 61 * 37 * 4, 2 } } },
+	{ "reduce_sum", { 20, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 5000 } }, 2,
+	  { { 1, 20000, 0 }, { 2, 80, 2 } } },
+	{ "histogram", { 8, 1, 1 }, { 128, 1, 1 }, 1, { { 0, 20000 } }, 2,
+	  { { 1, 20000, 1 }, { 2, 1024, 2 } } },
+	{ "matmul_tiled", { 3, 3, 1 }, { 16, 16, 1 }, 3, { { 0, 40 },
+	  { 1, 36 }, { 2, 50 } }, 3, { { 3, 40 * 50 * 4, 0 },
+	  { 4, 50 * 36 * 4, 0 }, { 5, 40 * 36 * 4, 2 } } },
+};
+
+TEST_F(cc, builtins_in_opencl_c)
+{
+	struct vmgpu_program *prog = build(_metadata,
+					   vmgpu_builtin_kernels_opencl(), NULL);
+	uint32_t ci, i, j;
+
+	ASSERT_NE(NULL, prog);
+	for (ci = 0; ci < sizeof(bk_cases) / sizeof(bk_cases[0]); ci++) {
+		const struct bk_case *bc = &bk_cases[ci];
+		const char *why = "";
+		uint64_t va[2][3], warps[2];
+		struct ck c[2];
+		void *img;
+		size_t bytes;
+		char err[256];
+
+		/* the assembly as a program of one kernel */
+		ASSERT_EQ(0, vmgpu_asm_assemble(vmgpu_builtin_kernel_source(
+				bc->name), &img, &bytes, err, sizeof(err)));
+		load(_metadata, prog, bc->name, &c[1]);
+		memset(&c[0], 0, sizeof(c[0]));
+		vmgpu_exec_header_read(&c[0].h, img);
+		ASSERT_EQ(1, vmgpu_exec_sig_read(&c[0].h, img, bytes, &c[0].sig,
+						 c[0].params, &why));
+		ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&c[0].k, img, bytes,
+							   1, NULL));
+		free(img);
+		ASSERT_EQ(c[0].sig.num_params, c[1].sig.num_params);
+		ASSERT_EQ(c[0].h.args_bytes, c[1].h.args_bytes);
+		EXPECT_EQ(0, c[1].priv);
+		for (i = 0; i < c[0].sig.num_params; i++) {
+			uint32_t ta = c[0].params[i].type;
+			uint32_t tc = c[1].params[i].type;
+
+			EXPECT_EQ(c[0].params[i].offset, c[1].params[i].offset);
+			/* the same, or a buffer the assembly declares read
+			 * and written that the compiler sees only written
+			 * (reduce_sum's out) */
+			EXPECT_TRUE(ta == tc || (ta == VMGPU_PARAM_BUF_RW &&
+						 tc == VMGPU_PARAM_BUF_WO))
+				TH_LOG("%s parameter %u: %u vs %u", bc->name, i,
+				       ta, tc);
+		}
+		for (j = 0; j < bc->nbuf; j++) {
+			const struct bk_buf *b = &bc->buf[j];
+
+			va[0][j] = testmem_alloc(self->tm, b->bytes);
+			va[1][j] = testmem_alloc(self->tm, b->bytes);
+			for (i = 0; i < b->bytes; i += 4) {
+				uint32_t v = b->kind == 1 ? rng() : 0;
+				float f = rng_float();
+
+				if (b->kind == 0)
+					memcpy(&v, &f, 4);
+				memcpy((uint8_t *)testmem_ptr(self->tm, va[0][j]) +
+				       i, &v, 4);
+			}
+			memcpy(testmem_ptr(self->tm, va[1][j]),
+			       testmem_ptr(self->tm, va[0][j]), b->bytes);
+		}
+		for (i = 0; i < 2; i++) {
+			for (j = 0; j < bc->nscal; j++)
+				set_u32(&c[i], bc->scal[j][0], bc->scal[j][1]);
+			for (j = 0; j < bc->nbuf; j++)
+				set_u64(&c[i], bc->buf[j].param, va[i][j]);
+			ASSERT_EQ(0, run_portion(self->tm, &c[i], bc->grid,
+						 bc->block, NULL, NULL, 0));
+			warps[i] = last_stats.warp_instrs;
+			vg_kernel_free(c[i].k);
+		}
+		for (j = 0; j < bc->nbuf; j++)
+			EXPECT_EQ(0, memcmp(testmem_ptr(self->tm, va[0][j]),
+					    testmem_ptr(self->tm, va[1][j]),
+					    bc->buf[j].bytes))
+				TH_LOG("%s: buffer %u differs", bc->name, j);
+		fprintf(stderr, "# %-13s warp instructions: assembly %7llu, "
+			"OpenCL C %7llu (%.2fx)\n", bc->name,
+			(unsigned long long)warps[0],
+			(unsigned long long)warps[1],
+			(double)warps[1] / (double)warps[0]);
+	}
+	vmgpu_program_destroy(prog);
+}
+
 /* ------------------------------------------------------------------ */
 /* Diagnostics                                                          */
 /* ------------------------------------------------------------------ */
