@@ -688,6 +688,24 @@ int build(vmgpu_compiler *cc, vmgpu_kernlib *lib, uint32_t isa,
 	return -ENOEXEC;
 }
 
+/* "/a/b//" -> "/a/b"; "/" stays "/". */
+std::string trim_slashes(const std::string &d)
+{
+	std::string s = d;
+
+	while (s.size() > 1 && s.back() == '/')
+		s.pop_back();
+	return s;
+}
+
+/* A directory to append "/name" to: "/a/" -> "/a", "/" -> "". */
+std::string parent_dir(const char *d)
+{
+	std::string s = trim_slashes(d);
+
+	return s == "/" ? "" : s;
+}
+
 } // namespace
 
 extern "C" {
@@ -714,11 +732,11 @@ int vmgpu_compiler_create(const char *cache_dir, uint32_t flags,
 	else if ((env = getenv("VMGPU_KERNEL_CACHE")) && env[0] == '/')
 		cc->dir = env;
 	else if ((env = getenv("XDG_CACHE_HOME")) && env[0] == '/')
-		cc->dir = std::string(env) + "/vmgpu/kernels";
+		cc->dir = parent_dir(env) + "/vmgpu/kernels";
 	else if ((env = getenv("HOME")) && env[0] == '/')
-		cc->dir = std::string(env) + "/.cache/vmgpu/kernels";
-	while (cc->dir.size() > 1 && cc->dir.back() == '/')
-		cc->dir.pop_back();
+		cc->dir = parent_dir(env) + "/.cache/vmgpu/kernels";
+	if (!cc->dir.empty())
+		cc->dir = trim_slashes(cc->dir);
 	*out = cc;
 	return 0;
 }

@@ -4088,13 +4088,21 @@ TEST(kernlib_cache_directory)
 	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
 	EXPECT_STREQ("", vmgpu_compiler_cache_dir(cc));
 	vmgpu_compiler_destroy(cc);
+	setenv("HOME", "/", 1);
+	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
+	EXPECT_STREQ("/.cache/vmgpu/kernels", vmgpu_compiler_cache_dir(cc));
+	vmgpu_compiler_destroy(cc);
+	setenv("HOME", "relative", 1);		/* not absolute: ignored */
+	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
+	EXPECT_STREQ("", vmgpu_compiler_cache_dir(cc));
+	vmgpu_compiler_destroy(cc);
 	setenv("HOME", "/h", 1);
 	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
 	EXPECT_STREQ("/h/.cache/vmgpu/kernels", vmgpu_compiler_cache_dir(cc));
 	vmgpu_compiler_destroy(cc);
 	setenv("XDG_CACHE_HOME", "/x/", 1);
 	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
-	EXPECT_STREQ("/x//vmgpu/kernels", vmgpu_compiler_cache_dir(cc));
+	EXPECT_STREQ("/x/vmgpu/kernels", vmgpu_compiler_cache_dir(cc));
 	vmgpu_compiler_destroy(cc);
 	setenv("VMGPU_KERNEL_CACHE", "/k/", 1);
 	ASSERT_EQ(0, vmgpu_compiler_create(NULL, 0, &cc));
