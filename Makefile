@@ -147,6 +147,12 @@ $(O)/bench/%: $(O)/rel/scripts/bench/%.o $(HLIB_ROBJ) $(LIBCORE_A) \
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
 
+# The compiler's benchmark uses clang and LLVM: linked dynamically.
+$(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
+		$(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
 $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) -pthread -lm

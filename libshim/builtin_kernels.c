@@ -518,6 +518,98 @@ static const char block_sm_src[] =
 	"done:\n"
 	"	exit\n";
 
+/*
+ * The same kernels in OpenCL C (Documentation/compiler.rst): the same
+ * signatures, hence argument blocks, and bit-identical results (test_compiler's
+ * builtins_in_opencl_c; scripts/bench/compiler compares their instruction
+ * counts). fill's idle loop has no effect, so the compiler removes it: its
+ * spin argument does nothing there.
+ */
+static const char kernels_cl[] =
+	"kernel void saxpy(uint n, float a, global const float *x,\n"
+	"                  global float *y)\n"
+	"{\n"
+	"	uint i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		y[i] = fma(a, x[i], y[i]);\n"
+	"}\n"
+	"kernel void vecadd(uint n, global const float *a,\n"
+	"                   global const float *b, global float *c)\n"
+	"{\n"
+	"	uint i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		c[i] = a[i] + b[i];\n"
+	"}\n"
+	"kernel void fill(global uint *out, uint n, uint mul, uint add, uint spin)\n"
+	"{\n"
+	"	uint i = get_global_id(0);\n"
+	"	if (i >= n)\n"
+	"		return;\n"
+	"	for (uint k = 0; k < spin; k++)\n"
+	"		;\n"
+	"	out[i] = i * mul + add;\n"
+	"}\n"
+	"kernel void blur3x3(uint w, uint h, global const float *in,\n"
+	"                    global float *out)\n"
+	"{\n"
+	"	uint x = get_global_id(0), y = get_global_id(1);\n"
+	"	if (x >= w || y >= h)\n"
+	"		return;\n"
+	"	global const float *r0 = in + (y ? y - 1 : 0) * w;\n"
+	"	global const float *r1 = in + y * w;\n"
+	"	global const float *r2 = in + min(y + 1, h - 1) * w;\n"
+	"	uint c0 = x ? x - 1 : 0, c2 = min(x + 1, w - 1);\n"
+	"	float s = r0[c0];\n"
+	"	s += r0[x];\n"
+	"	s += r0[c2];\n"
+	"	s += r1[c0];\n"
+	"	s += r1[x];\n"
+	"	s += r1[c2];\n"
+	"	s += r2[c0];\n"
+	"	s += r2[x];\n"
+	"	s += r2[c2];\n"
+	"	out[y * w + x] = s / 9.0f;\n"
+	"}\n"
+	"kernel void reduce_sum(uint n, global const float *in, global float *out)\n"
+	"{\n"
+	"	local float s[1024];\n"
+	"	uint t = get_local_id(0), i = get_global_id(0);\n"
+	"	s[t] = i < n ? in[i] : 0.0f;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (uint stride = get_local_size(0) / 2; stride; stride >>= 1) {\n"
+	"		if (t < stride)\n"
+	"			s[t] = s[t] + s[t + stride];\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	if (t == 0)\n"
+	"		out[get_group_id(0)] = s[0];\n"
+	"}\n"
+	"kernel void histogram(uint n, global const uchar *data,\n"
+	"                      global uint *bins)\n"
+	"{\n"
+	"	uint stride = get_local_size(0) * get_num_groups(0);\n"
+	"	for (uint i = get_global_id(0); i < n; i += stride)\n"
+	"		atomic_inc(&bins[data[i]]);\n"
+	"}\n"
+	"kernel void matmul_tiled(uint M, uint N, uint K, global const float *A,\n"
+	"                         global const float *B, global float *C)\n"
+	"{\n"
+	"	local float As[16][16], Bs[16][16];\n"
+	"	uint tx = get_local_id(0), ty = get_local_id(1);\n"
+	"	uint col = get_group_id(0) * 16 + tx, row = get_group_id(1) * 16 + ty;\n"
+	"	float acc = 0.0f;\n"
+	"	for (uint t = 0; t < K; t += 16) {\n"
+	"		As[ty][tx] = row < M && t + tx < K ? A[row * K + t + tx] : 0.0f;\n"
+	"		Bs[ty][tx] = col < N && t + ty < K ? B[(t + ty) * N + col] : 0.0f;\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"		for (uint k = 0; k < 16; k++)\n"
+	"			acc = fma(As[ty][k], Bs[k][tx], acc);\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	if (row < M && col < N)\n"
+	"		C[row * N + col] = acc;\n"
+	"}\n";
+
 static const struct {
 	const char *name;
 	const char *source;
@@ -554,4 +646,9 @@ const char *vmgpu_builtin_kernel_source(const char *name)
 const char *const *vmgpu_builtin_kernel_names(void)
 {
 	return builtin_names;
+}
+
+const char *vmgpu_builtin_kernels_opencl(void)
+{
+	return kernels_cl;
 }

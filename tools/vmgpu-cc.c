@@ -2,14 +2,16 @@
 /*
  * vmgpu-cc: compile OpenCL C kernels to vmgpu executables.
  *
- *   vmgpu-cc [-o DIR] [-D NAME[=VALUE]]... [-I DIR]... [-O OPTIONS]
- *            [-S] SOURCE
+ *   vmgpu-cc [-o DIR | --library FILE] [-D NAME[=VALUE]]... [-I DIR]...
+ *            [-O OPTIONS] [-S] SOURCE
  *
  * Writes DIR/KERNEL.vx for every kernel of SOURCE (DIR defaults to the
  * current directory) and prints the build log (clang's and the back
  * end's diagnostics, FILE:LINE:COL) on stderr. -S prints each kernel's
- * disassembly on stdout as well. The exit status is 1 on a compile
- * error or an unwritable output, 2 on bad usage.
+ * disassembly on stdout as well. --library FILE writes a kernel library
+ * instead: the source, its options and the executables for every ISA
+ * version it compiles for (Documentation/compiler.rst). The exit status
+ * is 1 on a compile error or an unwritable output, 2 on bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,11 +24,13 @@
 static const struct tool tool = {
 	.name = "vmgpu-cc",
 	.usage =
-	"usage: vmgpu-cc [-o DIR] [-D NAME[=VALUE]]... [-I DIR]... [-O OPTIONS]\n"
-	"                [-S] SOURCE\n"
+	"usage: vmgpu-cc [-o DIR | --library FILE] [-D NAME[=VALUE]]...\n"
+	"                [-I DIR]... [-O OPTIONS] [-S] SOURCE\n"
 	"Compile the OpenCL C 1.2 kernels of SOURCE into vmgpu executables,\n"
 	"DIR/KERNEL.vx for each kernel; the build log goes to standard error.\n"
 	"  -o DIR          output directory (default: .)\n"
+	"  --library FILE  write a kernel library instead: the source and\n"
+	"                  the executables for each ISA version it compiles for\n"
 	"  -D NAME[=VALUE] define a macro\n"
 	"  -I DIR          add an include directory\n"
 	"  -O OPTIONS      more build options (Documentation/compiler.rst),\n"
@@ -35,6 +39,60 @@ static const struct tool tool = {
 	"  -h, --help      this help\n"
 	"  --version       the version\n",
 };
+
+/*
+ * The kernel library of @src: its source and options, and the kernels
+ * built for each ISA version (those it does not compile for are left out,
+ * with a note; none at all is an error).
+ */
+static int write_library(const char *path, const char *in, const char *src,
+			 const char *opts)
+{
+	struct vmgpu_kernlib *lib;
+	char err[256], *o, *log;
+	unsigned int v, built = 0;
+	int r;
+
+	r = vmgpu_kernlib_create(in, src, opts, &lib);
+	if (r)
+		return r;
+	for (v = VMGPU_ISA_VERSION_MIN; v <= VMGPU_ISA_VERSION; v++) {
+		struct vmgpu_program *prog;
+		size_t n = strlen(opts) + 32;
+
+		o = malloc(n);
+		if (!o) {
+			vmgpu_kernlib_destroy(lib);
+			return -ENOMEM;
+		}
+		snprintf(o, n, "%s -vmgpu-isa=%u", opts, v);
+		log = NULL;
+		r = vmgpu_program_build(src, o, &prog, &log);
+		free(o);
+		if (log && *log && (r || v == VMGPU_ISA_VERSION_MIN))
+			fputs(log, stderr);
+		free(log);
+		if (r == -EINVAL) {
+			fprintf(stderr, "vmgpu-cc: %s: note: no executables for ISA version %u\n",
+				in, v);
+			continue;
+		}
+		if (!r)
+			r = vmgpu_kernlib_add_program(lib, prog, err,
+						      sizeof(err));
+		vmgpu_program_destroy(prog);
+		if (r) {
+			vmgpu_kernlib_destroy(lib);
+			return r;
+		}
+		built++;
+	}
+	r = built ? vmgpu_kernlib_write_file(lib, path) : -EINVAL;
+	if (r && r != -EINVAL)
+		fprintf(stderr, "vmgpu-cc: %s: %s\n", path, strerror(-r));
+	vmgpu_kernlib_destroy(lib);
+	return r ? 1 : 0;
+}
 
 static int append(char **opts, const char *a, const char *b)
 {
@@ -51,8 +109,11 @@ static int append(char **opts, const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = { TOOL_COMMON_OPTIONS };
-	const char *dir = ".", *in;
+	static const struct option lo[] = {
+		{ "library", required_argument, NULL, 'L' },
+		TOOL_COMMON_OPTIONS
+	};
+	const char *dir = ".", *in, *library = NULL;
 	char *opts = strdup(""), *src, *log = NULL;
 	struct vmgpu_program *prog;
 	int c, r, i, n, dis = 0, rc = 0;
@@ -62,6 +123,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			dir = optarg;
+			break;
+		case 'L':
+			library = optarg;
 			break;
 		case 'D':
 			r = append(&opts, "-D", optarg);
@@ -92,6 +156,14 @@ int main(int argc, char **argv)
 	}
 	if (append(&opts, "-vmgpu-source-name=", strcmp(in, "-") ? in : "stdin"))
 		return 1;
+	if (library) {
+		r = write_library(library, in, src, opts);
+		free(src);
+		free(opts);
+		if (r < 0)
+			fprintf(stderr, "vmgpu-cc: %s: %s\n", in, strerror(-r));
+		return r ? 1 : 0;
+	}
 	r = vmgpu_program_build(src, opts, &prog, &log);
 	free(src);
 	free(opts);

@@ -24,8 +24,9 @@
 #include "vmgpu_hw.h"
 
 /*
- * Version 2 adds device-side work (LAUNCH, ENQ) and the work-item special
- * registers of queue tasks. A device of version N runs executables of
+ * Version 2 adds device-side work (LAUNCH, ENQ), the work-item special
+ * registers of queue tasks and atomics on shared memory (ATOMS_*, what the
+ * OpenCL C compiler needs for atomics on local memory). A device of version N runs executables of
  * versions VMGPU_ISA_VERSION_MIN..N; an executable may use only the
  * instructions and special registers of its own version.
  */
@@ -172,6 +173,13 @@ enum vmgpu_isa_format {
 	X(ATOM_MAXU, 0x5c, "atom.maxu", ATOM, VMGPU_OPF_A_PAIR, 4) \
 	X(ATOM_XCHG, 0x5d, "atom.xchg", ATOM, VMGPU_OPF_A_PAIR, 4) \
 	X(ATOM_CAS,  0x5e, "atom.cas",  CAS,  VMGPU_OPF_A_PAIR, 4) \
+	X(ATOMS_ADD,  0x54, "atoms.add",  ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_MIN,  0x55, "atoms.min",  ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_MAX,  0x56, "atoms.max",  ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_MINU, 0x57, "atoms.minu", ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_MAXU, 0x7c, "atoms.maxu", ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_XCHG, 0x7d, "atoms.xchg", ATOM, VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
+	X(ATOMS_CAS,  0x7e, "atoms.cas",  CAS,  VMGPU_OPF_SHARED | VMGPU_OPF_ISA2, 4) \
 	X(LD_U8,   0x60, "ld.u8",    LOAD,  VMGPU_OPF_A_PAIR, 1) \
 	X(LD_S8,   0x61, "ld.s8",    LOAD,  VMGPU_OPF_A_PAIR, 1) \
 	X(LD_U16,  0x62, "ld.u16",   LOAD,  VMGPU_OPF_A_PAIR, 2) \

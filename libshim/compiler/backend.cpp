@@ -78,6 +78,20 @@ struct R {
 	uint8_t h;
 };
 
+/* The shared-memory form (ISA version 2) of a global atomic. */
+unsigned shared_atomic(unsigned op)
+{
+	switch (op) {
+	case VMGPU_OP_ATOM_ADD: return VMGPU_OP_ATOMS_ADD;
+	case VMGPU_OP_ATOM_MIN: return VMGPU_OP_ATOMS_MIN;
+	case VMGPU_OP_ATOM_MAX: return VMGPU_OP_ATOMS_MAX;
+	case VMGPU_OP_ATOM_MINU: return VMGPU_OP_ATOMS_MINU;
+	case VMGPU_OP_ATOM_MAXU: return VMGPU_OP_ATOMS_MAXU;
+	case VMGPU_OP_ATOM_XCHG: return VMGPU_OP_ATOMS_XCHG;
+	default: return VMGPU_OP_ATOMS_CAS;
+	}
+}
+
 const int VR_SCRATCH = 0;	/* precoloured pair: base of this thread's area */
 
 class Backend {
@@ -99,6 +113,7 @@ private:
 	std::string &log;
 	const char *file;
 	bool failed = false;
+	unsigned need_isa = VMGPU_ISA_VERSION_MIN;	/* what the code uses */
 
 	std::vector<uint8_t> vsize;
 	std::map<const Value *, int> vmap;
@@ -140,9 +155,14 @@ private:
 
 	void error(const Instruction *i, const std::string &msg)
 	{
-		/* after a real error, follow-on internal ones are noise */
-		if (!failed || msg.rfind("internal:", 0) != 0)
-			log += diag_at(i, msg, file);
+		/* after a real error, follow-on internal ones are noise;
+		 * so is the same message at the same place again (one
+		 * library call inlines several offending instructions) */
+		std::string d = diag_at(i, msg, file);
+
+		if ((!failed || msg.rfind("internal:", 0) != 0) &&
+		    log.find(d) == std::string::npos)
+			log += d;
 		failed = true;
 	}
 
@@ -629,8 +649,10 @@ int Backend::pointer_index(Value *idx, uint64_t scale, int base)
 {
 	Value *narrow = nullptr;
 
+	/* values of up to 32 bits are zero-extended in their register */
 	if (auto *z = dyn_cast<ZExtInst>(idx))
-		if (z->getSrcTy()->isIntegerTy(32))
+		if (z->getSrcTy()->isIntegerTy() &&
+		    z->getSrcTy()->getIntegerBitWidth() <= 32)
 			narrow = z->getOperand(0);
 	if (narrow && isPowerOf2_64(scale) && scale < (1ull << 32))
 		return lea(base, r(val(narrow)), Log2_64(scale));
@@ -1223,17 +1245,22 @@ void Backend::memop(Instruction &i)
 		   cast<AtomicCmpXchgInst>(i).getCompareOperand()->getType();
 	unsigned pas = ptr->getType()->getPointerAddressSpace();
 
-	if (pas == AS_LOCAL) {
-		error(&i, "atomics on local memory are not supported: ISA "
-		      "version 1 has atomics on global memory only");
+	bool sh = pas == AS_LOCAL;
+
+	if (sh && opts.isa < 2) {
+		error(&i, "atomics on local memory need ISA version 2; "
+		      "compiling for ISA version " + std::to_string(opts.isa));
 		return;
 	}
+	if (sh)
+		need_isa = std::max(need_isa, 2u);	/* atoms.* */
 	if (pas == AS_PRIVATE) {
 		error(&i, "atomics on private memory are not supported");
 		return;
 	}
 	if (bits(vt) != 32) {
-		error(&i, "only 32-bit atomics are supported");
+		error(&i, "64-bit atomics are not supported: the ISA's "
+		      "atomics are 32-bit");
 		return;
 	}
 	if (auto *rmw = dyn_cast<AtomicRMWInst>(&i)) {
@@ -1274,6 +1301,8 @@ void Backend::memop(Instruction &i)
 		}
 		if (!addr_of(ptr, base, off, as, &i))
 			return;
+		if (sh)
+			op = shared_atomic(op);
 		int d = newv(1);
 		MI &m = emit(op);
 		m.d = d;
@@ -1288,7 +1317,7 @@ void Backend::memop(Instruction &i)
 	int newval = val(cx->getNewValOperand());
 	base = val(ptr);
 	int d = newv(1);
-	MI &m = emit(VMGPU_OP_ATOM_CAS);
+	MI &m = emit(sh ? VMGPU_OP_ATOMS_CAS : VMGPU_OP_ATOM_CAS);
 	m.d = d;
 	m.a = base;
 	m.b = cmpv;
@@ -1420,6 +1449,19 @@ void Backend::call(CallInst &i)
 			error(&i, "work-item function with a dimension that is "
 			      "not a constant");
 			return;
+		}
+		if (c->getZExtValue() >= vmgpu_isa_sregs(1)) {
+			const char *sn = vmgpu_sreg_name(
+				uint32_t(c->getZExtValue()));
+
+			if (opts.isa < 2) {
+				error(&i, std::string("special register ") +
+				      sn + " needs ISA version 2; compiling "
+				      "for ISA version " +
+				      std::to_string(opts.isa));
+				return;
+			}
+			need_isa = std::max(need_isa, 2u);
 		}
 		int d = newv(1);
 		MI &m = emit(VMGPU_OP_S2R);
@@ -2408,10 +2450,12 @@ bool Backend::run(Kernel &out)
 	vmgpu_exec_header h = {};
 	h.magic = VMGPU_EXEC_MAGIC;
 	/*
-	 * The back end selects only version-1 instructions: say so, so the
-	 * executable runs on every device and reassembles to the same bytes.
+	 * The oldest version that has everything the code uses (as the
+	 * assembler writes): version 1 unless the kernel reads a version-2
+	 * special register, so most executables run on every device and
+	 * reassemble to the same bytes.
 	 */
-	h.isa_version = VMGPU_ISA_VERSION_MIN;
+	h.isa_version = need_isa;
 	h.num_regs = std::max(1u, max_used);
 	h.shared_bytes = shared_bytes;
 	h.args_bytes = uint32_t(alignTo(args_bytes, 4));

@@ -47,13 +47,17 @@ uint OVL get_work_dim(void)
 	       __vmgpu_sreg(10) * __vmgpu_sreg(4) > 1 ? 2 : 1;
 }
 
+/* ISA version 2: a queue task's block (Documentation/isa.rst) */
+uint vmgpu_item_base(void) { return __vmgpu_sreg(19); }
+uint vmgpu_item_count(void) { return __vmgpu_sreg(20); }
+
 /* ---- synchronisation ---- */
 void OVL barrier(cl_mem_fence_flags f) { __vmgpu_bar(); }
 void OVL mem_fence(cl_mem_fence_flags f) { }
 void OVL read_mem_fence(cl_mem_fence_flags f) { }
 void OVL write_mem_fence(cl_mem_fence_flags f) { }
 
-/* ---- atomics (32-bit; the ISA has them on global memory only) ---- */
+/* ---- atomics: 32-bit; on local memory ISA version 2's atoms.* ---- */
 #define ATOMICS(AS) \
 int OVL atomic_add(volatile AS int *p, int v) { return __sync_fetch_and_add(p, v); } \
 uint OVL atomic_add(volatile AS uint *p, uint v) { return __sync_fetch_and_add(p, v); } \
@@ -89,6 +93,50 @@ uint OVL atomic_##name(volatile AS uint *p, uint v) \
 { return (uint)atomic_##name((volatile AS int *)p, (int)v); }
 ATOMICS(global)
 ATOMICS(local)
+
+/*
+ * OpenCL 1.0's atom_* names (cl_khr_*_int32_*_atomics) are the same
+ * functions; their 64-bit forms (cl_khr_int64_*_atomics) are defined so
+ * that the back end's "64-bit atomics are not supported" names the
+ * user's line: the ISA's atomics are 32-bit.
+ */
+#define ATOM_NAMES(AS, T) \
+T OVL atom_add(volatile AS T *p, T v) { return __sync_fetch_and_add(p, v); } \
+T OVL atom_sub(volatile AS T *p, T v) { return __sync_fetch_and_sub(p, v); } \
+T OVL atom_inc(volatile AS T *p) { return __sync_fetch_and_add(p, (T)1); } \
+T OVL atom_dec(volatile AS T *p) { return __sync_fetch_and_sub(p, (T)1); } \
+T OVL atom_xchg(volatile AS T *p, T v) { return __sync_lock_test_and_set(p, v); } \
+T OVL atom_cmpxchg(volatile AS T *p, T c, T v) \
+{ return __sync_val_compare_and_swap(p, c, v); } \
+T OVL atom_min(volatile AS T *p, T v) \
+{ T old = *p, seen; \
+  while ((seen = __sync_val_compare_and_swap(p, old, v < old ? v : old)) != old) \
+	old = seen; \
+  return old; } \
+T OVL atom_max(volatile AS T *p, T v) \
+{ T old = *p, seen; \
+  while ((seen = __sync_val_compare_and_swap(p, old, v > old ? v : old)) != old) \
+	old = seen; \
+  return old; } \
+T OVL atom_and(volatile AS T *p, T v) { return __sync_fetch_and_and(p, v); } \
+T OVL atom_or(volatile AS T *p, T v) { return __sync_fetch_and_or(p, v); } \
+T OVL atom_xor(volatile AS T *p, T v) { return __sync_fetch_and_xor(p, v); }
+ATOM_NAMES(global, long) ATOM_NAMES(global, ulong)
+ATOM_NAMES(local, long) ATOM_NAMES(local, ulong)
+#define ATOM_NAMES32(AS, T) \
+T OVL atom_add(volatile AS T *p, T v) { return atomic_add(p, v); } \
+T OVL atom_sub(volatile AS T *p, T v) { return atomic_sub(p, v); } \
+T OVL atom_inc(volatile AS T *p) { return atomic_inc(p); } \
+T OVL atom_dec(volatile AS T *p) { return atomic_dec(p); } \
+T OVL atom_xchg(volatile AS T *p, T v) { return atomic_xchg(p, v); } \
+T OVL atom_cmpxchg(volatile AS T *p, T c, T v) { return atomic_cmpxchg(p, c, v); } \
+T OVL atom_min(volatile AS T *p, T v) { return atomic_min(p, v); } \
+T OVL atom_max(volatile AS T *p, T v) { return atomic_max(p, v); } \
+T OVL atom_and(volatile AS T *p, T v) { return atomic_and(p, v); } \
+T OVL atom_or(volatile AS T *p, T v) { return atomic_or(p, v); } \
+T OVL atom_xor(volatile AS T *p, T v) { return atomic_xor(p, v); }
+ATOM_NAMES32(global, int) ATOM_NAMES32(global, uint)
+ATOM_NAMES32(local, int) ATOM_NAMES32(local, uint)
 
 /*
  * 64-bit division and conversions: the front end turns i64 sdiv/udiv/
@@ -580,8 +628,19 @@ D OVL convert_##D(S x) { return (D)x; } \
 D##2 OVL convert_##D##2(S##2 x) { return (D##2)((D)x.s0, (D)x.s1); } \
 D##3 OVL convert_##D##3(S##3 x) { return (D##3)((D)x.s0, (D)x.s1, (D)x.s2); } \
 D##4 OVL convert_##D##4(S##4 x) { return (D##4)((D)x.s0, (D)x.s1, (D)x.s2, (D)x.s3); }
-CONV1(int, float) CONV1(uint, float) CONV1(float, int) CONV1(float, uint)
-CONV1(int, uint) CONV1(uint, int) CONV1(float, float) CONV1(int, int)
+/* every integer type and float to each other (64-bit <-> float: plain
+ * casts in the program, which the front end lowers) */
+#define CONV_TO(D) \
+CONV1(D, char) CONV1(D, uchar) CONV1(D, short) CONV1(D, ushort) \
+CONV1(D, int) CONV1(D, uint)
+CONV_TO(char) CONV_TO(uchar) CONV_TO(short) CONV_TO(ushort) CONV_TO(int)
+CONV_TO(uint) CONV_TO(long) CONV_TO(ulong) CONV_TO(float)
+CONV1(char, long) CONV1(uchar, long) CONV1(short, long) CONV1(ushort, long)
+CONV1(int, long) CONV1(uint, long) CONV1(long, long) CONV1(ulong, long)
+CONV1(char, ulong) CONV1(uchar, ulong) CONV1(short, ulong) CONV1(ushort, ulong)
+CONV1(int, ulong) CONV1(uint, ulong) CONV1(long, ulong) CONV1(ulong, ulong)
+CONV1(char, float) CONV1(uchar, float) CONV1(short, float) CONV1(ushort, float)
+CONV1(int, float) CONV1(uint, float) CONV1(float, float)
 
 /* ---- vload / vstore ---- */
 #define VLS(T, AS) \

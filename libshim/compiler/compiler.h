@@ -3,7 +3,8 @@
  * The OpenCL C compiler's internal interface: the front end
  * (frontend.cpp: clang in-process, LLVM's O2 pipeline), the built-in
  * function library (clclib.cpp, OpenCL C compiled with the program) and
- * the vmgpu back end (backend.cpp: optimised LLVM IR to ISA version 1).
+ * the vmgpu back end (backend.cpp: optimised LLVM IR to ISA versions 1
+ * and 2).
  * Documentation/compiler.rst describes the design.
  */
 #ifndef VMGPU_COMPILER_H
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "vmgpu.h"
 
 namespace llvm {
 class Module;
@@ -30,7 +33,15 @@ struct Kernel {
 
 struct BackendOptions {
 	unsigned max_regs = 128;	/* registers the allocator may use */
+	unsigned isa = VMGPU_ISA_VERSION;	/* the target version */
 };
+
+/*
+ * The back end's version: part of the kernel cache's key with LLVM's
+ * version and the built-in library's source. Change it whenever the code
+ * the back end emits changes, so that cached executables are rebuilt.
+ */
+#define VMGPU_CC_BACKEND_VERSION "vmgpu-backend 2"
 
 /* The OpenCL C source of the built-in functions. */
 extern const char clclib_source[];
@@ -51,5 +62,12 @@ bool backend_compile(llvm::Function &f, const BackendOptions &opts,
 		     Kernel &out, std::string &log, const char *file);
 
 } // namespace vmgpu_cc
+
+/* vmgpu.h's program: a build's kernels, or a kernel library's. */
+struct vmgpu_program {
+	std::vector<vmgpu_cc::Kernel> kernels;
+	uint32_t isa = VMGPU_ISA_VERSION;	/* the version built for */
+	int origin = VMGPU_PROGRAM_COMPILED;
+};
 
 #endif

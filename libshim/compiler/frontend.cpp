@@ -53,9 +53,6 @@
 
 using namespace llvm;
 
-struct vmgpu_program {
-	std::vector<vmgpu_cc::Kernel> kernels;
-};
 
 namespace vmgpu_cc {
 
@@ -105,6 +102,19 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 	while (in >> w) {
 		if (w.rfind("-vmgpu-source-name=", 0) == 0) {
 			o.name = w.substr(19);
+		} else if (w.rfind("-vmgpu-isa=", 0) == 0) {
+			char *end;
+			unsigned long n = strtoul(w.c_str() + 11, &end, 10);
+
+			if (*end || n < VMGPU_ISA_VERSION_MIN ||
+			    n > VMGPU_ISA_VERSION) {
+				log += "error: -vmgpu-isa must be " +
+				       std::to_string(VMGPU_ISA_VERSION_MIN) +
+				       ".." + std::to_string(VMGPU_ISA_VERSION) +
+				       "\n";
+				return false;
+			}
+			o.be.isa = unsigned(n);
 		} else if (w.rfind("-vmgpu-max-regs=", 0) == 0) {
 			unsigned long n = strtoul(w.c_str() + 16, nullptr, 10);
 
@@ -141,6 +151,15 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 	}
 	return true;
 }
+
+/*
+ * Declarations every program sees (vmgpu's own built-ins, defined in
+ * clclib.cpp), included before its first line.
+ */
+const char prelude_name[] = "/vmgpu-virtual/vmgpu-prelude.h";
+const char prelude[] =
+	"uint vmgpu_item_base(void);\n"
+	"uint vmgpu_item_count(void);\n";
 
 /* OpenCL C source to an unoptimised module; diagnostics into @log. */
 std::unique_ptr<Module> compile_cl(const std::string &src,
@@ -181,6 +200,13 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 	inv->getHeaderSearchOpts().ResourceDir = VMGPU_CLANG_RESOURCE_DIR;
 	inv->getPreprocessorOpts().addRemappedFile(
 		name, MemoryBuffer::getMemBufferCopy(src, name).release());
+	if (debug) {	/* the program, not the library */
+		inv->getPreprocessorOpts().addRemappedFile(
+			prelude_name,
+			MemoryBuffer::getMemBufferCopy(prelude, prelude_name)
+				.release());
+		inv->getPreprocessorOpts().Includes.push_back(prelude_name);
+	}
 	inv->getCodeGenOpts().DiscardValueNames = false;
 
 	clang::CompilerInstance ci;
@@ -199,6 +225,9 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 	return m;
 }
 
+/* spir64's address spaces (compiler.rst) */
+const unsigned AS_GLOBAL_MEM = 1, AS_LOCAL_MEM = 3;
+
 bool is_kernel(const Function &f)
 {
 	return f.getCallingConv() == CallingConv::SPIR_KERNEL;
@@ -209,6 +238,30 @@ std::string pretty(StringRef mangled)
 	std::string d = demangle(mangled.str());
 
 	return d;
+}
+
+/*
+ * Does @st put the address of local memory (a pointer, or one converted to
+ * an integer) where other work-groups can read it? Local memory is the
+ * block's shared memory: its offsets mean nothing outside the block.
+ */
+bool escapes_local(const StoreInst *st)
+{
+	const Value *v = st->getValueOperand();
+
+	if (st->getPointerAddressSpace() != AS_GLOBAL_MEM)
+		return false;
+	while (auto *c = dyn_cast<CastInst>(v)) {
+		if (c->getSrcTy()->isPointerTy() &&
+		    c->getSrcTy()->getPointerAddressSpace() == AS_LOCAL_MEM)
+			return true;
+		v = c->getOperand(0);
+	}
+	if (auto *ce = dyn_cast<ConstantExpr>(v))
+		if (ce->isCast())
+			v = ce->getOperand(0);
+	return v->getType()->isPointerTy() &&
+	       v->getType()->getPointerAddressSpace() == AS_LOCAL_MEM;
 }
 
 /*
@@ -227,6 +280,17 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 			auto *call = dyn_cast<CallBase>(&i);
 			Function *callee;
 
+			if (auto *st = dyn_cast<StoreInst>(&i)) {
+				if (escapes_local(st)) {
+					log += diag_at(&i, "a pointer to local "
+						       "memory cannot leave its "
+						       "work-group: stored to "
+						       "global memory",
+						       file.c_str());
+					ok = false;
+				}
+				continue;
+			}
 			if (!call)
 				continue;
 			callee = call->getCalledFunction();
@@ -240,7 +304,9 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 			if (callee->isIntrinsic())
 				continue;
 			if (is_kernel(*callee)) {
-				log += diag_at(&i, "kernel '" + f.getName().str() +
+				log += diag_at(&i, std::string(is_kernel(f) ?
+					       "kernel '" : "function '") +
+					       pretty(f.getName()) +
 					       "' calls kernel '" +
 					       callee->getName().str() +
 					       "': a kernel cannot call a kernel",
@@ -558,6 +624,7 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 
 	if (!parse_options(options, o, log))
 		return -EINVAL;
+	prog->isa = o.be.isa;
 	std::unique_ptr<Module> m = compile_cl(source, o.name, o.clang, true,
 					       ctx, log);
 	if (!m)
@@ -721,6 +788,16 @@ int vmgpu_program_kernel_private_bytes(const struct vmgpu_program *prog,
 	if (!k)
 		return -ENOENT;
 	return static_cast<int>(k->private_bytes);
+}
+
+int vmgpu_program_origin(const struct vmgpu_program *prog)
+{
+	return prog ? prog->origin : -EINVAL;
+}
+
+int vmgpu_program_isa_version(const struct vmgpu_program *prog)
+{
+	return prog ? static_cast<int>(prog->isa) : -EINVAL;
 }
 
 } // extern "C"

@@ -521,7 +521,7 @@ static bool cp_dispatch(struct vg_cp *cp, const struct cp_task_src *src,
         cp_fail(cp, code, fault_va, src->err_pc, index);
         return false;
     }
-    code = vg_kernel_load(&k, image, size, &bad_pc);
+    code = vg_kernel_load(&k, image, size, cp->gc->cfg->isa_version, &bad_pc);
     free(image);
     if (code) {
         cp_fail(cp, code, code_va, bad_pc, index);

@@ -344,7 +344,7 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
     case VMGPU_REG_SMS_PER_GPU:
         return dev->cfg.sms;
     case VMGPU_REG_ISA_VERSION:
-        return VMGPU_ISA_VERSION;
+        return dev->cfg.isa_version;
     case VMGPU_REG_CAPS:
         return VMGPU_CAP_MMU | VMGPU_CAP_SYNC | VMGPU_CAP_TIMESTAMP |
                VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |

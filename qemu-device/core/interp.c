@@ -770,6 +770,59 @@ static inline __attribute__((always_inline)) bool sstore(
 }
 
 /*
+ * Shared-memory atomics (version 2): lanes in order, each reading and
+ * writing the block's shared memory, which no other block sees.
+ */
+static bool satomic(struct vg_interp *it, uint32_t (*R)[W],
+                    const struct vg_insn *in, uint32_t active, uint32_t pc)
+{
+    const uint32_t *src = R[in->b], *swp = R[in->imm & 0xff];
+    uint32_t op = in->op, off[W], res[W], l, m;
+    struct vg_insn addr = *in;
+
+    if (op == VMGPU_OP_ATOMS_CAS) {
+        addr.imm = 0; /* IMM's low byte is register C */
+    }
+    if (!smem_check(it, R, &addr, active, 4, pc, off)) {
+        return false;
+    }
+    for (m = active; m; m &= m - 1) {
+        uint32_t old, v, nv;
+
+        l = __builtin_ctz(m);
+        old = (uint32_t)host_read(it->shared + off[l], 4);
+        v = src[l];
+        switch (op) {
+        case VMGPU_OP_ATOMS_ADD:
+            nv = old + v;
+            break;
+        case VMGPU_OP_ATOMS_MIN:
+            nv = (int32_t)v < (int32_t)old ? v : old;
+            break;
+        case VMGPU_OP_ATOMS_MAX:
+            nv = (int32_t)v > (int32_t)old ? v : old;
+            break;
+        case VMGPU_OP_ATOMS_MINU:
+            nv = v < old ? v : old;
+            break;
+        case VMGPU_OP_ATOMS_MAXU:
+            nv = v > old ? v : old;
+            break;
+        case VMGPU_OP_ATOMS_XCHG:
+            nv = v;
+            break;
+        default: /* CAS: rB compared, rC stored */
+            nv = old == v ? swp[l] : old;
+            break;
+        }
+        host_write(it->shared + off[l], 4, nv);
+        res[l] = old;
+    }
+    write_row(R[in->d], res, active);
+    return true;
+}
+
+/*
  * LAUNCH and ENQ: one record per active lane, in lane order, into the
  * block's log; the device acts on them when the block completes, like on
  * its stores. Without a log (a block run outside a GPU) there is nobody
@@ -1409,6 +1462,15 @@ run_warp(struct vg_interp *it, uint32_t warp)
             if (!gatomic(it, R, in, active, pc)) {
                 goto out;
             }
+            break;
+        case VMGPU_OP_ATOMS_ADD:
+        case VMGPU_OP_ATOMS_MIN:
+        case VMGPU_OP_ATOMS_MAX:
+        case VMGPU_OP_ATOMS_MINU:
+        case VMGPU_OP_ATOMS_MAXU:
+        case VMGPU_OP_ATOMS_XCHG:
+        case VMGPU_OP_ATOMS_CAS:
+            ok = satomic(it, R, in, active, pc);
             break;
 
         case VMGPU_OP_LD_U8:

@@ -17,7 +17,7 @@ size_t vg_exec_image_bytes(const struct vmgpu_exec_header *hdr)
 }
 
 int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
-                   uint32_t *bad_pc)
+                   uint32_t isa_version, uint32_t *bad_pc)
 {
     struct vmgpu_exec_header h;
     const uint8_t *code;
@@ -32,7 +32,8 @@ int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
         return VMGPU_FAULT_BAD_EXECUTABLE;
     }
     vmgpu_exec_header_read(&h, image);
-    if (!vmgpu_exec_header_valid(&h) || bytes < vmgpu_exec_image_bytes(&h)) {
+    if (!vmgpu_exec_header_valid(&h) || bytes < vmgpu_exec_image_bytes(&h) ||
+        h.isa_version > isa_version) {
         return VMGPU_FAULT_BAD_EXECUTABLE;
     }
 

@@ -30,12 +30,14 @@ struct vg_kernel {
 };
 
 /*
- * Validate an executable image (header + code). Returns VMGPU_FAULT_NONE
- * and a kernel, or VMGPU_FAULT_BAD_EXECUTABLE / VMGPU_FAULT_ILLEGAL_INSTR
- * with *bad_pc set where it applies (@bad_pc may be NULL).
+ * Validate an executable image (header + code) for a device of ISA version
+ * @isa_version: an executable of a later version is refused. Returns
+ * VMGPU_FAULT_NONE and a kernel, or VMGPU_FAULT_BAD_EXECUTABLE /
+ * VMGPU_FAULT_ILLEGAL_INSTR with *bad_pc set where it applies (@bad_pc may
+ * be NULL).
  */
 int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
-                   uint32_t *bad_pc);
+                   uint32_t isa_version, uint32_t *bad_pc);
 void vg_kernel_free(struct vg_kernel *k);
 /* Total image size announced by a header (header + code), 0 if invalid. */
 size_t vg_exec_image_bytes(const struct vmgpu_exec_header *hdr);

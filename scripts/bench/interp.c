@@ -87,7 +87,7 @@ static struct vg_kernel *load_builtin(const char *name)
 
 	if (vmgpu_asm_assemble(vmgpu_builtin_kernel_source(name), &image,
 			       &bytes, err, sizeof(err)) ||
-	    vg_kernel_load(&k, image, bytes, NULL)) {
+	    vg_kernel_load(&k, image, bytes, VMGPU_ISA_VERSION, NULL)) {
 		fprintf(stderr, "bench: cannot load %s: %s\n", name, err);
 		exit(1);
 	}

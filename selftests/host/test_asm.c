@@ -31,7 +31,7 @@ static void round_trip(struct __test_metadata *_metadata, const char *src,
 	ASSERT_EQ(0, memcmp(img1, img2, n1)) TH_LOG("%s", text);
 	if (loadable) {
 		ASSERT_EQ(VMGPU_FAULT_NONE,
-			  vg_kernel_load(&k, img1, n1, NULL));
+			  vg_kernel_load(&k, img1, n1, VMGPU_ISA_VERSION, NULL));
 		vg_kernel_free(k);
 	}
 	free(text);
@@ -99,6 +99,10 @@ static const char every_op[] =
 	"	bar\n"
 	"	launch [r2], r4, r6\n	enq [r2 + 8], r1\n	enq [r2], r3\n"
 	"	s2r r1, %itembase\n	s2r r1, %itemcount\n"
+	"	atoms.add r1, [r2 + 8], r3\n	atoms.min r1, [r2], r3\n"
+	"	atoms.max r1, [r2 - 4], r3\n	atoms.minu r1, [r2], r3\n"
+	"	atoms.maxu r1, [r2], r3\n	atoms.xchg r1, [r2], r3\n"
+	"	atoms.cas r1, [r2], r3, r4\n"
 	"	bra p1, top\n	bra !p2, end\n	bra end\n	bra 5000\n"
 	"	.insn 0x7f\n"
 	"end:	exit\n";

@@ -196,6 +196,64 @@ TEST(distributor_settings_reach_the_device)
 					(unsigned long long)t1);
 }
 
+/*
+ * The isa-version setting, on a device of each version: VMGPU_REG_ISA_VERSION
+ * reports it, an executable of version 1 runs on both, one of version 2
+ * (it reads %itembase) runs on version 2 and is refused by a version 1
+ * device with VMGPU_FAULT_BAD_EXECUTABLE.
+ */
+TEST(isa_version_setting)
+{
+	static const char *const src[2] = {
+		".regs 4\n.args 8\nldarg r0, 0\nldarg r1, 4\n"
+		"s2r r2, %tid.x\nst.32 [r0], r2\nexit\n",
+		".regs 4\n.args 8\nldarg r0, 0\nldarg r1, 4\n"
+		"s2r r2, %itemcount\nst.32 [r0], r2\nexit\n",
+	};
+	uint32_t grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+	uint32_t isa, v;
+
+	for (isa = VMGPU_ISA_VERSION_MIN; isa <= VMGPU_ISA_VERSION; isa++) {
+		for (v = 1; v <= 2; v++) {
+			struct th_cmdbuf cb;
+			struct vg_config c;
+			uint64_t out, args_va;
+			uint32_t *o;
+			struct rig r;
+
+			vg_config_defaults(&c);
+			c.isa_version = isa;
+			rig_init(&r, 1, &c);
+			EXPECT_EQ(isa, vg_device_mmio_read(r.dev,
+						VMGPU_REG_ISA_VERSION));
+			out = th_as_alloc(r.th, &r.as, 4096,
+				RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+			o = th_va(r.th, &r.as, out);
+			*o = 0xdead;
+			args_va = th_upload(r.th, &r.as, &out, sizeof(out));
+			th_cb_init(&cb);
+			th_cb_dispatch(&cb, th_kernel(r.th, &r.as, src[v - 1]),
+				       args_va, 8, grid, block, 0, 0);
+			th_cb_end(&cb);
+			rig_submit(&r, 0, &cb, 1);
+			vg_device_run(r.dev);
+			EXPECT_EQ(1, th_fence_mem(r.th, 0));
+			if (v <= isa) {
+				EXPECT_EQ(VMGPU_INT_COMPLETE,
+					  th_rd(r.th, 0, VMGPU_GPU_INT_STATUS));
+				EXPECT_EQ(0, *o);
+			} else {
+				EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
+					  th_rd(r.th, 0, VMGPU_GPU_ERR_CODE));
+				EXPECT_EQ(VMGPU_INT_ILLEGAL,
+					  th_rd(r.th, 0, VMGPU_GPU_INT_STATUS));
+				EXPECT_EQ(0xdead, *o);
+			}
+			th_free(r.th);
+		}
+	}
+}
+
 static void matmul_ref(const float *a, const float *b, float *c, uint32_t m,
 		       uint32_t n, uint32_t kk)
 {

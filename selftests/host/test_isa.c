@@ -815,6 +815,91 @@ TEST_F(isa, atomics)
 		EXPECT_EQ(t, out[128 + t]);
 }
 
+/*
+ * Shared-memory atomics (version 2): the same operations on the block's
+ * shared memory, lanes in order and warps one after another, each seeing
+ * every earlier update; then a fault outside the shared size.
+ */
+TEST_F(isa, shared_atomics)
+{
+	static const char src[] =
+		".shared 32\n"
+		".args 24\n"
+		"	s2r r0, %tid.x\n"
+		"	ldarg.64 r6, 16\n"
+		"	lea r8, r6, r0, 2\n"
+		"	sub r1, r0, 2\n"		/* -2, -1, 0, 1, ... */
+		"	setp.ne p0, r0, 0\n"
+		"	bra p0, go\n"
+		"	mov r2, 5\n"
+		"	sts.32 [r2 - 1], r2\n"		/* [4] = 5 ... */
+		"	sts.32 [r2 + 3], r2\n"
+		"	sts.32 [r2 + 7], r2\n"
+		"	sts.32 [r2 + 11], r2\n"
+		"	mov r2, 0xabc\n"
+		"	sts.32 [r2 - 2728], r2\n"	/* [20] = 0xabc */
+		"go:\n"
+		"	bar\n"
+		"	mov r2, 0\n"
+		"	atoms.add r10, [r2], r0\n"
+		"	st.32 [r8], r10\n"
+		"	atoms.min r10, [r2 + 4], r1\n"
+		"	atoms.max r10, [r2 + 8], r1\n"
+		"	atoms.minu r10, [r2 + 12], r1\n"
+		"	atoms.maxu r10, [r2 + 16], r1\n"
+		"	atoms.xchg r10, [r2 + 20], r0\n"
+		"	st.32 [r8 + 256], r10\n"
+		"	add r11, r0, 1\n"
+		"	mov r12, 24\n"
+		"	atoms.cas r10, [r12], r0, r11\n"	/* counter chain */
+		"	st.32 [r8 + 512], r10\n"
+		"	bar\n"
+		"	setp.ge p0, r0, 8\n"
+		"	bra p0, out\n"
+		"	shl r3, r0, 2\n"
+		"	lds.32 r10, [r3]\n"
+		"	st.32 [r8 + 768], r10\n"
+		"out:\n"
+		"	exit\n";
+	static const char oob[] =
+		".shared 32\n"
+		"	mov r2, 32\n"
+		"	atoms.add r1, [r2], r2\n"
+		"	exit\n";
+	uint32_t *out = testmem_ptr(self->tm, self->out);
+	struct vmgpu_exec_header h;
+	char err[128];
+	size_t bytes;
+	uint32_t t;
+	void *img;
+
+	ASSERT_EQ(0, vmgpu_asm_assemble(src, &img, &bytes, err, sizeof(err)))
+		TH_LOG("%s", err);
+	vmgpu_exec_header_read(&h, img);
+	EXPECT_EQ(2, h.isa_version);
+	free(img);
+	ASSERT_EQ(0, run_kernel(self->tm, src, 40, self->args, 24,
+				&self->fault));
+	for (t = 0; t < 40; t++)
+		EXPECT_EQ(t * (t - 1) / 2, out[t]);
+	EXPECT_EQ(40 * 39 / 2, out[192 + 0]);
+	EXPECT_EQ(0xfffffffeu, out[192 + 1]);	/* signed min: -2 */
+	EXPECT_EQ(37, out[192 + 2]);		/* signed max */
+	EXPECT_EQ(0, out[192 + 3]);		/* unsigned min */
+	EXPECT_EQ(0xffffffffu, out[192 + 4]);	/* unsigned max: -1 */
+	EXPECT_EQ(39, out[192 + 5]);
+	EXPECT_EQ(0xabc, out[64]);
+	for (t = 1; t < 40; t++)
+		EXPECT_EQ(t - 1, out[64 + t]);
+	EXPECT_EQ(40, out[192 + 6]);
+	for (t = 0; t < 40; t++)
+		EXPECT_EQ(t, out[128 + t]);
+	EXPECT_EQ(-1, run_kernel(self->tm, oob, 1, self->args, 24,
+				 &self->fault));
+	EXPECT_EQ(VMGPU_FAULT_UNMAPPED, self->fault.code);
+	EXPECT_EQ(32, self->fault.addr);
+}
+
 /* ---- the store-log memory model ---- */
 
 static const char store_then_load[] =
@@ -1132,7 +1217,8 @@ TEST(kernel_load_validation)
 	uint64_t w;
 
 	ASSERT_EQ(48, bytes);
-	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, img, bytes, &bad_pc));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, img, bytes,
+						   VMGPU_ISA_VERSION, &bad_pc));
 	EXPECT_EQ(4, vg_kernel_regs(k));
 	EXPECT_EQ(8, vg_kernel_args_bytes(k));
 	EXPECT_EQ(0, vg_kernel_shared_bytes(k));
@@ -1143,7 +1229,8 @@ TEST(kernel_load_validation)
 	/* Truncated anywhere. */
 	for (i = 0; i < bytes; i++) {
 		EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
-			  vg_kernel_load(&k, img, i, &bad_pc));
+			  vg_kernel_load(&k, img, i,
+					 VMGPU_ISA_VERSION, &bad_pc));
 		EXPECT_EQ(NULL, k);
 	}
 	/* Each header field broken. */
@@ -1156,7 +1243,8 @@ TEST(kernel_load_validation)
 		memcpy(copy, img, bytes);
 		f[i] = bad[i];
 		EXPECT_EQ(VMGPU_FAULT_BAD_EXECUTABLE,
-			  vg_kernel_load(&k, copy, bytes, &bad_pc));
+			  vg_kernel_load(&k, copy, bytes,
+					 VMGPU_ISA_VERSION, &bad_pc));
 		memcpy(&h, copy, sizeof(h));
 		EXPECT_EQ(0, vg_exec_image_bytes(&h));
 	}
@@ -1179,11 +1267,15 @@ TEST(kernel_load_validation)
 			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
 			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
 			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_ADD, 0, 1, 2, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_CAS, 0, 1, 2, 3),
 		};
 		static const uint64_t v2_insns[] = {
 			VMGPU_INSN(VMGPU_OP_ENQ, 0, 0, 2, 0),
 			VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0, 2, 1),
 			VMGPU_INSN(VMGPU_OP_S2R, 0, VMGPU_SREG_ITEM_BASE, 0, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_ADD, 0, 1, 2, 0),
+			VMGPU_INSN(VMGPU_OP_ATOMS_CAS, 0, 1, 2, 3),
 		};
 		uint32_t v2 = 2;
 
@@ -1192,7 +1284,8 @@ TEST(kernel_load_validation)
 			memcpy(copy + 40, &bad_insns[i], 8);
 			bad_pc = 99;
 			EXPECT_EQ(VMGPU_FAULT_ILLEGAL_INSTR,
-				  vg_kernel_load(&k, copy, bytes, &bad_pc));
+				  vg_kernel_load(&k, copy, bytes,
+						 VMGPU_ISA_VERSION, &bad_pc));
 			EXPECT_EQ(1, bad_pc);
 		}
 		/* ... and fine in a version 2 one */
@@ -1201,16 +1294,50 @@ TEST(kernel_load_validation)
 			memcpy(copy + 4, &v2, 4);
 			memcpy(copy + 40, &v2_insns[i], 8);
 			EXPECT_EQ(VMGPU_FAULT_NONE,
-				  vg_kernel_load(&k, copy, bytes, NULL));
+				  vg_kernel_load(&k, copy, bytes,
+						 VMGPU_ISA_VERSION, NULL));
 			vg_kernel_free(k);
 		}
 	}
 	w = 0;
 	memcpy(copy, img, bytes);
 	memcpy(copy + 32, &w, 8);		/* nop is fine */
-	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, copy, bytes, NULL));
+	ASSERT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, copy, bytes,
+						   VMGPU_ISA_VERSION, NULL));
 	vg_kernel_free(k);
 	free(img);
+}
+
+/*
+ * The loader on a device of each ISA version: an executable of version 1
+ * loads on both, one of version 2 (it reads %itembase) only on a
+ * version 2 device; a version 1 device refuses it as a bad executable.
+ */
+TEST(kernel_load_isa_version)
+{
+	size_t b1, b2;
+	uint8_t *v1 = assemble(".regs 4\ns2r r1, %tid.x\nexit\n", &b1);
+	uint8_t *v2 = assemble(".regs 4\ns2r r1, %itembase\nexit\n", &b2);
+	struct vmgpu_exec_header h;
+	struct vg_kernel *k;
+	uint32_t dev;
+
+	memcpy(&h, v1, sizeof(h));
+	ASSERT_EQ(1, h.isa_version);
+	memcpy(&h, v2, sizeof(h));
+	ASSERT_EQ(2, h.isa_version);
+	for (dev = VMGPU_ISA_VERSION_MIN; dev <= VMGPU_ISA_VERSION; dev++) {
+		EXPECT_EQ(VMGPU_FAULT_NONE, vg_kernel_load(&k, v1, b1, dev,
+							   NULL));
+		vg_kernel_free(k);
+		EXPECT_EQ(dev >= 2 ? VMGPU_FAULT_NONE :
+				     VMGPU_FAULT_BAD_EXECUTABLE,
+			  vg_kernel_load(&k, v2, b2, dev, NULL));
+		EXPECT_EQ(dev >= 2, k != NULL);
+		vg_kernel_free(k);
+	}
+	free(v1);
+	free(v2);
 }
 
 /*
@@ -1252,7 +1379,8 @@ TEST(garbage)
 			img[j] = seed >> 16;
 		}
 		ASSERT_NE(VMGPU_FAULT_NONE,
-			  vg_kernel_load(&k, img, sizeof(img), NULL));
+			  vg_kernel_load(&k, img, sizeof(img),
+					 VMGPU_ISA_VERSION, NULL));
 		memcpy(img, &h, sizeof(h));
 		/* Random words until one is valid (biased to real opcodes
 		 * and small fields), so random valid programs run. */
@@ -1280,7 +1408,8 @@ TEST(garbage)
 			}
 			memcpy(img + 32 + j * 8, w, 8);
 		}
-		if (vg_kernel_load(&k, img, sizeof(img), NULL))
+		if (vg_kernel_load(&k, img, sizeof(img),
+				   VMGPU_ISA_VERSION, NULL))
 			continue;
 		loaded++;
 		l.kernel = k;

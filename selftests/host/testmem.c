@@ -122,7 +122,7 @@ struct vg_kernel *testmem_kernel(const char *src)
 		fprintf(stderr, "testmem: assembly failed: %s\n", err);
 		abort();
 	}
-	r = vg_kernel_load(&k, image, bytes, &bad_pc);
+	r = vg_kernel_load(&k, image, bytes, VMGPU_ISA_VERSION, &bad_pc);
 	free(image);
 	if (r != VMGPU_FAULT_NONE) {
 		fprintf(stderr, "testmem: load failed: %d at pc %u\n", r,
