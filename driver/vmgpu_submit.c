@@ -144,6 +144,13 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 			return vmgpu_reject(v, off,
 					    "wait address %#llx not in a buffer", va);
 		break;
+	case VMGPU_CMD_SKIP_IF:
+		va = VMGPU_CMD_U64(c, vmgpu_cmd_skip_if, va);
+		if (!vmgpu_va_ok(v, va, 4, false))
+			return vmgpu_reject(v, off,
+					    "skip_if address %#llx not in a buffer",
+					    va);
+		break;
 	case VMGPU_CMD_DEP_SIGNAL:
 		va = VMGPU_CMD_U64(c, vmgpu_cmd_dep_signal, table_va);
 		n = VMGPU_CMD_U32(c, vmgpu_cmd_dep_signal, entries);

@@ -226,8 +226,18 @@ static int use_arg_buffers(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a)
 	return ret;
 }
 
-int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
-			  const struct vmgpu_dispatch_desc *d)
+static int check_word(struct vmgpu_cmdbuf *cb, const char *what,
+		      const struct vmgpu_bo *bo, uint64_t offset,
+		      uint32_t size);
+
+/*
+ * The DISPATCH command for @d, its argument block in the heap and its
+ * buffers declared: what vmgpu_cmdbuf_dispatch() appends and
+ * vmgpu_cmdbuf_dispatch_tmd() writes as a task descriptor.
+ */
+static int prepare_dispatch(struct vmgpu_cmdbuf *cb,
+			    const struct vmgpu_dispatch_desc *d,
+			    struct vmgpu_cmd_dispatch *out)
 {
 	struct vmgpu_cmd_dispatch c;
 	struct vmgpu_exec_header h;
@@ -293,12 +303,82 @@ int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
 	ret = vmgpu_cmdbuf_use(cb, d->kernel, VMGPU_USE_READ);
 	if (!ret && d->typed_args)
 		ret = use_arg_buffers(cb, d->typed_args);
-	if (ret)
-		return ret;
-	ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
+	*out = c;
+	return ret;
+}
+
+int vmgpu_cmdbuf_dispatch(struct vmgpu_cmdbuf *cb,
+			  const struct vmgpu_dispatch_desc *d)
+{
+	struct vmgpu_cmd_dispatch c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = prepare_dispatch(cb, d, &c);
+	if (!ret)
+		ret = emit(cb, &c, VMGPU_CMD_LEN_DISPATCH);
 	if (ret)
 		return ret;
 	return (int)cb->check.dispatches - 1;
+}
+
+int vmgpu_cmdbuf_dispatch_tmd(struct vmgpu_cmdbuf *cb,
+			      const struct vmgpu_dispatch_desc *d,
+			      uint32_t quota, uint64_t sm_mask)
+{
+	struct vmgpu_cmd_launch_tmd l;
+	struct vmgpu_cmd_dispatch c;
+	struct vmgpu_tmd t;
+	int i, ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = prepare_dispatch(cb, d, &c);
+	if (ret)
+		return ret;
+	memset(&t, 0, sizeof(t));
+	t.code_va = c.code_va;
+	t.args_va = c.args_va;
+	t.args_bytes = c.args_bytes;
+	t.flags = c.flags;
+	for (i = 0; i < 3; i++) {
+		t.grid[i] = c.grid[i];
+		t.block[i] = c.block[i];
+		t.origin[i] = c.origin[i];
+		t.grid_total[i] = c.grid_total[i];
+	}
+	t.shared_bytes = c.shared_bytes;
+	t.priority = c.priority;
+	t.quota = quota;
+	t.sm_mask = sm_mask;
+	/* The descriptor lives in the argument heap (16-byte aligned). */
+	l = vmgpu_encode_launch_tmd(0);
+	ret = heap_put(cb, &t, sizeof(t), &l.tmd_va);
+	if (!ret)
+		ret = emit(cb, &l, VMGPU_CMD_LEN_LAUNCH_TMD);
+	if (ret)
+		return ret;
+	return (int)cb->check.dispatches - 1;
+}
+
+int vmgpu_cmdbuf_skip_if(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			 uint64_t offset, uint32_t op, uint32_t value,
+			 uint32_t mask, uint32_t after, uint32_t skip)
+{
+	struct vmgpu_cmd_skip_if c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = check_word(cb, "skip_if", bo, offset, 4);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, VMGPU_USE_READ);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_skip_if(bo->gpu_va + offset, op, value, mask, after,
+				 skip);
+	return emit(cb, &c, VMGPU_CMD_LEN_SKIP_IF);
 }
 
 int vmgpu_cmdbuf_sync(struct vmgpu_cmdbuf *cb, uint32_t consumer,

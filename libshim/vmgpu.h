@@ -336,6 +336,25 @@ int vmgpu_cmdbuf_barrier(struct vmgpu_cmdbuf *cb);
 int vmgpu_cmdbuf_launch_tmd(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			    uint64_t offset);
 /*
+ * The dispatch @d as a task descriptor the builder writes into its
+ * argument heap (with launch quota @quota and SM mask @sm_mask, 0: none)
+ * and a LAUNCH_TMD of it: the device reads the dispatch from memory.
+ * Returns its dispatch index, or -errno.
+ */
+int vmgpu_cmdbuf_dispatch_tmd(struct vmgpu_cmdbuf *cb,
+			      const struct vmgpu_dispatch_desc *d,
+			      uint32_t quota, uint64_t sm_mask);
+/*
+ * SKIP_IF (hardware 1.3): after dispatch @after (an earlier one;
+ * VMGPU_SKIP_IF_NOW: no wait) the device reads the word at @offset of
+ * @bo once and skips the next @skip commands if (word & @mask) @op
+ * @value (VMGPU_WAIT_*). A skipped dispatch keeps its index and counts
+ * as finished. The skipped commands must end before END.
+ */
+int vmgpu_cmdbuf_skip_if(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			 uint64_t offset, uint32_t op, uint32_t value,
+			 uint32_t mask, uint32_t after, uint32_t skip);
+/*
  * COPY @bytes (1..4 GiB - 1) from @src_offset of @src to @dst_offset of
  * @dst, when the command processor reaches it; it waits for the copy,
  * not for earlier dispatches (a BARRIER before it does).
@@ -743,6 +762,27 @@ struct vmgpu_graph_bindings {
 	uint32_t num_dispatches;
 	const int64_t *params;
 	uint32_t num_params;
+	/*
+	 * T8 placement (c), vmgpu_graph_record_stream() only: NULL, or
+	 * @num_params entries saying which parameters are values the GPU
+	 * produces (struct vmgpu_graph_gpu_value).
+	 */
+	const struct vmgpu_graph_gpu_value *gpu_values;
+};
+
+/*
+ * A parameter the GPU produces: the 32-bit word at @offset (4-aligned)
+ * of graph resource @resource (a buffer), read by the device as an
+ * unsigned value when the command processor reaches the condition that
+ * uses it, after the passes before it that write @resource. @resource
+ * -1: the parameter is params[P], known on the host. A "loop $P" runs
+ * at most @max_count iterations (unrolled, each skipped on the device
+ * when the count says so).
+ */
+struct vmgpu_graph_gpu_value {
+	int resource;
+	uint64_t offset;
+	uint32_t max_count;
 };
 int vmgpu_graph_run_stream(struct vmgpu_graph *g, const uint32_t *words,
 			   size_t count, const struct vmgpu_graph_bindings *b);
@@ -864,6 +904,7 @@ int vmgpu_schedule_pass_priority(const struct vmgpu_schedule *s,
 #define VMGPU_GRAPH_OP_COPY		5u
 #define VMGPU_GRAPH_OP_WRITE_VALUE	6u
 #define VMGPU_GRAPH_OP_TIMESTAMP	7u	/* clock to slot @value */
+#define VMGPU_GRAPH_OP_SKIP_IF		8u	/* T8: see below */
 
 struct vmgpu_graph_op {
 	uint32_t type;			/* VMGPU_GRAPH_OP_* */
@@ -875,6 +916,15 @@ struct vmgpu_graph_op {
 	const struct vmgpu_bo *src_bo, *dst_bo;
 	uint64_t src_offset, dst_offset, bytes;
 	uint32_t flags;			/* USE: VMGPU_USE_READ */
+	/* T8: DISPATCH as a task descriptor (LAUNCH_TMD) when @tmd. */
+	uint32_t tmd, quota;
+	uint64_t sm_mask;
+	/*
+	 * T8 SKIP_IF: after dispatch @after (or VMGPU_SKIP_IF_NOW), skip
+	 * @skip commands if (the word at @dst_offset of @dst_bo & @mask)
+	 * @cond_op @value.
+	 */
+	uint32_t cond_op, mask, after, skip;
 };
 typedef int (*vmgpu_graph_emit_fn)(void *opaque,
 				   const struct vmgpu_graph_op *op);
@@ -904,6 +954,37 @@ int vmgpu_graph_record_timed(struct vmgpu_graph *g,
  */
 int vmgpu_graph_record(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
 		       struct vmgpu_cmdbuf *cb);
+
+/*
+ * T8 placements (Documentation/taskgraph.rst). (a) is the above: the
+ * host orders the passes into stages and records them.
+ *
+ * (b) Scheduled by the device's command processor: every dispatch is a
+ * task descriptor in GPU memory (LAUNCH_TMD), the passes in program
+ * order with a SYNC on each pass it depends on by data; the command
+ * processor issues each pass as its producers finish. No schedule.
+ */
+int vmgpu_graph_record_cp_ops(struct vmgpu_graph *g, uint32_t first_dispatch,
+			      vmgpu_graph_emit_fn emit, void *opaque);
+int vmgpu_graph_record_cp(struct vmgpu_graph *g, struct vmgpu_cmdbuf *cb);
+/*
+ * (c) Built and scheduled on the device: run the format B program
+ * @words into @g (which must have no passes) with @b, where the
+ * parameters @b->gpu_values names are values the GPU produces, and
+ * record it as (b) does, with a SKIP_IF around every pass block under a
+ * condition or loop on such a value. -EINVAL if the program changes its
+ * bindings (read, write, drop, state, needs, name) under such a
+ * condition, or has one inside a pass group.
+ */
+int vmgpu_graph_record_stream_ops(struct vmgpu_graph *g, const uint32_t *words,
+				  size_t count,
+				  const struct vmgpu_graph_bindings *b,
+				  uint32_t first_dispatch,
+				  vmgpu_graph_emit_fn emit, void *opaque);
+int vmgpu_graph_record_stream(struct vmgpu_graph *g, const uint32_t *words,
+			      size_t count,
+			      const struct vmgpu_graph_bindings *b,
+			      struct vmgpu_cmdbuf *cb);
 
 /* ------------------------------------------------------------------ */
 /* Assembler, disassembler, built-in kernels (Documentation/isa.rst)     */

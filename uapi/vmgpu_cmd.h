@@ -85,6 +85,9 @@ struct vmgpu_cmd_checker {
 	vmgpu_u32 consumer_word;	/* where that SYNC is */
 	vmgpu_u32 ended;		/* END seen */
 	vmgpu_u32 signals;		/* DEP_SIGNAL commands so far */
+	vmgpu_u32 cmds;			/* commands so far */
+	vmgpu_u32 skip_end;		/* SKIP_IF: first command not skipped */
+	vmgpu_u32 signal_next;		/* highest DEP_SIGNAL dispatch + 1 */
 	/* A rejection for a limit: the offending value and the limit. */
 	vmgpu_u64 value;
 	vmgpu_u64 limit;
@@ -107,6 +110,9 @@ static inline void vmgpu_cmd_checker_init(struct vmgpu_cmd_checker *ck,
 	ck->consumer_word = 0;
 	ck->ended = 0;
 	ck->signals = 0;
+	ck->cmds = 0;
+	ck->skip_end = 0;
+	ck->signal_next = 0;
 	ck->value = 0;
 	ck->limit = 0;
 }
@@ -257,7 +263,36 @@ vmgpu_cmd_check_dep_signal(struct vmgpu_cmd_checker *ck, const void *c,
 		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
 					"dependency table not 8-byte aligned");
 	vmgpu_cmd_names_later(ck, dispatch);
+	if (dispatch >= ck->signal_next)
+		ck->signal_next = dispatch + 1;
 	ck->signals++;
+	return VMGPU_CMD_OK;
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_skip_if(struct vmgpu_cmd_checker *ck, const void *c,
+			const char **why)
+{
+	vmgpu_u32 after = VMGPU_CMD_U32(c, vmgpu_cmd_skip_if, after);
+	vmgpu_u64 end = (vmgpu_u64)ck->cmds + 1 +
+			VMGPU_CMD_U32(c, vmgpu_cmd_skip_if, skip);
+
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_skip_if, op) >= VMGPU_WAIT_NUM_OPS)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"unknown skip_if op");
+	if (after != VMGPU_SKIP_IF_NOW && after >= ck->dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"skip_if waits for no earlier dispatch");
+	if (ck->signal_next > ck->dispatches)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"skip_if while a DEP_SIGNAL's dispatch is to come");
+	if (VMGPU_CMD_U64(c, vmgpu_cmd_skip_if, va) % 4)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+					"skip_if address not 4-byte aligned");
+	/* Every command fits in a packet: no count of them overflows. */
+	if (end > ck->skip_end)
+		ck->skip_end = (vmgpu_u32)(end < 0xffffffffu ? end :
+					   0xffffffffu);
 	return VMGPU_CMD_OK;
 }
 
@@ -390,6 +425,9 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 	case VMGPU_CMD_DEP_WAIT:
 		v = vmgpu_cmd_check_dep_wait(ck, cmd, why);
 		break;
+	case VMGPU_CMD_SKIP_IF:
+		v = vmgpu_cmd_check_skip_if(ck, cmd, why);
+		break;
 	case VMGPU_CMD_TIMESTAMP:
 		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, reserved))
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
@@ -435,13 +473,18 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 		if (len != left)
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 							"END before the end");
+		if (ck->cmds < ck->skip_end)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"skip_if skips END");
 		ck->ended = 1;
 		break;
 	default:
 		break;
 	}
-	if (v == VMGPU_CMD_OK)
+	if (v == VMGPU_CMD_OK) {
 		ck->word += len;
+		ck->cmds++;
+	}
 	return v;
 }
 
@@ -568,6 +611,19 @@ vmgpu_encode_copy(vmgpu_u64 src_va, vmgpu_u64 dst_va, vmgpu_u32 width_bytes,
 	struct vmgpu_cmd_copy c = {
 		VMGPU_CMD_HEADER(VMGPU_CMD_COPY), width_bytes, src_va, dst_va,
 		height, src_pitch, dst_pitch, 0,
+	};
+
+	return c;
+}
+
+/* SKIP_IF: after dispatch @after, skip @skip commands if (*va & mask) OP value. */
+static inline struct vmgpu_cmd_skip_if
+vmgpu_encode_skip_if(vmgpu_u64 va, vmgpu_u32 op, vmgpu_u32 value,
+		     vmgpu_u32 mask, vmgpu_u32 after, vmgpu_u32 skip)
+{
+	struct vmgpu_cmd_skip_if c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_SKIP_IF), op, va, value, mask,
+		after, skip,
 	};
 
 	return c;

@@ -90,6 +90,7 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_TRACE_TMD		(1u << 6)
 #define VMGPU_CAP_WD_POLICY		(1u << 7)	/* WD_* registers (1.2) */
 #define VMGPU_CAP_DEP_TABLES		(1u << 8)	/* DEP_SIGNAL, DEP_WAIT (1.3) */
+#define VMGPU_CAP_SKIP_IF		(1u << 9)	/* SKIP_IF (1.3) */
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -299,6 +300,7 @@ struct vmgpu_ring_entry {
 	X(LAUNCH_TMD, 0x09, vmgpu_cmd_launch_tmd) \
 	X(DEP_SIGNAL, 0x0a, vmgpu_cmd_dep_signal) \
 	X(DEP_WAIT, 0x0b, vmgpu_cmd_dep_wait) \
+	X(SKIP_IF, 0x0c, vmgpu_cmd_skip_if) \
 	X(END, 0x0f, vmgpu_cmd_end)
 
 enum vmgpu_cmd_op {
@@ -585,6 +587,34 @@ struct vmgpu_cmd_dep_wait {
 #define VMGPU_DEP_MAX_SIGNALS		256	/* DEP_SIGNALs in one packet */
 #define VMGPU_DEP_MAX_WAIT_PORTIONS	1024	/* consumer box of a DEP_WAIT */
 
+/*
+ * SKIP_IF (1.3): device-side control flow. The command processor first
+ * waits until dispatch @after of this packet (an earlier one) is done
+ * and its stores are visible, like a SYNC consumer (VMGPU_SKIP_IF_NOW:
+ * no wait; earlier dispatches run on either way). Then it reads the
+ * 32-bit word at @va, as WAIT_VALUE does, once: if (word & @mask) OP
+ * @value holds, the next @skip commands are not run (0: none; the CP
+ * only steps over them, forward, so a packet still ends). The skipped
+ * commands are counted in commands, not words, and END is never among
+ * them. A skipped DISPATCH or LAUNCH_TMD keeps its index and counts as
+ * done at once: a SYNC naming it as producer is satisfied, a SKIP_IF
+ * waiting for it goes on, it signals nothing. A skipped SYNC, BARRIER,
+ * DEP_SIGNAL or SET_STATE has no effect. A SKIP_IF is refused while a
+ * DEP_SIGNAL names a dispatch not yet reached (its regions could never
+ * be written).
+ */
+struct vmgpu_cmd_skip_if {
+	vmgpu_u32 hdr;
+	vmgpu_u32 op;			/* VMGPU_WAIT_* */
+	vmgpu_u64 va;			/* 4-byte aligned */
+	vmgpu_u32 value;
+	vmgpu_u32 mask;
+	vmgpu_u32 after;		/* an earlier dispatch, or _NOW */
+	vmgpu_u32 skip;			/* commands after this one */
+};
+
+#define VMGPU_SKIP_IF_NOW		0xffffffffu
+
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
@@ -603,6 +633,7 @@ struct vmgpu_cmd_end {
 #define VMGPU_CMD_LEN_LAUNCH_TMD	(sizeof(struct vmgpu_cmd_launch_tmd) / 4)
 #define VMGPU_CMD_LEN_DEP_SIGNAL	(sizeof(struct vmgpu_cmd_dep_signal) / 4)
 #define VMGPU_CMD_LEN_DEP_WAIT		(sizeof(struct vmgpu_cmd_dep_wait) / 4)
+#define VMGPU_CMD_LEN_SKIP_IF		(sizeof(struct vmgpu_cmd_skip_if) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

@@ -194,6 +194,9 @@ struct runner {
 	struct vmgpu_graph_needs needs;
 	char name[TGB_MAX_NAME + 1];	/* for the next block */
 	bool in_pass;
+	/* T8 (c): the device conditions, and the one blocks are under. */
+	struct tg_dprog *dp;
+	uint32_t cur;
 };
 
 static int set_put(uint32_t **set, uint32_t *n, uint32_t v)
@@ -267,6 +270,12 @@ static int block_end(struct runner *r, const struct tgb_cmd *c)
 		ret = vmgpu_graph_pass_needs(r->g, &r->needs);
 	if (!ret)
 		ret = vmgpu_graph_pass_end(r->g);
+	if (!ret && r->dp) {
+		if (tg_grow((void **)&r->dp->pass_node, &r->dp->cap_pass_node,
+			    r->g->npasses, sizeof(uint32_t)))
+			return -ENOMEM;
+		r->dp->pass_node[r->g->npasses - 1] = r->cur;
+	}
 	return ret;
 }
 
@@ -332,9 +341,205 @@ static bool compare(int64_t a, uint32_t op, int64_t b)
 	}
 }
 
+static int run(struct runner *r, uint32_t from, uint32_t to);
+
+/* The GPU value parameter $@p stands for, or NULL (a host value). */
+static const struct vmgpu_graph_gpu_value *gpu_value(struct runner *r,
+							 uint32_t p)
+{
+	if (!r->b || !r->b->gpu_values || p >= r->b->num_params ||
+	    r->b->gpu_values[p].resource < 0)
+		return NULL;
+	return &r->b->gpu_values[p];
+}
+
+/* The bindings carried forward, to tell if a device branch changed them. */
+struct carried {
+	uint32_t *reads, nreads, *writes, nwrites;
+	uint32_t state_set, state[TG_STATE_KEYS];
+	bool needs_given;
+	struct vmgpu_graph_needs needs;
+	char name[TGB_MAX_NAME + 1];
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* *@out = a sorted copy of @set, NULL when empty. */
+static int set_sorted(const uint32_t *set, uint32_t n, uint32_t **out)
+{
+	*out = NULL;
+	if (!n)
+		return 0;
+	*out = malloc(n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, set, n * sizeof(**out));
+	qsort(*out, n, sizeof(**out), cmp_u32);
+	return 0;
+}
+
+static int carried_get(const struct runner *r, struct carried *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nreads = r->nreads;
+	c->nwrites = r->nwrites;
+	c->state_set = r->state_set;
+	memcpy(c->state, r->state, sizeof(c->state));
+	c->needs_given = r->needs_given;
+	c->needs = r->needs;
+	memcpy(c->name, r->name, sizeof(c->name));
+	if (set_sorted(r->reads, r->nreads, &c->reads) ||
+	    set_sorted(r->writes, r->nwrites, &c->writes))
+		return -ENOMEM;
+	return 0;
+}
+
+static void carried_free(struct carried *c)
+{
+	free(c->reads);
+	free(c->writes);
+}
+
+static bool carried_same(const struct carried *a, const struct carried *b)
+{
+	uint32_t k;
+
+	if (a->nreads != b->nreads || a->nwrites != b->nwrites ||
+	    a->state_set != b->state_set || a->needs_given != b->needs_given ||
+	    strcmp(a->name, b->name) ||
+	    (a->nreads &&
+	     memcmp(a->reads, b->reads, a->nreads * sizeof(uint32_t))) ||
+	    (a->nwrites &&
+	     memcmp(a->writes, b->writes, a->nwrites * sizeof(uint32_t))))
+		return false;
+	for (k = 0; k < TG_STATE_KEYS; k++)
+		if ((a->state_set & (1u << k)) && a->state[k] != b->state[k])
+			return false;
+	return !a->needs_given ||
+	       !memcmp(&a->needs, &b->needs, sizeof(a->needs));
+}
+
+/*
+ * Run commands [@from, @to) under a new device condition: their blocks
+ * are skipped on the device when (word of @v) @op @value holds. The
+ * bindings must come out as they went in: which blocks follow cannot
+ * depend on a value only the device knows.
+ */
+static int run_device(struct runner *r, const struct tgb_cmd *c,
+		      const struct vmgpu_graph_gpu_value *v, uint32_t op,
+		      uint32_t value, uint32_t from, uint32_t to)
+{
+	struct tg_dprog *dp = r->dp;
+	struct carried before, after;
+	uint32_t parent = r->cur;
+	int ret;
+
+	if (!dp)
+		return tg_error(r->g, -EINVAL,
+				"stream word %u: a value the GPU produces needs vmgpu_graph_record_stream()",
+				c->at);
+	if (r->in_pass)
+		return tg_error(r->g, -EINVAL,
+				"stream word %u: a condition on a GPU value inside a pass group",
+				c->at);
+	if (v->offset % 4 || v->resource >= (int)r->g->nres ||
+	    !r->g->res[v->resource].bo ||
+	    v->offset + 4 > r->g->res[v->resource].size)
+		return tg_error(r->g, -EINVAL,
+				"stream word %u: GPU value not a word of a buffer resource",
+				c->at);
+	if (tg_grow((void **)&dp->nodes, &dp->cap_nodes, dp->nnodes + 1,
+		    sizeof(*dp->nodes)))
+		return -ENOMEM;
+	dp->nodes[dp->nnodes].parent = parent;
+	dp->nodes[dp->nnodes].resource = v->resource;
+	dp->nodes[dp->nnodes].offset = v->offset;
+	dp->nodes[dp->nnodes].op = op;
+	dp->nodes[dp->nnodes].value = value;
+	r->cur = dp->nnodes++;
+	ret = carried_get(r, &before);
+	if (!ret)
+		ret = run(r, from, to);
+	r->cur = parent;
+	if (!ret) {
+		ret = carried_get(r, &after);
+		if (!ret && !carried_same(&before, &after))
+			ret = tg_error(r->g, -EINVAL,
+				       "stream word %u: bindings changed under a condition on a GPU value",
+				       c->at);
+		carried_free(&after);
+	}
+	carried_free(&before);
+	return ret;
+}
+
+/*
+ * "if $P OP V" on a GPU word w (unsigned 32-bit, so compared with V as
+ * a signed 64-bit value like a host parameter): 1 or 0 when V decides
+ * it alone, else -1 with the SKIP_IF condition that skips the branch
+ * in *@skip_op, *@skip_value (@negate: the else branch).
+ */
+static int device_compare(uint32_t op, int64_t v, bool negate,
+			  uint32_t *skip_op, uint32_t *skip_value)
+{
+	/* VMGPU_WAIT_* of TGB_EQ..TGB_GE, and of their negations. */
+	static const uint32_t same[TGB_NCMP] = {
+		VMGPU_WAIT_EQ, VMGPU_WAIT_NE, VMGPU_WAIT_LT,
+		VMGPU_WAIT_LE, VMGPU_WAIT_GT, VMGPU_WAIT_GE,
+	};
+	static const uint32_t neg[TGB_NCMP] = {
+		VMGPU_WAIT_NE, VMGPU_WAIT_EQ, VMGPU_WAIT_GE,
+		VMGPU_WAIT_GT, VMGPU_WAIT_LE, VMGPU_WAIT_LT,
+	};
+	int known = -1;
+
+	if (v < 0)		/* w > v */
+		known = op == TGB_NE || op == TGB_GT || op == TGB_GE;
+	else if (v > 0xffffffffll)	/* w < v */
+		known = op == TGB_NE || op == TGB_LT || op == TGB_LE;
+	if (known >= 0)
+		return negate ? !known : known;
+	/* Skip the then-branch when the condition fails, else when it holds. */
+	*skip_op = negate ? same[op] : neg[op];
+	*skip_value = (uint32_t)v;
+	return -1;
+}
+
+/* An "if" on a GPU value. */
+static int run_device_if(struct runner *r, uint32_t i,
+			 const struct vmgpu_graph_gpu_value *gv)
+{
+	const struct tgb_cmd *c = &r->cmds[i], *e = &r->cmds[c->match];
+	const uint32_t *w = r->w + c->at;
+	uint32_t op = tgb_word(w, 2), sop = 0, sval = 0;
+	int64_t v = (int64_t)tgb_word64(w, 3);
+	int k, ret = 0;
+
+	k = device_compare(op, v, false, &sop, &sval);
+	if (k == 1)
+		ret = run(r, i + 1, c->match);
+	else if (k < 0)
+		ret = run_device(r, c, gv, sop, sval, i + 1, c->match);
+	if (ret || e->op != TGB_ELSE)
+		return ret;
+	k = device_compare(op, v, true, &sop, &sval);
+	if (k == 1)
+		return run(r, c->match + 1, e->match);
+	if (k < 0)
+		return run_device(r, e, gv, sop, sval, c->match + 1,
+				  e->match);
+	return 0;
+}
+
 /* Run commands [from, to). */
 static int run(struct runner *r, uint32_t from, uint32_t to)
 {
+	const struct vmgpu_graph_gpu_value *gv;
 	uint32_t i = from, k;
 	int64_t v;
 	int ret = 0;
@@ -350,6 +555,16 @@ static int run(struct runner *r, uint32_t from, uint32_t to)
 		switch (c->op) {
 		case TGB_LOOP:
 			v = tgb_word(w, 2);
+			gv = tgb_word(w, 1) == TGB_COUNT_PARAM ?
+				     gpu_value(r, tgb_word(w, 2)) : NULL;
+			/* Unrolled: iteration k skipped if count <= k. */
+			for (k = 0; gv && !ret && k < gv->max_count; k++)
+				ret = run_device(r, c, gv, VMGPU_WAIT_LE, k,
+						 i + 1, c->match);
+			if (gv) {
+				i = c->match + 1;
+				continue;
+			}
 			if (tgb_word(w, 1) == TGB_COUNT_PARAM)
 				ret = param(r, c, tgb_word(w, 2), &v);
 			for (k = 0; !ret && (int64_t)k < v; k++)
@@ -359,6 +574,13 @@ static int run(struct runner *r, uint32_t from, uint32_t to)
 		case TGB_IF: {
 			const struct tgb_cmd *e = &r->cmds[c->match];
 
+			gv = gpu_value(r, tgb_word(w, 1));
+			if (gv) {
+				ret = run_device_if(r, i, gv);
+				i = e->op == TGB_ELSE ? e->match + 1 :
+							c->match + 1;
+				continue;
+			}
 			ret = param(r, c, tgb_word(w, 1), &v);
 			if (ret)
 				break;
@@ -435,10 +657,11 @@ static int run(struct runner *r, uint32_t from, uint32_t to)
 	return ret == -ENOMEM ? tg_error(r->g, ret, "out of memory") : ret;
 }
 
-int vmgpu_graph_run_stream(struct vmgpu_graph *g, const uint32_t *words,
-			   size_t count, const struct vmgpu_graph_bindings *b)
+static int run_stream(struct vmgpu_graph *g, const uint32_t *words,
+		      size_t count, const struct vmgpu_graph_bindings *b,
+		      struct tg_dprog *dp)
 {
-	struct runner r = { .g = g, .w = words, .b = b };
+	struct runner r = { .g = g, .w = words, .b = b, .dp = dp };
 	struct tgb_cmd *cmds;
 	uint32_t n;
 	char err[160];
@@ -460,4 +683,23 @@ int vmgpu_graph_run_stream(struct vmgpu_graph *g, const uint32_t *words,
 	free(r.writes);
 	free(cmds);
 	return ret;
+}
+
+int vmgpu_graph_run_stream(struct vmgpu_graph *g, const uint32_t *words,
+			   size_t count, const struct vmgpu_graph_bindings *b)
+{
+	return run_stream(g, words, count, b, NULL);
+}
+
+int tg_run_stream_device(struct vmgpu_graph *g, const uint32_t *words,
+			 size_t count, const struct vmgpu_graph_bindings *b,
+			 struct tg_dprog *dp)
+{
+	/* Node 0: the root, no condition. */
+	if (tg_grow((void **)&dp->nodes, &dp->cap_nodes, 1,
+		    sizeof(*dp->nodes)))
+		return tg_error(g, -ENOMEM, "out of memory");
+	memset(&dp->nodes[0], 0, sizeof(dp->nodes[0]));
+	dp->nnodes = 1;
+	return run_stream(g, words, count, b, dp);
 }

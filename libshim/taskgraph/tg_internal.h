@@ -176,4 +176,32 @@ void tg_drop_open_pass(struct vmgpu_graph *g);
 void tg_print_kinds(char *buf, size_t len, uint32_t kinds);
 int tg_shape(const struct vmgpu_graph *g, uint32_t **words, size_t *count);
 
+/*
+ * T8 (c): a condition the device evaluates (SKIP_IF). Node 0 is the
+ * root, no condition; a node's passes run if its parent's do and the
+ * device finds (word & ~0) @op @value does NOT hold (@op: VMGPU_WAIT_*,
+ * the skip condition).
+ */
+struct tg_dcond {
+	uint32_t parent;
+	int resource;
+	uint64_t offset;
+	uint32_t op, value;
+};
+
+/* Nested device conditions (the format B nesting bound). */
+#define TG_MAX_REGIONS		64
+
+/* A format B run with device conditions: per new pass, its node. */
+struct tg_dprog {
+	struct tg_dcond *nodes;
+	uint32_t nnodes, cap_nodes;
+	uint32_t *pass_node;		/* per graph pass */
+	uint32_t cap_pass_node;
+};
+
+int tg_run_stream_device(struct vmgpu_graph *g, const uint32_t *words,
+			 size_t count, const struct vmgpu_graph_bindings *b,
+			 struct tg_dprog *prog);
+
 #endif

@@ -813,6 +813,10 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
             dispatch_launch(cp, &cp->disp[consumer]);
         }
     }
+    if (cp->state == VG_CP_WAIT_SKIP &&
+        cp->dstate[cp->skip_after].state == VG_DISP_DONE) {
+        cp_schedule(cp, vg_gpu_now(cp->gc));
+    }
     if (cp->outstanding) {
         return;
     }
@@ -848,7 +852,7 @@ static void task_blocks_finished(struct vg_cp *cp, struct vg_dispatch *d)
 
 /*
  * Queue tasks end (W7) when nothing of the packet can give them items any
- * more: the CP waits at a BARRIER or END, no block of the packet runs, no
+ * more: the CP waits at a BARRIER, END or SKIP_IF, no block of the packet runs, no
  * item waits, and every task not done waits for SYNC producers (or is a
  * queue). Checked whenever one of these may have become true.
  */
@@ -857,7 +861,8 @@ static void cp_close_queues(struct vg_cp *cp)
     uint32_t i, end = cp_tasks_end(cp);
 
     if (!cp->open_queues || cp->aborted ||
-        (cp->state != VG_CP_WAIT_BARRIER && cp->state != VG_CP_WAIT_END)) {
+        (cp->state != VG_CP_WAIT_BARRIER && cp->state != VG_CP_WAIT_END &&
+         cp->state != VG_CP_WAIT_SKIP)) {
         return;
     }
     for (i = 0; i < end; i++) {
@@ -1034,6 +1039,57 @@ static bool wait_holds(uint32_t op, uint32_t v, uint32_t ref)
     default:
         return false;
     }
+}
+
+/*
+ * SKIP_IF: wait for its dispatch, read the word once, and step over the
+ * commands it skips: a skipped DISPATCH or LAUNCH_TMD keeps its index
+ * and is done at once (SYNCs naming it are satisfied, nothing runs).
+ * Only forward, within a packet the check accepted (END is never
+ * skipped). Returns false while waiting or after cp_fail().
+ */
+static bool cp_skip_if(struct vg_cp *cp, const uint8_t *p)
+{
+    uint32_t after = VMGPU_CMD_U32(p, vmgpu_cmd_skip_if, after);
+    uint32_t n = VMGPU_CMD_U32(p, vmgpu_cmd_skip_if, skip), at, i, v, op;
+    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_skip_if, va), fault_va = 0;
+    vg_time_t t;
+    int code;
+
+    if (after != VMGPU_SKIP_IF_NOW && cp->dstate[after].state != VG_DISP_DONE) {
+        cp->skip_after = after;
+        cp->in_wait = true;
+        cp->state = VG_CP_WAIT_SKIP;
+        cp_close_queues(cp);
+        return false;
+    }
+    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, &v, 4, &fault_va, NULL);
+    if (code) {
+        cp_fail(cp, code, fault_va, cp->pc, NONE);
+        return false;
+    }
+    /* Not before the GPU write it reads (as WAIT_VALUE). */
+    t = vg_wtimes_lookup(cp->gc->wtimes, va, 4);
+    if (t > vg_gpu_now(cp->gc)) {
+        cp->in_wait = true;
+        cp_schedule(cp, t);
+        return false;
+    }
+    if (!wait_holds(VMGPU_CMD_U32(p, vmgpu_cmd_skip_if, op),
+                    le32toh(v) & VMGPU_CMD_U32(p, vmgpu_cmd_skip_if, mask),
+                    VMGPU_CMD_U32(p, vmgpu_cmd_skip_if, value))) {
+        n = 0;
+    }
+    at = cp->pc + VMGPU_CMD_LEN_SKIP_IF;
+    for (i = 0; i < n; i++) {
+        op = VMGPU_CMD_OP(vmgpu_cmd_ld32(cp->buf + 4 * at));
+        if (op == VMGPU_CMD_DISPATCH || op == VMGPU_CMD_LAUNCH_TMD) {
+            cp->dstate[cp->seen_dispatches++].state = VG_DISP_DONE;
+        }
+        at += vmgpu_cmd_len(op);
+    }
+    cp_next(cp, VMGPU_CMD_SKIP_IF, at - cp->pc, NONE, n);
+    return false;
 }
 
 static void cp_fence(struct vg_cp *cp)
@@ -1234,6 +1290,9 @@ static void cp_execute(struct vg_cp *cp)
         }
         vg_deps_wait_end(cp->deps);
         break;
+    case VMGPU_CMD_SKIP_IF:
+        cp_skip_if(cp, p);
+        return;
     case VMGPU_CMD_COPY:
         cp_copy(cp, p);
         return;

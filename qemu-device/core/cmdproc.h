@@ -45,6 +45,7 @@ enum vg_cp_state {
     VG_CP_WAIT_END,     /* END: every dispatch */
     VG_CP_WAIT_VALUE,   /* WAIT_VALUE or DEP_WAIT: memory to change */
     VG_CP_WAIT_COPY,    /* COPY in flight */
+    VG_CP_WAIT_SKIP,    /* SKIP_IF: its dispatch to be done */
     VG_CP_WAIT_ACK,     /* error to report, previous latched */
     VG_CP_DRAIN,        /* packet abandoned, blocks in flight */
     VG_CP_FENCE,        /* fence write scheduled */
@@ -87,6 +88,7 @@ struct vg_cp {
     vg_time_t packet_start;
     vg_time_t cmd_start; /* for the trace of a waiting command */
     bool in_wait;        /* cmd_start belongs to a waiting cmd */
+    uint32_t skip_after; /* VG_CP_WAIT_SKIP: the dispatch it waits for */
     /* Error waiting for the previous one to be acknowledged. */
     struct vg_error pending_err;
     enum vg_cp_state err_next; /* where to go once it is reported */
