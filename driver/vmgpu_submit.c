@@ -95,6 +95,33 @@ static int vmgpu_check_dep_wait(struct vmgpu_validate *v, u32 off,
 }
 
 /*
+ * A TAKE reads its task descriptor, claims portions in its take words
+ * (one u32 each) and writes and reads its table.
+ */
+static int vmgpu_check_take(struct vmgpu_validate *v, u32 off, const u32 *c)
+{
+	u64 va = VMGPU_CMD_U64(c, vmgpu_cmd_take, tmd_va);
+	u32 pgrid[3], i;
+
+	if (!vmgpu_va_ok(v, va, VMGPU_TMD_BYTES, false))
+		return vmgpu_reject(v, off, "TMD %#llx not in a buffer", va);
+	for (i = 0; i < 3; i++)
+		pgrid[i] = VMGPU_CMD_U32(c, vmgpu_cmd_take, pgrid[i]);
+	va = VMGPU_CMD_U64(c, vmgpu_cmd_take, take_va);
+	if (!vmgpu_va_ok(v, va, 4ull * vmgpu_region_portions(pgrid), true))
+		return vmgpu_reject(v, off,
+				    "take words %#llx not in a writable buffer",
+				    va);
+	va = VMGPU_CMD_U64(c, vmgpu_cmd_take, table_va);
+	if (!vmgpu_va_ok(v, va, (u64)VMGPU_CMD_U32(c, vmgpu_cmd_take, entries) *
+			 VMGPU_DEP_ENTRY_BYTES, true))
+		return vmgpu_reject(v, off,
+				    "dependency table %#llx not in a writable buffer",
+				    va);
+	return 0;
+}
+
+/*
  * The rules vmgpu_cmd_check() cannot know: every address a command uses
  * lies inside one buffer the submit lists, writable where it is written.
  */
@@ -161,6 +188,8 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 		break;
 	case VMGPU_CMD_DEP_WAIT:
 		return vmgpu_check_dep_wait(v, off, c);
+	case VMGPU_CMD_TAKE:
+		return vmgpu_check_take(v, off, c);
 	case VMGPU_CMD_COPY:
 		n = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
 		h = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);

@@ -347,6 +347,70 @@ vmgpu_cmd_check_dep_wait(struct vmgpu_cmd_checker *ck, const void *c,
 	return VMGPU_CMD_OK;
 }
 
+/* The curve and the map of a TAKE at @c. */
+static inline void vmgpu_cmd_take_parts(const void *c, struct vmgpu_curve *cv,
+					struct vmgpu_region_map *m)
+{
+	vmgpu_curve_read(cv, (const vmgpu_u8 *)c +
+			 offsetof(struct vmgpu_cmd_take, curve));
+	vmgpu_region_map_read(m, (const vmgpu_u8 *)c +
+			      offsetof(struct vmgpu_cmd_take, map));
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_take(struct vmgpu_cmd_checker *ck, const void *c,
+		     const char **why)
+{
+	vmgpu_u32 pgrid[3], i, n, wait;
+	struct vmgpu_region_map m;
+	struct vmgpu_curve cv;
+	vmgpu_u32 entries = VMGPU_CMD_U32(c, vmgpu_cmd_take, entries);
+
+	if (!VMGPU_CMD_U32(c, vmgpu_cmd_take, epoch))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"dependency epoch 0");
+	if (!VMGPU_CMD_U32(c, vmgpu_cmd_take, inflight) ||
+	    VMGPU_CMD_U32(c, vmgpu_cmd_take, inflight) >
+	    VMGPU_TAKE_MAX_INFLIGHT)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"take in flight out of 1..VMGPU_TAKE_MAX_INFLIGHT");
+	for (i = 0; i < 3; i++)
+		pgrid[i] = VMGPU_CMD_U32(c, vmgpu_cmd_take, pgrid[i]);
+	vmgpu_cmd_take_parts(c, &cv, &m);
+	if (cv.kind != VMGPU_CURVE_SERPENTINE ||
+	    vmgpu_curve_check(&cv, pgrid, why) != VMGPU_REGION_OK)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"take curve not a valid serpentine of the grid");
+	n = vmgpu_region_portions(pgrid);
+	if ((vmgpu_u64)VMGPU_CMD_U32(c, vmgpu_cmd_take, signal_index) + n >
+	    entries)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"take signals run past the table");
+	wait = VMGPU_CMD_U32(c, vmgpu_cmd_take, wait_index);
+	if (wait != VMGPU_TAKE_NO_WAIT) {
+		if ((vmgpu_u64)wait + n > entries)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"take waits run past the table");
+		if (m.kind == VMGPU_MAP_TABLE ||
+		    vmgpu_region_map_fit(&m, pgrid, pgrid, why) !=
+		    VMGPU_REGION_OK)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"take wait map invalid (or a table map)");
+	} else {
+		for (i = 0; i < 10; i++)
+			if (VMGPU_CMD_U32(c, vmgpu_cmd_take, map[i]))
+				return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+							"take map without a wait");
+	}
+	if (VMGPU_CMD_U64(c, vmgpu_cmd_take, tmd_va) % 8 ||
+	    VMGPU_CMD_U64(c, vmgpu_cmd_take, take_va) % 4 ||
+	    VMGPU_CMD_U64(c, vmgpu_cmd_take, table_va) % VMGPU_DEP_ENTRY_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+					"take descriptor, words or table misaligned");
+	(void)ck;
+	return VMGPU_CMD_OK;
+}
+
 /*
  * Check the command at @cmd, with @left words of the packet from it on
  * (little-endian words, any alignment). On VMGPU_CMD_OK the checker has
@@ -424,6 +488,9 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 		break;
 	case VMGPU_CMD_DEP_WAIT:
 		v = vmgpu_cmd_check_dep_wait(ck, cmd, why);
+		break;
+	case VMGPU_CMD_TAKE:
+		v = vmgpu_cmd_check_take(ck, cmd, why);
 		break;
 	case VMGPU_CMD_SKIP_IF:
 		v = vmgpu_cmd_check_skip_if(ck, cmd, why);
@@ -679,6 +746,39 @@ vmgpu_encode_dep_wait(vmgpu_u32 epoch, vmgpu_u64 table_va, vmgpu_u32 entries,
 		c.ccount[i] = ccount[i];
 	}
 	memcpy(c.map, map, sizeof(c.map));
+	return c;
+}
+
+/*
+ * TAKE of the portions of the task descriptor at @tmd_va over @pgrid
+ * along @curve; @wait_index VMGPU_TAKE_NO_WAIT (and @map NULL) for none.
+ */
+static inline struct vmgpu_cmd_take
+vmgpu_encode_take(vmgpu_u32 epoch, vmgpu_u64 tmd_va, vmgpu_u64 take_va,
+		  vmgpu_u64 table_va, vmgpu_u32 entries,
+		  vmgpu_u32 signal_index, vmgpu_u32 wait_index,
+		  vmgpu_u32 inflight, const vmgpu_u32 pgrid[3],
+		  const struct vmgpu_curve *curve,
+		  const struct vmgpu_region_map *map)
+{
+	struct vmgpu_cmd_take c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr = VMGPU_CMD_HEADER(VMGPU_CMD_TAKE);
+	c.epoch = epoch;
+	c.tmd_va = tmd_va;
+	c.take_va = take_va;
+	c.table_va = table_va;
+	c.entries = entries;
+	c.signal_index = signal_index;
+	c.wait_index = wait_index;
+	c.inflight = inflight;
+	for (i = 0; i < 3; i++)
+		c.pgrid[i] = pgrid[i];
+	memcpy(c.curve, curve, sizeof(c.curve));
+	if (map)
+		memcpy(c.map, map, sizeof(c.map));
 	return c;
 }
 

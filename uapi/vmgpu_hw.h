@@ -91,6 +91,7 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_WD_POLICY		(1u << 7)	/* WD_* registers (1.2) */
 #define VMGPU_CAP_DEP_TABLES		(1u << 8)	/* DEP_SIGNAL, DEP_WAIT (1.3) */
 #define VMGPU_CAP_SKIP_IF		(1u << 9)	/* SKIP_IF (1.3) */
+#define VMGPU_CAP_TAKE			(1u << 10)	/* TAKE (1.3) */
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -301,6 +302,7 @@ struct vmgpu_ring_entry {
 	X(DEP_SIGNAL, 0x0a, vmgpu_cmd_dep_signal) \
 	X(DEP_WAIT, 0x0b, vmgpu_cmd_dep_wait) \
 	X(SKIP_IF, 0x0c, vmgpu_cmd_skip_if) \
+	X(TAKE, 0x0d, vmgpu_cmd_take) \
 	X(END, 0x0f, vmgpu_cmd_end)
 
 enum vmgpu_cmd_op {
@@ -615,6 +617,42 @@ struct vmgpu_cmd_skip_if {
 
 #define VMGPU_SKIP_IF_NOW		0xffffffffu
 
+/*
+ * TAKE (1.3): dynamic allocation of a kernel's portions (SPEC R7). The
+ * kernel is the task descriptor at @tmd_va (a struct vmgpu_tmd, not a
+ * queue) whose grid is the portion size; its index space, grid_total, is
+ * cut into the portion grid @pgrid (ceil(grid_total / grid) per
+ * dimension), portion p covering blocks p * grid on (the last ones
+ * shorter). The GPU walks its curve (@curve: a struct vmgpu_curve, here
+ * SERPENTINE only) and claims each portion by an atomic exchange of
+ * @epoch into its take word at @take_va + 4 * p (vmgpu_alloc_next(),
+ * uapi/vmgpu_region.h): a portion whose word already held @epoch was
+ * taken by another GPU and is skipped. It runs the portions it took, at
+ * most @inflight at once, each as a task of the packet; a portion waits
+ * first, unless @wait_index is VMGPU_TAKE_NO_WAIT, for the entries @map
+ * gives it in the grid @pgrid (producer entry q at @wait_index + q of the
+ * table), and writes entry @signal_index + p READY when its blocks are
+ * done. The command ends when the curve is walked and every portion it
+ * took is done; each portion of the grid is run by exactly one GPU.
+ */
+struct vmgpu_cmd_take {
+	vmgpu_u32 hdr;
+	vmgpu_u32 epoch;		/* not 0 */
+	vmgpu_u64 tmd_va;		/* 8-byte aligned */
+	vmgpu_u64 take_va;		/* 4-byte aligned, 4 bytes a portion */
+	vmgpu_u64 table_va;		/* 8-byte aligned */
+	vmgpu_u32 entries;		/* table length */
+	vmgpu_u32 signal_index;
+	vmgpu_u32 wait_index;		/* or VMGPU_TAKE_NO_WAIT */
+	vmgpu_u32 inflight;		/* 1..VMGPU_TAKE_MAX_INFLIGHT */
+	vmgpu_u32 pgrid[3];
+	vmgpu_u32 curve[6];		/* struct vmgpu_curve */
+	vmgpu_u32 map[10];		/* struct vmgpu_region_map */
+};
+
+#define VMGPU_TAKE_NO_WAIT		0xffffffffu
+#define VMGPU_TAKE_MAX_INFLIGHT		64
+
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
@@ -634,6 +672,7 @@ struct vmgpu_cmd_end {
 #define VMGPU_CMD_LEN_DEP_SIGNAL	(sizeof(struct vmgpu_cmd_dep_signal) / 4)
 #define VMGPU_CMD_LEN_DEP_WAIT		(sizeof(struct vmgpu_cmd_dep_wait) / 4)
 #define VMGPU_CMD_LEN_SKIP_IF		(sizeof(struct vmgpu_cmd_skip_if) / 4)
+#define VMGPU_CMD_LEN_TAKE		(sizeof(struct vmgpu_cmd_take) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

@@ -649,6 +649,13 @@ struct vmgpu_curve {
 };
 
 #define VMGPU_CURVE_BYTES		24
+/* TAKE (vmgpu_hw.h) carries a curve as its words: the sizes must agree. */
+struct vmgpu_curve_bytes_check {
+	int curve_is_24_bytes : sizeof(struct vmgpu_curve) ==
+				VMGPU_CURVE_BYTES &&
+				sizeof(((struct vmgpu_cmd_take *)0)->curve) ==
+				VMGPU_CURVE_BYTES ? 1 : -1;
+};
 
 enum vmgpu_curve_kind {
 	VMGPU_CURVE_SERPENTINE = 1,

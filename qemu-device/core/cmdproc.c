@@ -90,6 +90,7 @@ static void cp_free_packet(struct vg_cp *cp)
     if (cp->deps) {
         vg_deps_reset(cp->deps);
     }
+    cp->take.active = false;
     cp->outstanding = 0;
     cp->aborted = false;
     cp->in_wait = false;
@@ -791,6 +792,32 @@ void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
     vg_sms_issue(cp->sms);
 }
 
+/*
+ * A TAKE's portion is done: its entry is written, and the TAKE may take
+ * another. Returns false after cp_fail().
+ */
+static bool cp_take_portion_done(struct vg_cp *cp, struct vg_dispatch *d)
+{
+    const uint8_t *p = cp->buf + 4 * cp->pc;
+    uint64_t fault_va = 0;
+    int code;
+
+    code = vg_deps_write_entry(
+        cp->gc, cp->mmu, cp->entry.as_slot,
+        VMGPU_CMD_U64(p, vmgpu_cmd_take, table_va),
+        VMGPU_CMD_U32(p, vmgpu_cmd_take, signal_index) + d->portion - 1,
+        VMGPU_CMD_U32(p, vmgpu_cmd_take, epoch), &fault_va);
+    if (code) {
+        cp_fail(cp, code, fault_va, cp->pc, d->index);
+        return false;
+    }
+    cp->take.running--;
+    if (cp->state == VG_CP_WAIT_TAKE) {
+        cp_schedule(cp, vg_gpu_now(cp->gc));
+    }
+    return true;
+}
+
 static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
 {
     uint32_t i;
@@ -816,6 +843,9 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     if (cp->state == VG_CP_WAIT_SKIP &&
         cp->dstate[cp->skip_after].state == VG_DISP_DONE) {
         cp_schedule(cp, vg_gpu_now(cp->gc));
+    }
+    if (d->portion && !cp_take_portion_done(cp, d)) {
+        return;
     }
     if (cp->outstanding) {
         return;
@@ -1128,6 +1158,191 @@ static void cp_fence(struct vg_cp *cp)
     cp_fetch(cp);
 }
 
+struct take_claim {
+    struct vg_cp *cp;
+    uint64_t take_va;
+};
+
+/* vmgpu_alloc_next()'s exchange: the take word of @portion, atomically. */
+static uint32_t take_xchg(void *ctx, uint32_t portion, uint32_t epoch)
+{
+    struct take_claim *c = ctx;
+    struct vg_cp_take *tk = &c->cp->take;
+    uint32_t old = epoch;
+
+    if (!tk->fault) {
+        tk->fault = vg_mmu_xchg32(c->cp->mmu, c->cp->entry.as_slot,
+                                  vmgpu_alloc_word_va(c->take_va, portion),
+                                  epoch, &old, &tk->fault_va);
+    }
+    return tk->fault ? epoch : old; /* after a fault: as if taken */
+}
+
+/* Start a TAKE: its descriptor must describe the portions of @pgrid. */
+static bool cp_take_start(struct vg_cp *cp, const uint8_t *p)
+{
+    struct vg_cp_take *tk = &cp->take;
+    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va), fault_va = 0;
+    struct vmgpu_tmd_queue_info q;
+    struct vmgpu_cmd_dispatch c;
+    struct vmgpu_region_map m;
+    const char *why;
+    uint32_t i;
+    int code;
+
+    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, tk->tmd, sizeof(tk->tmd),
+                       &fault_va, NULL);
+    if (code) {
+        cp_fail(cp, code, fault_va, cp->pc, NONE);
+        return false;
+    }
+    vmgpu_cmd_take_parts(p, &tk->curve, &m);
+    if (vmgpu_tmd_decode(tk->tmd, &c, &q, &why) || q.capacity) {
+        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc, NONE);
+        return false;
+    }
+    for (i = 0; i < 3; i++) {
+        tk->pgrid[i] = VMGPU_CMD_U32(p, vmgpu_cmd_take, pgrid[i]);
+        if (c.origin[i] || !c.grid[i] ||
+            tk->pgrid[i] !=
+                ((uint64_t)c.grid_total[i] + c.grid[i] - 1) / c.grid[i]) {
+            cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc, NONE);
+            return false;
+        }
+    }
+    tk->cursor = 0;
+    tk->running = 0;
+    tk->pending = NONE;
+    tk->walked = false;
+    tk->fault = 0;
+    tk->active = true;
+    return true;
+}
+
+/* Run taken portion @tk->pending as a task of the packet. */
+static bool cp_take_launch(struct vg_cp *cp, const uint8_t *p)
+{
+    struct vg_cp_take *tk = &cp->take;
+    struct cp_task_src src = {
+        .index = cp->num_dispatches + cp->num_children,
+        .err_addr = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va),
+        .err_pc = cp->pc,
+        .bad_code = VMGPU_FAULT_BAD_COMMAND,
+        .tmd_va = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va),
+        .parent = NONE,
+    };
+    uint8_t tmd[VMGPU_TMD_BYTES];
+    uint32_t coord[3], i;
+
+    if (src.index >= VMGPU_MAX_TASKS_PER_PACKET) {
+        cp_fail(cp, VMGPU_FAULT_TASK, src.err_addr, cp->pc, NONE);
+        return false;
+    }
+    memcpy(tmd, tk->tmd, sizeof(tmd));
+    vmgpu_region_coords(tk->pgrid, tk->pending, coord);
+    for (i = 0; i < 3; i++) {
+        uint32_t grid = VMGPU_CMD_U32(tk->tmd, vmgpu_tmd, grid[i]);
+        uint32_t total = VMGPU_CMD_U32(tk->tmd, vmgpu_tmd, grid_total[i]);
+        uint32_t origin = coord[i] * grid;
+        uint32_t n = htole32(total - origin < grid ? total - origin : grid);
+
+        origin = htole32(origin);
+        memcpy(tmd + offsetof(struct vmgpu_tmd, origin[i]), &origin, 4);
+        memcpy(tmd + offsetof(struct vmgpu_tmd, grid[i]), &n, 4);
+    }
+    cp->num_children++;
+    if (!cp_task_from_tmd(cp, &src, tmd, false)) {
+        return false;
+    }
+    cp->disp[src.index].portion = tk->pending + 1;
+    tk->running++;
+    tk->pending = NONE;
+    return true;
+}
+
+/*
+ * TAKE (SPEC R7): claim portions along the curve while fewer than
+ * inflight run, wait for each one's entries, run it; the command is done
+ * when the curve is walked and nothing taken runs. Returns true when it
+ * is done; false while it waits, or after cp_fail().
+ */
+static bool cp_take(struct vg_cp *cp, const uint8_t *p)
+{
+    struct vg_cp_take *tk = &cp->take;
+    uint32_t epoch = VMGPU_CMD_U32(p, vmgpu_cmd_take, epoch);
+    uint32_t wait = VMGPU_CMD_U32(p, vmgpu_cmd_take, wait_index);
+    struct take_claim claim = {
+        cp,
+        VMGPU_CMD_U64(p, vmgpu_cmd_take, take_va),
+    };
+    uint64_t fault_va = 0;
+    vg_time_t t;
+    int code;
+
+    if (!tk->active && !cp_take_start(cp, p)) {
+        return false;
+    }
+    for (;;) {
+        if (tk->pending == NONE && !tk->walked &&
+            tk->running < VMGPU_CMD_U32(p, vmgpu_cmd_take, inflight)) {
+            tk->pending = vmgpu_alloc_next(&tk->curve, tk->pgrid, NULL, epoch,
+                                           &tk->cursor, take_xchg, &claim);
+            if (tk->fault) {
+                cp_fail(cp, tk->fault, tk->fault_va, cp->pc, NONE);
+                return false;
+            }
+            tk->walked = tk->pending == NONE;
+        }
+        if (tk->pending != NONE) {
+            if (wait != VMGPU_TAKE_NO_WAIT) {
+                struct vmgpu_region_map m;
+                struct vmgpu_curve cv;
+                struct vmgpu_cmd_dep_wait dw;
+                const uint32_t one[3] = { 1, 1, 1 };
+                uint32_t c[3];
+
+                vmgpu_cmd_take_parts(p, &cv, &m);
+                vmgpu_region_coords(tk->pgrid, tk->pending, c);
+                dw = vmgpu_encode_dep_wait(
+                    epoch, VMGPU_CMD_U64(p, vmgpu_cmd_take, table_va),
+                    VMGPU_CMD_U32(p, vmgpu_cmd_take, entries), wait, tk->pgrid,
+                    tk->pgrid, c, one, &m);
+                vg_gpu_publish_wait(cp->gc);
+                switch (vg_deps_wait(cp->deps, cp->gc, cp->mmu,
+                                     cp->entry.as_slot, (const uint8_t *)&dw,
+                                     &t, &code, &fault_va)) {
+                case VG_DEP_FAULT:
+                    cp_fail(cp, code, fault_va, cp->pc, NONE);
+                    return false;
+                case VG_DEP_BLOCKED:
+                    cp->in_wait = true;
+                    cp->state = VG_CP_WAIT_VALUE;
+                    return false;
+                default:
+                    break;
+                }
+                if (t > vg_gpu_now(cp->gc)) {
+                    cp->in_wait = true;
+                    cp_schedule(cp, t);
+                    return false;
+                }
+                vg_deps_wait_end(cp->deps);
+            }
+            if (!cp_take_launch(cp, p)) {
+                return false;
+            }
+            continue;
+        }
+        if (tk->walked && !tk->running) {
+            tk->active = false;
+            return true;
+        }
+        cp->in_wait = true;
+        cp->state = VG_CP_WAIT_TAKE;
+        return false;
+    }
+}
+
 static void cp_execute(struct vg_cp *cp)
 {
     const uint8_t *p = cp->buf + 4 * cp->pc;
@@ -1293,6 +1508,11 @@ static void cp_execute(struct vg_cp *cp)
     case VMGPU_CMD_SKIP_IF:
         cp_skip_if(cp, p);
         return;
+    case VMGPU_CMD_TAKE:
+        if (!cp_take(cp, p)) {
+            return;
+        }
+        break;
     case VMGPU_CMD_COPY:
         cp_copy(cp, p);
         return;

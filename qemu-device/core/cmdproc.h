@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "mmu.h"
 #include "sm.h"
+#include "vmgpu_region.h"
 #include "wdist.h"
 
 enum vg_dispatch_state {
@@ -46,10 +47,25 @@ enum vg_cp_state {
     VG_CP_WAIT_VALUE,   /* WAIT_VALUE or DEP_WAIT: memory to change */
     VG_CP_WAIT_COPY,    /* COPY in flight */
     VG_CP_WAIT_SKIP,    /* SKIP_IF: its dispatch to be done */
+    VG_CP_WAIT_TAKE,    /* TAKE: a portion to finish */
     VG_CP_WAIT_ACK,     /* error to report, previous latched */
     VG_CP_DRAIN,        /* packet abandoned, blocks in flight */
     VG_CP_FENCE,        /* fence write scheduled */
     VG_CP_HALTED,       /* bad ring configuration */
+};
+
+/* The TAKE being run (SPEC R7): the portions this GPU claims and runs. */
+struct vg_cp_take {
+    bool active; /* the TAKE at pc has started */
+    uint8_t tmd[VMGPU_TMD_BYTES];
+    struct vmgpu_curve curve;
+    uint32_t pgrid[3];
+    uint32_t cursor;  /* position on the curve */
+    uint32_t running; /* portions taken and not done */
+    uint32_t pending; /* taken, waiting for its entries; or ~0 */
+    bool walked;      /* the curve is walked to its end */
+    int fault;        /* a claim's fault, with fault_va */
+    uint64_t fault_va;
 };
 
 struct vg_cp {
@@ -76,7 +92,8 @@ struct vg_cp {
     uint8_t *args_arena;                 /* their argument blocks */
     struct vg_sync_dep *syncs;
     uint32_t num_syncs;
-    struct vg_deps *deps;  /* DEP_SIGNAL and DEP_WAIT of the packet */
+    struct vg_deps *deps; /* DEP_SIGNAL and DEP_WAIT of the packet */
+    struct vg_cp_take take;
     uint32_t num_children; /* tasks launched by kernels (after dispatches) */
     uint32_t open_queues;  /* queue tasks not closed yet */
     uint32_t outstanding;  /* reached, not done */

@@ -152,6 +152,25 @@ int vg_deps_arm(struct vg_deps *deps, uint32_t dispatch,
     return 0;
 }
 
+int vg_deps_write_entry(struct vg_gpu_common *gc, struct vg_mmu *mmu,
+                        uint32_t slot, uint64_t table_va, uint32_t index,
+                        uint32_t epoch, uint64_t *fault_va)
+{
+    uint64_t va = vmgpu_dep_entry_va(table_va, index), word;
+    int code;
+
+    /* A waiter on another thread that sees the entry sees the data. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    word = htole64(vmgpu_dep_pack(epoch, gc->index, VMGPU_DEP_READY));
+    code = vg_mmu_write(mmu, slot, va, &word, sizeof(word), fault_va, NULL);
+    if (code) {
+        return code;
+    }
+    vg_gpu_wrote(gc, va, sizeof(word));
+    gc->cnt[VMGPU_CNT_DEP_ENTRIES]++;
+    return 0;
+}
+
 int vg_deps_block_done(struct vg_deps *deps, struct vg_gpu_common *gc,
                        struct vg_mmu *mmu, uint32_t slot, uint32_t dispatch,
                        const struct vg_launch *l, uint32_t block,
@@ -166,7 +185,6 @@ int vg_deps_block_done(struct vg_deps *deps, struct vg_gpu_common *gc,
     for (i = deps->head[dispatch] - 1; i != NO_SIGNAL; i = deps->sig[i].next) {
         struct vg_dep_signal *s = &deps->sig[i];
         uint32_t r[3], local, index;
-        uint64_t word, va;
 
         for (k = 0; k < 3; k++) {
             r[k] = (l->origin[k] + b[k]) / s->region[k];
@@ -179,17 +197,12 @@ int vg_deps_block_done(struct vg_deps *deps, struct vg_gpu_common *gc,
         }
         index =
             s->first_index + r[0] + s->rtotal[0] * (r[1] + s->rtotal[1] * r[2]);
-        va = vmgpu_dep_entry_va(s->table_va, index);
-        /* A waiter on another thread that sees the entry sees the data. */
-        __atomic_thread_fence(__ATOMIC_RELEASE);
-        word = htole64(vmgpu_dep_pack(s->epoch, gc->index, VMGPU_DEP_READY));
-        code = vg_mmu_write(mmu, slot, va, &word, sizeof(word), fault_va, NULL);
+        code = vg_deps_write_entry(gc, mmu, slot, s->table_va, index, s->epoch,
+                                   fault_va);
         if (code) {
             *pc = s->pc;
             return code;
         }
-        vg_gpu_wrote(gc, va, sizeof(word));
-        gc->cnt[VMGPU_CNT_DEP_ENTRIES]++;
     }
     return 0;
 }

@@ -74,6 +74,13 @@ static inline bool vg_deps_signalled(const struct vg_deps *deps,
     return dispatch < VMGPU_MAX_DISPATCHES_PER_PACKET && deps->head[dispatch];
 }
 /*
+ * Write entry @index of the table at @table_va READY in @epoch from this
+ * GPU (one 64-bit store at the GPU's time). 0 or a fault code.
+ */
+int vg_deps_write_entry(struct vg_gpu_common *gc, struct vg_mmu *mmu,
+                        uint32_t slot, uint64_t table_va, uint32_t index,
+                        uint32_t epoch, uint64_t *fault_va);
+/*
  * Block @block (linear, of @l's grid) of dispatch @dispatch finished and
  * its stores reached memory: write the entries of the regions it was the
  * last block of (the GPU's time, as one 64-bit store each). 0, or a fault

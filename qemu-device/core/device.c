@@ -349,7 +349,7 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
         return VMGPU_CAP_MMU | VMGPU_CAP_SYNC | VMGPU_CAP_TIMESTAMP |
                VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |
                VMGPU_CAP_TRACE_TMD | VMGPU_CAP_WD_POLICY |
-               VMGPU_CAP_DEP_TABLES | VMGPU_CAP_SKIP_IF;
+               VMGPU_CAP_DEP_TABLES | VMGPU_CAP_SKIP_IF | VMGPU_CAP_TAKE;
     case VMGPU_REG_SCRATCH:
         return dev->scratch;
     case VMGPU_REG_WARP_SIZE:

@@ -2,6 +2,7 @@
 /*
  * GPU MMU: page-table walk, per-slot TLB, permissions and locations.
  */
+#include <endian.h>
 #include <string.h>
 
 #include "mmu.h"
@@ -265,4 +266,25 @@ int vg_mmu_write(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
 {
     return mmu_copy(mmu, slot, va, (uint8_t *)buf, len, true, fault_va,
                     bytes_by_loc);
+}
+
+int vg_mmu_xchg32(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
+                  uint32_t value, uint32_t *old, uint64_t *fault_va)
+{
+    struct vg_xlat x;
+    uint32_t *word;
+    int r;
+
+    if (va % 4) {
+        *fault_va = va;
+        return VMGPU_FAULT_MISALIGNED;
+    }
+    r = vg_mmu_translate(mmu, slot, va, true, &x);
+    if (r) {
+        *fault_va = va;
+        return r;
+    }
+    word = (uint32_t *)(x.host + (va & PAGE_MASK));
+    *old = le32toh(__atomic_exchange_n(word, htole32(value), __ATOMIC_SEQ_CST));
+    return VMGPU_FAULT_NONE;
 }

@@ -110,5 +110,12 @@ int vg_mmu_read(struct vg_mmu *mmu, uint32_t slot, uint64_t va, void *buf,
 int vg_mmu_write(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
                  const void *buf, size_t len, uint64_t *fault_va,
                  uint64_t *bytes_by_loc);
+/*
+ * Atomically store @value in the little-endian word at @va (4-byte
+ * aligned) and return what it held in *@old: atomic with respect to every
+ * other GPU's exchanges and atomics. 0 or a fault code with *@fault_va.
+ */
+int vg_mmu_xchg32(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
+                  uint32_t value, uint32_t *old, uint64_t *fault_va);
 
 #endif

@@ -49,6 +49,7 @@ struct vg_dispatch {
     uint32_t children;    /* its child tasks not done yet */
     bool blocks_finished; /* its own blocks are all done */
     uint64_t items_va;    /* queue task: where its items go */
+    uint32_t portion;     /* a TAKE's portion: its index + 1, else 0 */
     uint32_t capacity;    /* queue task: items it can take */
 };
 

@@ -491,4 +491,306 @@ TEST_F(deps, bad_signals_and_waits_are_refused)
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED, 0x1000);
 }
 
+/* out[linear block] += 1 (atomic) after spinning a per-block count. */
+static const char count_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg r2, 8\n"
+	"	s2r r4, %ctaid.x\n"
+	"	s2r r5, %ctaid.y\n"
+	"	s2r r6, %nctaid.x\n"
+	"	mad r4, r5, r6, r4\n"
+	"	mul r7, r4, r2\n"
+	"	and r7, r7, 1023\n"
+	"	mov r3, 0\n"
+	"spin:\n"
+	"	setp.ge p0, r3, r7\n"
+	"	bra p0, done\n"
+	"	add r3, r3, 1\n"
+	"	bra spin\n"
+	"done:\n"
+	"	lea r8, r0, r4, 2\n"
+	"	mov r10, 1\n"
+	"	atom.add r11, [r8], r10\n"
+	"	exit\n";
+
+/* A task descriptor: @code over @total blocks in portions of @grid. */
+static uint64_t take_tmd(struct testhost *th, struct th_as *as, uint64_t code,
+			 uint64_t args, uint32_t args_bytes,
+			 const uint32_t grid[3], const uint32_t block[3],
+			 const uint32_t total[3])
+{
+	struct vmgpu_tmd t;
+
+	memset(&t, 0, sizeof(t));
+	t.code_va = code;
+	t.args_va = args;
+	t.args_bytes = args_bytes;
+	memcpy(t.grid, grid, sizeof(t.grid));
+	memcpy(t.block, block, sizeof(t.block));
+	memcpy(t.grid_total, total, sizeof(t.grid_total));
+	return th_upload(th, as, &t, sizeof(t));
+}
+
+static struct vmgpu_curve serpentine(uint32_t x, uint32_t y, uint32_t flags,
+				     const uint32_t grid[3])
+{
+	struct vmgpu_curve c;
+	uint32_t p[3] = { x, y, 0 };
+
+	memset(&c, 0, sizeof(c));
+	c.kind = VMGPU_CURVE_SERPENTINE;
+	c.flags = flags;
+	c.start = vmgpu_region_linear(grid, p);
+	return c;
+}
+
+/*
+ * Dynamic allocation (R7): two GPUs walk their curves over a 6 x 4 grid
+ * of portions from opposite corners, claiming portions in shared take
+ * words. Whatever the blocks' durations (several seeds), every portion
+ * runs exactly once, its entry is written, and both GPUs took some.
+ */
+TEST_F(deps, take_runs_every_portion_exactly_once)
+{
+	uint32_t pgrid[3] = { 6, 4, 1 }, one3[3] = { 1, 1, 1 }, seed;
+	uint64_t code = th_kernel(self->th, &self->as, count_src);
+	uint64_t out = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t take = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *pout = th_va(self->th, &self->as, out), i;
+
+	for (seed = 1; seed <= 6; seed++) {
+		uint64_t args[2] = { out, seed * 2654435761u };
+		uint64_t tmd = take_tmd(self->th, &self->as, code,
+					th_upload(self->th, &self->as, args, 16),
+					16, one3, one3, pgrid);
+		struct vmgpu_curve c0 = serpentine(0, 1, 0, pgrid);
+		struct vmgpu_curve c1 = serpentine(5, 2, VMGPU_CURVE_F_FLIP_X |
+						   VMGPU_CURVE_F_FLIP_Y, pgrid);
+		uint64_t d0 = cnt(self->th, 0, VMGPU_CNT_DISPATCHES);
+		uint64_t d1 = cnt(self->th, 1, VMGPU_CNT_DISPATCHES);
+		struct th_cmdbuf cb;
+		struct vmgpu_cmd_take t;
+
+		memset(pout, 0, 24 * 4);
+		t = vmgpu_encode_take(seed, tmd, take, self->table, 64, 0,
+				      VMGPU_TAKE_NO_WAIT, 1 + seed % 3, pgrid,
+				      &c0, NULL);
+		th_cb_init(&cb);
+		th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+		th_cb_end(&cb);
+		th_cb_submit(self->th, &self->as, 0, &cb, 100 + seed);
+		t.curve[0] = 0;
+		memcpy(t.curve, &c1, sizeof(t.curve));
+		th_cb_init(&cb);
+		th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+		th_cb_end(&cb);
+		th_cb_submit(self->th, &self->as, 1, &cb, 100 + seed);
+		vg_device_run(self->dev);
+		ASSERT_EQ(100 + seed, th_fence_mem(self->th, 0));
+		ASSERT_EQ(100 + seed, th_fence_mem(self->th, 1));
+		for (i = 0; i < 24; i++) {
+			EXPECT_EQ(1, pout[i]) {
+				TH_LOG("seed %u portion %u ran %u times", seed,
+				       i, pout[i]);
+			}
+			EXPECT_TRUE(vmgpu_dep_satisfies(self->entry[i], seed));
+		}
+		d0 = cnt(self->th, 0, VMGPU_CNT_DISPATCHES) - d0;
+		d1 = cnt(self->th, 1, VMGPU_CNT_DISPATCHES) - d1;
+		EXPECT_EQ(24, d0 + d1);
+		EXPECT_LT(0, d0);
+		EXPECT_LT(0, d1);
+	}
+}
+
+/*
+ * out[linear block] = its index + 1, after spinning a per-block count,
+ * 3000 more on GPUs other than 0 (so GPU 0 runs ahead).
+ */
+static const char mark2d_src[] =
+	".args 16\n"
+	"	ldarg.64 r0, 0\n"
+	"	ldarg r2, 8\n"
+	"	s2r r4, %ctaid.x\n"
+	"	s2r r5, %ctaid.y\n"
+	"	s2r r6, %nctaid.x\n"
+	"	mad r4, r5, r6, r4\n"
+	"	mul r7, r4, r2\n"
+	"	and r7, r7, 1023\n"
+	"	s2r r9, %gpuid\n"
+	"	setp.ne p1, r9, 0\n"
+	"	mov r11, 3000\n"
+	"	mov r12, 0\n"
+	"	sel r11, p1, r11, r12\n"
+	"	add r7, r7, r11\n"
+	"	mov r3, 0\n"
+	"spin:\n"
+	"	setp.ge p0, r3, r7\n"
+	"	bra p0, done\n"
+	"	add r3, r3, 1\n"
+	"	bra spin\n"
+	"done:\n"
+	"	lea r8, r0, r4, 2\n"
+	"	add r10, r4, 1\n"
+	"	st.32 [r8], r10\n"
+	"	exit\n";
+
+/* The blur3x3 kernel's arithmetic (as in test_kernels). */
+static void blur_ref(const float *in, float *out, uint32_t w, uint32_t h)
+{
+	uint32_t x, y;
+
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			uint32_t rows[3] = { y ? y - 1 : 0, y, y + 1 < h ? y + 1 : h - 1 };
+			uint32_t cols[3] = { x ? x - 1 : 0, x, x + 1 < w ? x + 1 : w - 1 };
+			float s = in[rows[0] * w + cols[0]];
+			int i, j;
+
+			for (i = 0; i < 3; i++)
+				for (j = 0; j < 3; j++)
+					if (i || j)
+						s += in[rows[i] * w + cols[j]];
+			out[y * w + x] = s / 9.0f;
+		}
+}
+
+/*
+ * Two kernels taken dynamically by both GPUs over 6 x 4 one-block
+ * portions: the first marks each portion after a per-portion delay (seeded,
+ * longer on GPU 1), the second blurs the marks (one pixel a portion), so
+ * reads every neighbour, starting where the other GPU marked last; it
+ * waits for them (radius 1). For every seed the blur is the CPU's: no
+ * portion read a neighbour before it was written.
+ */
+TEST_F(deps, taken_portions_wait_for_the_portions_they_read)
+{
+	uint32_t pgrid[3] = { 6, 4, 1 }, one3[3] = { 1, 1, 1 }, k, gpu, seed;
+	uint64_t mark = th_kernel(self->th, &self->as, mark2d_src);
+	uint64_t blur = th_builtin(self->th, &self->as, "blur3x3");
+	uint64_t take = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t a = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t b = th_as_alloc(self->th, &self->as, 4096, RW);
+	struct vmgpu_region_map r1 = map_of(VMGPU_MAP_RADIUS, VMGPU_MAP_IGNORE,
+					    1, 1);
+	uint32_t *pa = th_va(self->th, &self->as, a);
+	float *pb = th_va(self->th, &self->as, b), ref[24], marks[24];
+	struct { uint32_t w, h; uint64_t in, out; } ba = { 6, 4, a, b };
+	uint64_t tmd_blur = take_tmd(self->th, &self->as, blur,
+				     th_upload(self->th, &self->as, &ba, 24), 24,
+				     one3, one3, pgrid);
+
+	for (k = 0; k < 24; k++) {
+		uint32_t v = k + 1;
+
+		memcpy(&marks[k], &v, 4);	/* the marks as f32 bits */
+	}
+	blur_ref(marks, ref, 6, 4);
+	for (seed = 1; seed <= 6; seed++) {
+		uint64_t args[2] = { a, seed * 2654435761u };
+		uint64_t tmd_mark = take_tmd(self->th, &self->as, mark,
+					     th_upload(self->th, &self->as, args, 16),
+					     16, one3, one3, pgrid);
+
+		memset(pa, 0, 24 * 4);
+		memset(pb, 0, 24 * 4);
+		for (gpu = 0; gpu < 2; gpu++) {
+			struct vmgpu_curve c =
+				serpentine(gpu ? 5 : 0, gpu ? 3 : 0,
+					   gpu ? VMGPU_CURVE_F_FLIP_X |
+						 VMGPU_CURVE_F_FLIP_Y : 0,
+					   pgrid);
+			/* The blur starts where the other GPU marked last. */
+			struct vmgpu_curve c2 =
+				serpentine(gpu ? 0 : 5, gpu ? 0 : 3,
+					   gpu ? 0 : VMGPU_CURVE_F_FLIP_X |
+						     VMGPU_CURVE_F_FLIP_Y,
+					   pgrid);
+			struct vmgpu_cmd_take t;
+			struct th_cmdbuf cb;
+
+			th_cb_init(&cb);
+			/* marks: entries 0..23; the blur waits on them */
+			t = vmgpu_encode_take(seed, tmd_mark, take, self->table,
+					      64, 0, VMGPU_TAKE_NO_WAIT, 2, pgrid,
+					      &c, NULL);
+			th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+			t = vmgpu_encode_take(seed, tmd_blur, take + 1024,
+					      self->table, 64, 24, 0, 2, pgrid,
+					      &c2, &r1);
+			th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+			th_cb_end(&cb);
+			th_cb_submit(self->th, &self->as, gpu, &cb, 10 + seed);
+		}
+		vg_device_run(self->dev);
+		ASSERT_EQ(10 + seed, th_fence_mem(self->th, 0));
+		ASSERT_EQ(10 + seed, th_fence_mem(self->th, 1));
+		EXPECT_EQ(0, memcmp(ref, pb, sizeof(ref))) {
+			TH_LOG("seed %u", seed);
+		}
+	}
+	EXPECT_LT(0, cnt(self->th, 0, VMGPU_CNT_DEP_WAITS) +
+		     cnt(self->th, 1, VMGPU_CNT_DEP_WAITS));
+}
+
+TEST_F(deps, bad_takes_are_refused)
+{
+	uint32_t pgrid[3] = { 6, 4, 1 }, one3[3] = { 1, 1, 1 }, big[3] = { 2, 1, 1 };
+	uint64_t take = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t code = th_kernel(self->th, &self->as, count_src);
+	uint64_t tmd = take_tmd(self->th, &self->as, code, take, 16, one3, one3,
+				pgrid);
+	uint64_t tmd2 = take_tmd(self->th, &self->as, code, take, 16, big, one3,
+				 pgrid);
+	struct vmgpu_curve c = serpentine(0, 0, 0, pgrid);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	struct vmgpu_cmd_take t;
+	struct th_cmdbuf cb;
+
+	/* epoch 0; no in-flight; a curve starting outside; table too short */
+	t = vmgpu_encode_take(0, tmd, take, self->table, 64, 0,
+			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	t = vmgpu_encode_take(1, tmd, take, self->table, 64, 0,
+			      VMGPU_TAKE_NO_WAIT, 0, pgrid, &c, NULL);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	c.start = 24;
+	t = vmgpu_encode_take(1, tmd, take, self->table, 64, 0,
+			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	c.start = 0;
+	t = vmgpu_encode_take(1, tmd, take, self->table, 30, 10, 0, 1, pgrid,
+			      &c, &id);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	/* a descriptor whose portions are not the grid's: at its address */
+	t = vmgpu_encode_take(1, tmd2, take, self->table, 64, 0,
+			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, tmd2);
+	/* read-only take words: the claim faults */
+	t = vmgpu_encode_take(1, tmd, th_as_alloc(self->th, &self->as, 4096,
+						  VMGPU_PTE_READ),
+			      self->table, 64, 0, VMGPU_TAKE_NO_WAIT, 1, pgrid,
+			      &c, NULL);
+	th_cb_init(&cb);
+	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_PERMISSION, 0);
+}
+
 TEST_HARNESS_MAIN
