@@ -615,6 +615,44 @@ int vmgpu_cmdbuf_dep_wait(struct vmgpu_cmdbuf *cb, uint32_t epoch,
 	return emit(cb, &c, VMGPU_CMD_LEN_DEP_WAIT);
 }
 
+int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t)
+{
+	struct vmgpu_cmd_take c;
+	uint64_t words;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!t)
+		return shim_set_error(cb->dev, -EINVAL, "take: no description");
+	ret = check_word(cb, "take descriptor", t->tmd_bo, t->tmd_offset, 8);
+	if (!ret && t->tmd_offset + VMGPU_TMD_BYTES > t->tmd_bo->size)
+		ret = shim_set_error(cb->dev, -EINVAL,
+				     "take: the descriptor runs past its buffer");
+	if (!ret)
+		ret = check_word(cb, "take words", t->take_bo, t->take_offset, 4);
+	words = 4ull * vmgpu_region_portions(t->pgrid);
+	if (!ret && (!words || t->take_offset + words > t->take_bo->size))
+		ret = shim_set_error(cb->dev, -EINVAL,
+				     "take: no portion grid, or its words run past their buffer");
+	if (!ret)
+		ret = use_dep_table(cb, "take", &t->table, 0);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, t->tmd_bo, VMGPU_USE_READ);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, t->take_bo, 0);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_take(t->epoch, t->tmd_bo->gpu_va + t->tmd_offset,
+			      t->take_bo->gpu_va + t->take_offset,
+			      t->table.bo->gpu_va + t->table.offset,
+			      t->table.entries, t->signal_index, t->wait_index,
+			      t->inflight, t->pgrid, &t->curve,
+			      t->wait_index == VMGPU_TAKE_NO_WAIT ? NULL :
+			      &t->map);
+	return emit(cb, &c, VMGPU_CMD_LEN_TAKE);
+}
+
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value)
 {

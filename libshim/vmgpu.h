@@ -421,6 +421,28 @@ int vmgpu_cmdbuf_dep_wait(struct vmgpu_cmdbuf *cb, uint32_t epoch,
 			  const uint32_t cgrid[3], const uint32_t cfirst[3],
 			  const uint32_t ccount[3],
 			  const struct vmgpu_region_map *map);
+/*
+ * TAKE (SPEC R7): the GPU claims portions of the kernel whose task
+ * descriptor (its grid the portion size) is at @tmd_offset of @tmd_bo,
+ * walking @curve over @pgrid with take words (u32 a portion) at
+ * @take_offset of @take_bo, runs at most @inflight of them at once, each
+ * after the entries @map gives it at @wait_index + q of @table
+ * (VMGPU_TAKE_NO_WAIT: none), and signals entry @signal_index + p.
+ */
+struct vmgpu_take_desc {
+	uint32_t epoch;
+	const struct vmgpu_bo *tmd_bo;
+	uint64_t tmd_offset;
+	const struct vmgpu_bo *take_bo;
+	uint64_t take_offset;
+	struct vmgpu_dep_table table;
+	uint32_t signal_index, wait_index, inflight;
+	uint32_t pgrid[3];
+	struct vmgpu_curve curve;
+	struct vmgpu_region_map map;	/* all zero without a wait */
+};
+
+int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t);
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);
@@ -508,7 +530,19 @@ struct vmgpu_split_desc {
 	uint32_t portions[2];
 	/* Mode d: blocks per region, dividing a portion; 0, 0: 4 rows. */
 	uint32_t region[2];
+	/*
+	 * VMGPU_SPLIT_STATIC: portion i runs on GPU i % gpus.
+	 * VMGPU_SPLIT_DYNAMIC (R7): the GPUs take portions as they become
+	 * free, each walking its own curve (TAKE); mode PORTION only, each
+	 * kernel reading at most one resource another kernel writes, and
+	 * every resource one buffer the GPUs share (the splitter's own in
+	 * GPU r % gpus's memory). Portions default to 8 x 8.
+	 */
+	uint32_t allocation;
 };
+
+#define VMGPU_SPLIT_STATIC		0u
+#define VMGPU_SPLIT_DYNAMIC		1u
 
 /* What one run did, in device time (TIMESTAMP at each packet's ends). */
 struct vmgpu_split_stats {

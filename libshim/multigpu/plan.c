@@ -563,6 +563,69 @@ static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 	return 0;
 }
 
+/*
+ * GPU @gpu's curve for dynamic allocation: serpentines over the portion
+ * grid from distinct starts, as the design's Figure 14 has them: the
+ * corners first (0: top left, 1: bottom right, walking mirrored, 2: top
+ * right, 3: bottom left), further GPUs spread along GPU 0's curve.
+ */
+static struct vmgpu_curve take_curve(const struct split_plan *p, uint32_t gpu)
+{
+	uint32_t grid[3] = { p->units[0], p->units[1], 1 }, c[3] = { 0, 0, 0 };
+	uint32_t n = grid[0] * grid[1];
+	struct vmgpu_curve cv;
+
+	memset(&cv, 0, sizeof(cv));
+	cv.kind = VMGPU_CURVE_SERPENTINE;
+	switch (gpu) {
+	case 0:
+		break;
+	case 1:
+		c[0] = grid[0] - 1;
+		c[1] = grid[1] - 1;
+		cv.flags = VMGPU_CURVE_F_FLIP_X | VMGPU_CURVE_F_FLIP_Y;
+		break;
+	case 2:
+		c[0] = grid[0] - 1;
+		cv.flags = VMGPU_CURVE_F_FLIP_X;
+		break;
+	case 3:
+		c[1] = grid[1] - 1;
+		cv.flags = VMGPU_CURVE_F_FLIP_Y;
+		break;
+	default:
+		cv.start = vmgpu_curve_at(&cv, grid, NULL, gpu * n / p->g.gpus);
+		return cv;
+	}
+	cv.start = vmgpu_region_linear(grid, c);
+	return cv;
+}
+
+/* Dynamic allocation: one TAKE per kernel, waiting on what it reads. */
+static int plan_take_kernel(struct split_plan *p, uint32_t gpu, uint32_t k)
+{
+	uint32_t units = p->units[0] * p->units[1], i;
+	struct split_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = SPLIT_OP_TAKE;
+	op.kernel = k;
+	op.index = k * units;
+	op.dispatch = VMGPU_TAKE_NO_WAIT;	/* the wait section, if any */
+	op.grid[0] = p->units[0];
+	op.grid[1] = p->units[1];
+	op.curve = take_curve(p, gpu);
+	for (i = 0; i < p->g.k[k].num_reads; i++) {
+		uint32_t w = p->writer[p->g.k[k].read[i]];
+
+		if (w == NONE)
+			continue;
+		op.dispatch = w * units;
+		op.map = wait_map(p, p->g.k[k].radius[i]);
+	}
+	return push_op(p, gpu, &op);
+}
+
 static int check_geom(const struct split_geom *g, const char **why)
 {
 	uint32_t i, k, written[VMGPU_SPLIT_MAX_RESOURCES] = { 0 };
@@ -589,6 +652,12 @@ static int check_geom(const struct split_geom *g, const char **why)
 	    g->mode != VMGPU_SPLIT_REGION)
 		return reject(why, -EINVAL,
 			      "push movement needs mode PORTION or REGION");
+	if (g->allocation > VMGPU_SPLIT_DYNAMIC)
+		return reject(why, -EINVAL, "unknown allocation");
+	if (g->allocation == VMGPU_SPLIT_DYNAMIC &&
+	    (g->mode != VMGPU_SPLIT_PORTION || g->movement != VMGPU_MOVE_PULL))
+		return reject(why, -EINVAL,
+			      "dynamic allocation needs mode PORTION (and no push)");
 	for (k = 0; k < g->num_kernels; k++) {
 		if (g->k[k].write >= g->num_resources ||
 		    g->k[k].num_reads > VMGPU_SPLIT_MAX_READS)
@@ -597,6 +666,16 @@ static int check_geom(const struct split_geom *g, const char **why)
 		if (written[g->k[k].write]++)
 			return reject(why, -EINVAL,
 				      "a resource written by two kernels");
+		if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
+			uint32_t inchain = 0, j;
+
+			for (i = 0; i < g->k[k].num_reads; i++)
+				for (j = 0; j < k; j++)
+					inchain += g->k[j].write == g->k[k].read[i];
+			if (inchain > 1)
+				return reject(why, -EINVAL,
+					      "dynamic allocation: a kernel reads two resources of the chain");
+		}
 		for (i = 0; i < g->k[k].num_reads; i++) {
 			if (g->k[k].read[i] >= g->num_resources)
 				return reject(why, -EINVAL,
@@ -636,7 +715,15 @@ int split_plan_build(struct split_plan *p, const struct split_geom *g,
 	p->g = *g;
 	p->blocks[0] = g->width / g->block[0];
 	p->blocks[1] = g->height / g->block[1];
-	if (!p->g.portions[0] && !p->g.portions[1]) {
+	if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
+		/* Any GPU may run any portion: every resource is shared. */
+		for (i = 0; i < g->num_resources; i++)
+			p->g.shared[i] = 1;
+		if (!p->g.portions[0] && !p->g.portions[1]) {
+			p->g.portions[0] = p->blocks[0] % 8 ? 1 : 8;
+			p->g.portions[1] = p->blocks[1] % 8 ? 1 : 8;
+		}
+	} else if (!p->g.portions[0] && !p->g.portions[1]) {
 		p->g.portions[0] = g->gpus % 2 || g->gpus == 2 ? 1 : 2;
 		p->g.portions[1] = g->gpus / p->g.portions[0];
 	}
@@ -666,6 +753,10 @@ int split_plan_build(struct split_plan *p, const struct split_geom *g,
 	if (units > VMGPU_REGION_MAX_PORTIONS)
 		return reject(why, -E2BIG, "over VMGPU_REGION_MAX_PORTIONS units");
 	p->entries = units * g->num_kernels * 2;
+	if (g->allocation == VMGPU_SPLIT_DYNAMIC &&
+	    (uint64_t)units * g->num_kernels > VMGPU_MAX_TASKS_PER_PACKET)
+		return reject(why, -E2BIG,
+			      "dynamic allocation: over 1024 portions of all kernels");
 	for (i = 0; i < VMGPU_SPLIT_MAX_RESOURCES; i++)
 		p->writer[i] = NONE;
 	for (k = 0; k < g->num_kernels; k++)
@@ -676,7 +767,9 @@ int split_plan_build(struct split_plan *p, const struct split_geom *g,
 
 		ret = op_simple(p, gpu, SPLIT_OP_TIMESTAMP, 0);
 		for (k = 0; !ret && k < g->num_kernels; k++)
-			ret = g->mode <= VMGPU_SPLIT_OVERLAP ?
+			ret = g->allocation == VMGPU_SPLIT_DYNAMIC ?
+			      plan_take_kernel(p, gpu, k) :
+			      g->mode <= VMGPU_SPLIT_OVERLAP ?
 			      plan_barrier_kernel(p, &seen, gpu, k) :
 			      plan_dep_kernel(p, &seen, gpu, k);
 		if (!ret)
@@ -762,6 +855,16 @@ static int emit_op(const struct split_plan *p, uint32_t gpu, uint32_t epoch,
 	}
 	case SPLIT_OP_BARRIER:
 		return sink->barrier(ctx);
+	case SPLIT_OP_TAKE:
+		grid[0] = op->grid[0];
+		grid[1] = op->grid[1];
+		grid[2] = 1;
+		return sink->take(ctx, op->kernel, epoch,
+				  SPLIT_TAKE_OFFSET(p, op->kernel), op->index,
+				  op->dispatch, SPLIT_TAKE_INFLIGHT, grid,
+				  &op->curve,
+				  op->dispatch == VMGPU_TAKE_NO_WAIT ? NULL :
+				  &op->map);
 	default: /* TIMESTAMP */
 		return sink->timestamp(ctx, 16ull * gpu + 8 * op->index);
 	}

@@ -23,6 +23,7 @@ enum split_op_kind {
 	SPLIT_OP_COPY,		/* pixels @rect of @resource: @src_gpu -> here */
 	SPLIT_OP_BARRIER,
 	SPLIT_OP_TIMESTAMP,	/* slot @index of this GPU's two */
+	SPLIT_OP_TAKE,		/* dynamic: take @kernel's portions (R7) */
 };
 
 /* A rectangle: x, y, width, height (pixels or blocks, as said). */
@@ -39,7 +40,8 @@ struct split_op {
 	uint32_t region[2];		/* SIGNAL: blocks per region */
 	uint32_t grid[2];		/* WAIT: producer = consumer grid */
 	uint32_t first[2];		/* WAIT: consumer portion */
-	struct vmgpu_region_map map;	/* WAIT */
+	struct vmgpu_region_map map;	/* WAIT, TAKE (kind 0: no wait) */
+	struct vmgpu_curve curve;	/* TAKE: this GPU's */
 	uint32_t resource, src_gpu, dst_gpu; /* COPY */
 	struct split_rect rect;		/* COPY: pixels */
 };
@@ -57,7 +59,7 @@ struct split_geom {
 	} k[VMGPU_SPLIT_MAX_KERNELS];
 	/* Resource r is shared (one buffer all GPUs use) or per GPU. */
 	uint8_t shared[VMGPU_SPLIT_MAX_RESOURCES];
-	uint32_t gpus, mode, movement;
+	uint32_t gpus, mode, movement, allocation;
 	uint32_t portions[2];		/* portion grid */
 	uint32_t region[2];		/* mode REGION: blocks per region */
 };
@@ -93,7 +95,22 @@ struct split_sink {
 		    const struct vmgpu_copy_rect *rect);
 	int (*barrier)(void *ctx);
 	int (*timestamp)(void *ctx, uint64_t offset);
+	/*
+	 * TAKE of @kernel's portions (its descriptor: portion-sized grid),
+	 * take words at @take_offset of the take buffer; @wait_index
+	 * VMGPU_TAKE_NO_WAIT (and @map NULL) for none.
+	 */
+	int (*take)(void *ctx, uint32_t kernel, uint32_t epoch,
+		    uint64_t take_offset, uint32_t signal_index,
+		    uint32_t wait_index, uint32_t inflight,
+		    const uint32_t pgrid[3], const struct vmgpu_curve *curve,
+		    const struct vmgpu_region_map *map);
 };
+
+/* Portions a dynamic TAKE keeps in flight on one GPU. */
+#define SPLIT_TAKE_INFLIGHT	8
+/* Take words of kernel @k: one u32 per portion (split_plan.entries / 2). */
+#define SPLIT_TAKE_OFFSET(p, k)	(4ull * (k) * (p)->units[0] * (p)->units[1])
 
 /* Bytes of the timestamp buffer: start and end (u64 ns) per GPU. */
 #define SPLIT_STAMP_BYTES	(16 * VMGPU_MAX_GPUS)

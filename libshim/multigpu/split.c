@@ -25,6 +25,8 @@ struct vmgpu_split {
 	struct vmgpu_bo *copy[VMGPU_SPLIT_MAX_RESOURCES][VMGPU_MAX_GPUS];
 	struct vmgpu_bo *table;
 	struct vmgpu_bo *stamps;	/* start, end (u64 ns) per GPU */
+	/* Dynamic allocation: a task descriptor per kernel, take words. */
+	struct vmgpu_bo *tmds, *takes, *args_bo;
 	uint8_t *args[VMGPU_SPLIT_MAX_KERNELS][VMGPU_MAX_GPUS];
 	struct vmgpu_cmdbuf *cb[VMGPU_MAX_GPUS];
 	uint32_t sync[VMGPU_MAX_GPUS];
@@ -108,6 +110,7 @@ static int check_desc(struct vmgpu_device *dev, const struct vmgpu_split_desc *d
 	g->portions[1] = d->portions[1];
 	g->region[0] = d->region[0];
 	g->region[1] = d->region[1];
+	g->allocation = d->allocation;
 	return 0;
 }
 
@@ -139,6 +142,64 @@ static int build_args(struct vmgpu_split *s)
 					vmgpu_bo_gpu_va(res_bo(s, sk->reads[i].resource,
 							       g)));
 		}
+	}
+	return 0;
+}
+
+/*
+ * Dynamic allocation: each kernel's task descriptor (its grid one
+ * portion; the resources are shared, so GPU 0's arguments serve all) and
+ * the take words, zero (no epoch) to start.
+ */
+static int build_takes(struct vmgpu_split *s)
+{
+	const struct split_plan *p = &s->plan;
+	struct vmgpu_bo *args;
+	uint8_t *a, *t;
+	uint32_t k;
+	int ret;
+
+	ret = vmgpu_bo_create(s->dev, (uint64_t)VMGPU_TMD_BYTES *
+			      s->desc.num_kernels, VMGPU_BO_GPU_READ_ONLY,
+			      VMGPU_PLACEMENT_SYSTEM, &s->tmds);
+	if (!ret)
+		ret = vmgpu_bo_create(s->dev, SPLIT_TAKE_OFFSET(p,
+				      s->desc.num_kernels), 0,
+				      VMGPU_PLACEMENT_SYSTEM, &s->takes);
+	if (!ret)
+		ret = vmgpu_bo_create(s->dev, (uint64_t)VMGPU_MAX_ARGS_BYTES *
+				      s->desc.num_kernels,
+				      VMGPU_BO_GPU_READ_ONLY,
+				      VMGPU_PLACEMENT_SYSTEM, &args);
+	if (ret)
+		return ret;
+	s->args_bo = args;
+	ret = vmgpu_bo_map(s->tmds, (void **)&t);
+	if (!ret)
+		ret = vmgpu_bo_map(args, (void **)&a);
+	if (ret)
+		return ret;
+	for (k = 0; k < s->desc.num_kernels; k++) {
+		const struct vmgpu_split_kernel *sk = &s->desc.kernels[k];
+		struct vmgpu_tmd d;
+
+		memcpy(a + (size_t)k * VMGPU_MAX_ARGS_BYTES, s->args[k][0],
+		       sk->args_bytes);
+		memset(&d, 0, sizeof(d));
+		d.code_va = vmgpu_bo_gpu_va(sk->kernel);
+		d.args_va = sk->args_bytes ? vmgpu_bo_gpu_va(args) +
+				(uint64_t)k * VMGPU_MAX_ARGS_BYTES : 0;
+		d.args_bytes = sk->args_bytes;
+		d.grid[0] = p->unit[0];
+		d.grid[1] = p->unit[1];
+		d.grid[2] = 1;
+		d.block[0] = s->desc.block[0];
+		d.block[1] = s->desc.block[1];
+		d.block[2] = 1;
+		d.grid_total[0] = p->blocks[0];
+		d.grid_total[1] = p->blocks[1];
+		d.grid_total[2] = 1;
+		memcpy(t + (size_t)k * VMGPU_TMD_BYTES, &d, sizeof(d));
 	}
 	return 0;
 }
@@ -175,6 +236,15 @@ int vmgpu_split_create(struct vmgpu_device *dev,
 	for (r = 0; !ret && r < desc->num_resources; r++) {
 		if (desc->resources[r])
 			continue;
+		if (desc->allocation == VMGPU_SPLIT_DYNAMIC) {
+			/* One buffer all GPUs use, in one GPU's memory. */
+			ret = vmgpu_bo_create(dev, bytes, 0,
+					      VMGPU_PLACEMENT_GPU(r % desc->gpus),
+					      &s->copy[r][0]);
+			for (gpu = 1; gpu < desc->gpus; gpu++)
+				s->copy[r][gpu] = s->copy[r][0];
+			continue;
+		}
 		for (gpu = 0; !ret && gpu < desc->gpus; gpu++)
 			ret = vmgpu_bo_create(dev, bytes, 0,
 					      VMGPU_PLACEMENT_GPU(gpu),
@@ -189,6 +259,8 @@ int vmgpu_split_create(struct vmgpu_device *dev,
 				      VMGPU_PLACEMENT_SYSTEM, &s->stamps);
 	if (!ret)
 		ret = build_args(s);
+	if (!ret && desc->allocation == VMGPU_SPLIT_DYNAMIC)
+		ret = build_takes(s);
 	for (gpu = 0; !ret && gpu < desc->gpus; gpu++) {
 		ret = vmgpu_cmdbuf_create(dev, &s->cb[gpu]);
 		if (!ret)
@@ -213,12 +285,16 @@ void vmgpu_split_destroy(struct vmgpu_split *s)
 		if (s->sync[g])
 			vmgpu_syncobj_destroy(s->dev, s->sync[g]);
 		for (r = 0; r < VMGPU_SPLIT_MAX_RESOURCES; r++)
-			vmgpu_bo_destroy(s->copy[r][g]);
+			if (!g || s->copy[r][g] != s->copy[r][0])
+				vmgpu_bo_destroy(s->copy[r][g]);
 		for (k = 0; k < VMGPU_SPLIT_MAX_KERNELS; k++)
 			free(s->args[k][g]);
 	}
 	vmgpu_bo_destroy(s->table);
 	vmgpu_bo_destroy(s->stamps);
+	vmgpu_bo_destroy(s->tmds);
+	vmgpu_bo_destroy(s->takes);
+	vmgpu_bo_destroy(s->args_bo);
 	split_plan_free(&s->plan);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -243,6 +319,10 @@ static int declare(struct vmgpu_split *s, struct vmgpu_cmdbuf *cb)
 	for (r = 0; !ret && r < s->desc.num_kernels; r++)
 		ret = vmgpu_cmdbuf_use(cb, s->desc.kernels[r].kernel,
 				       VMGPU_USE_READ);
+	if (!ret && s->takes)
+		ret = vmgpu_cmdbuf_use(cb, s->takes, VMGPU_USE_EXPLICIT);
+	if (!ret && s->args_bo)
+		ret = vmgpu_cmdbuf_use(cb, s->args_bo, VMGPU_USE_READ);
 	return ret;
 }
 
@@ -325,6 +405,32 @@ static int cb_timestamp(void *ctx, uint64_t offset)
 	return vmgpu_cmdbuf_timestamp(c->cb, c->s->stamps, offset);
 }
 
+static int cb_take(void *ctx, uint32_t kernel, uint32_t epoch,
+		   uint64_t take_offset, uint32_t signal_index,
+		   uint32_t wait_index, uint32_t inflight,
+		   const uint32_t pgrid[3], const struct vmgpu_curve *curve,
+		   const struct vmgpu_region_map *map)
+{
+	struct split_cb *c = ctx;
+	struct vmgpu_take_desc t = {
+		.epoch = epoch,
+		.tmd_bo = c->s->tmds,
+		.tmd_offset = (uint64_t)kernel * VMGPU_TMD_BYTES,
+		.take_bo = c->s->takes,
+		.take_offset = take_offset,
+		.table = { c->s->table, 0, c->s->plan.entries },
+		.signal_index = signal_index,
+		.wait_index = wait_index,
+		.inflight = inflight,
+		.curve = *curve,
+	};
+
+	memcpy(t.pgrid, pgrid, sizeof(t.pgrid));
+	if (map)
+		t.map = *map;
+	return vmgpu_cmdbuf_take(c->cb, &t);
+}
+
 static const struct split_sink cb_sink = {
 	.dispatch = cb_dispatch,
 	.signal = cb_signal,
@@ -333,6 +439,7 @@ static const struct split_sink cb_sink = {
 	.copy = cb_copy,
 	.barrier = cb_barrier,
 	.timestamp = cb_timestamp,
+	.take = cb_take,
 };
 
 static void stats_of(struct vmgpu_split *s, struct vmgpu_split_stats *st)

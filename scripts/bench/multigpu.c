@@ -67,7 +67,7 @@ static float *gather(const struct ts_split *t, struct testhost *th,
 }
 
 static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
-		uint32_t movement, struct result *res)
+		uint32_t movement, uint32_t allocation, struct result *res)
 {
 	uint32_t w = gpus == 4 ? 2 * BASE : BASE, h = gpus == 1 ? BASE : 2 * BASE;
 	uint64_t bytes = (uint64_t)w * h * 4, start[4], end[4];
@@ -107,6 +107,7 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	g.gpus = gpus;
 	g.mode = mode;
 	g.movement = movement;
+	g.allocation = allocation;
 	if (mode == VMGPU_SPLIT_REGION && v->region_rows) {
 		g.region[0] = w / BLK / (gpus == 4 ? 2 : 1);
 		g.region[1] = v->region_rows;
@@ -176,23 +177,27 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	th_free(th);
 }
 
-static const char *const mode_name[] = {
+#define RUNS 6	/* the modes of mode_name */
+
+static const char *const mode_name[RUNS] = {
 	"(a) barrier+copy-all", "(b) copy overlapped", "(c) per-portion",
-	"(d) per-region", "(d) per-region push",
+	"(d) per-region", "(d) per-region push", "(c) dynamic, 8x8",
 };
 
 static void table(const struct variant *v)
 {
 	static const uint32_t gpus[] = { 1, 2, 4 };
-	struct result r[3][5];
+	struct result r[3][RUNS];
 	uint64_t ideal = UINT64_MAX;
 	uint32_t gi, m, gpu;
 
 	for (gi = 0; gi < 3; gi++)
-		for (m = 0; m < 5; m++)
-			run(v, gpus[gi], m < 4 ? m : VMGPU_SPLIT_REGION, m == 4,
-			    &r[gi][m]);
-	for (m = 0; m < 5; m++)
+		for (m = 0; m < RUNS; m++)
+			run(v, gpus[gi],
+			    m < 4 ? m : m == 4 ? VMGPU_SPLIT_REGION :
+					    VMGPU_SPLIT_PORTION,
+			    m == 4, m == 5, &r[gi][m]);
+	for (m = 0; m < RUNS; m++)
 		if (r[0][m].makespan < ideal)
 			ideal = r[0][m].makespan;
 	printf("\n== %s: %u kernels, %ux%u pixels per GPU, link %u MB/s%s; ideal %llu ns\n",
@@ -203,7 +208,7 @@ static void table(const struct variant *v)
 	       "makespan ns", "ideal", "link bytes", "waits", "copies",
 	       "idle per GPU (ns)");
 	for (gi = 0; gi < 3; gi++) {
-		for (m = 0; m < 5; m++) {
+		for (m = 0; m < RUNS; m++) {
 			const struct result *x = &r[gi][m];
 
 			printf("%-22s %4u %12llu %6.1f%% %10llu %6u %6u ",
@@ -217,9 +222,10 @@ static void table(const struct variant *v)
 			printf("\n");
 		}
 	}
-	printf("4 GPUs, makespan of (a) barrier+copy-all over (d) per-region: %.2fx (pull), %.2fx (push)\n",
+	printf("4 GPUs, makespan of (a) barrier+copy-all over (d) per-region: %.2fx (pull), %.2fx (push); over dynamic: %.2fx\n",
 	       (double)r[2][0].makespan / r[2][3].makespan,
-	       (double)r[2][0].makespan / r[2][4].makespan);
+	       (double)r[2][0].makespan / r[2][4].makespan,
+	       (double)r[2][0].makespan / r[2][5].makespan);
 }
 
 int main(int argc, char **argv)
@@ -242,7 +248,7 @@ int main(int argc, char **argv)
 	printf("multi-GPU stencil chains, device time (deterministic); ideal = the 1-GPU makespan on 1x work\n");
 	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
 		table(&variants[i]);
-	printf("\ndynamic allocation (R7): not built on the device yet; every run above is static\n");
+	printf("\n(c) dynamic: the GPUs take 8x8 portions along their curves (TAKE); its resources are one buffer each, in GPU r %% n's memory\n");
 	free(reference);
 	return 0;
 }

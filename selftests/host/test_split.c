@@ -199,6 +199,43 @@ TEST(chain_is_bit_identical_on_1_2_4_gpus_in_every_mode)
 	TH_LOG("%u configurations, each bit-identical to the CPU", runs);
 }
 
+/*
+ * Dynamic allocation (R7): the GPUs take 8 x 8 portions as they become
+ * free; 1, 2 and 4 GPUs, two runs each, give the CPU's result, and every
+ * portion of every kernel ran once (the GPUs' dispatch counters add up).
+ */
+TEST(dynamic_chain_is_bit_identical_on_1_2_4_gpus)
+{
+	static const uint32_t gpus[] = { 1, 2, 4 };
+	struct split_geom g;
+	uint32_t gi, gpu, run;
+
+	cpu_chain();
+	for (gi = 0; gi < 3; gi++) {
+		struct rig r;
+
+		chain_geom(&g, gpus[gi], VMGPU_SPLIT_PORTION, VMGPU_MOVE_PULL);
+		g.allocation = VMGPU_SPLIT_DYNAMIC;
+		rig_init(&r, &g, gpus[gi]);
+		for (run = 0; run < 2; run++) {
+			uint64_t before = 0, after = 0;
+
+			for (gpu = 0; gpu < gpus[gi]; gpu++)
+				before += counter(r.th, gpu, VMGPU_CNT_DISPATCHES);
+			memset(th_va(r.th, &r.as, r.out), 0, W * H * 4);
+			ts_split_run(&r.t, NULL, NULL);
+			ASSERT_EQ(0, memcmp(cpu_out, th_va(r.th, &r.as, r.out),
+					    sizeof(cpu_out))) {
+				TH_LOG("%u GPUs, run %u", gpus[gi], run);
+			}
+			for (gpu = 0; gpu < gpus[gi]; gpu++)
+				after += counter(r.th, gpu, VMGPU_CNT_DISPATCHES);
+			EXPECT_EQ(KERNELS * 64, after - before);
+		}
+		rig_free(&r);
+	}
+}
+
 /* The kernel of the DISPATCH that follows operation @i on @gpu. */
 static uint32_t kernel_after(const struct split_plan *p, uint32_t gpu,
 			     uint32_t i)
@@ -328,6 +365,10 @@ TEST(bad_chains_are_refused_with_their_rule)
 	EXPECT_EQ(-E2BIG, split_plan_build(&p, &g, &why));
 	chain_geom(&g, 9, VMGPU_SPLIT_PORTION, 0);
 	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	chain_geom(&g, 4, VMGPU_SPLIT_REGION, 0);
+	g.allocation = VMGPU_SPLIT_DYNAMIC;
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	EXPECT_STREQ("dynamic allocation needs mode PORTION (and no push)", why);
 }
 
 TEST_HARNESS_MAIN

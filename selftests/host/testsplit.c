@@ -26,11 +26,18 @@ void ts_split_init(struct ts_split *t, struct testhost *th, struct th_as *as,
 	t->as = as;
 	if (split_plan_build(&t->plan, g, &why))
 		th_die(why);
-	for (r = 0; r < g->num_resources; r++)
+	for (r = 0; r < g->num_resources; r++) {
+		uint64_t one = 0;
+
+		/* Dynamic: the splitter's resources are one buffer each. */
+		if (!shared_va[r] && t->plan.g.shared[r])
+			one = th_as_alloc(th, as, bytes,
+					  RW | loc(VMGPU_LOC_GPU(r % g->gpus)));
 		for (gpu = 0; gpu < g->gpus; gpu++)
-			t->res_va[r][gpu] = shared_va[r] ? shared_va[r] :
+			t->res_va[r][gpu] = shared_va[r] ? shared_va[r] : one ? one :
 				th_as_alloc(th, as, bytes,
 					    RW | loc(VMGPU_LOC_GPU(gpu)));
+	}
 	t->table = th_as_alloc(th, as, (uint64_t)t->plan.entries * 8, RW);
 	t->stamps = th_as_alloc(th, as, SPLIT_STAMP_BYTES, RW);
 	for (i = 0; i < g->num_kernels; i++) {
@@ -49,6 +56,29 @@ void ts_split_init(struct ts_split *t, struct testhost *th, struct th_as *as,
 			t->args_va[i][gpu] = th_upload(th, as, a,
 						       k[i].args_bytes);
 		}
+	}
+	if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
+		struct vmgpu_tmd d[VMGPU_SPLIT_MAX_KERNELS];
+
+		memset(d, 0, sizeof(d));
+		for (i = 0; i < g->num_kernels; i++) {
+			d[i].code_va = k[i].code_va;
+			d[i].args_va = t->args_va[i][0];
+			d[i].args_bytes = k[i].args_bytes;
+			d[i].grid[0] = t->plan.unit[0];
+			d[i].grid[1] = t->plan.unit[1];
+			d[i].grid[2] = 1;
+			d[i].block[0] = g->block[0];
+			d[i].block[1] = g->block[1];
+			d[i].block[2] = 1;
+			d[i].grid_total[0] = t->plan.blocks[0];
+			d[i].grid_total[1] = t->plan.blocks[1];
+			d[i].grid_total[2] = 1;
+		}
+		t->tmds = th_upload(th, as, d, sizeof(d[0]) * g->num_kernels);
+		t->takes = th_as_alloc(th, as,
+				       SPLIT_TAKE_OFFSET(&t->plan, g->num_kernels),
+				       RW);
 	}
 	t->cb = calloc(1, sizeof(*t->cb));
 	if (!t->cb)
@@ -135,6 +165,23 @@ static int ts_timestamp(void *ctx, uint64_t offset)
 	return 0;
 }
 
+static int ts_take(void *ctx, uint32_t kernel, uint32_t epoch,
+		   uint64_t take_offset, uint32_t signal_index,
+		   uint32_t wait_index, uint32_t inflight,
+		   const uint32_t pgrid[3], const struct vmgpu_curve *curve,
+		   const struct vmgpu_region_map *map)
+{
+	struct ts_split *t = ctx;
+	struct vmgpu_cmd_take c;
+
+	c = vmgpu_encode_take(epoch, t->tmds + (uint64_t)kernel * VMGPU_TMD_BYTES,
+			      t->takes + take_offset, t->table, t->plan.entries,
+			      signal_index, wait_index, inflight, pgrid, curve,
+			      map);
+	th_cb_raw(t->cb, VMGPU_CMD_WORDS(&c), VMGPU_CMD_NWORDS(&c));
+	return 0;
+}
+
 static const struct split_sink ts_sink = {
 	.dispatch = ts_dispatch,
 	.signal = ts_signal,
@@ -143,6 +190,7 @@ static const struct split_sink ts_sink = {
 	.copy = ts_copy,
 	.barrier = ts_barrier,
 	.timestamp = ts_timestamp,
+	.take = ts_take,
 };
 
 uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)

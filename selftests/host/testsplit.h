@@ -29,6 +29,7 @@ struct ts_split {
 	uint64_t res_va[VMGPU_SPLIT_MAX_RESOURCES][VMGPU_MAX_GPUS];
 	uint64_t args_va[VMGPU_SPLIT_MAX_KERNELS][VMGPU_MAX_GPUS];
 	uint64_t table, stamps;
+	uint64_t tmds, takes;	/* dynamic allocation (plan.g.allocation) */
 	uint32_t epoch;
 	uint64_t seqno;
 	struct th_cmdbuf *cb;		/* the packet being written */

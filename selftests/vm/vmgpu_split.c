@@ -205,6 +205,41 @@ TEST_F(split, chain_matches_the_cpu_on_1_2_4_gpus_in_every_mode)
 	       self->info.num_gpus);
 }
 
+/* Dynamic allocation (R7, TAKE) through the driver: the CPU's result. */
+TEST_F(split, dynamic_chain_matches_the_cpu)
+{
+	static const uint32_t gpus[] = { 1, 2, 4 };
+	uint32_t gi, g, args[6] = { 0 };
+	struct vmgpu_split_stats st;
+	struct vmgpu_split_desc d;
+
+	for (gi = 0; gi < 3 && gpus[gi] <= self->info.num_gpus; gi++) {
+		struct vmgpu_split *s;
+		uint64_t irq[VMGPU_MAX_GPUS];
+		int run;
+
+		chain_desc(&d, self->blur, self->in, self->out, gpus[gi],
+			   VMGPU_SPLIT_PORTION, VMGPU_MOVE_PULL, args);
+		d.allocation = VMGPU_SPLIT_DYNAMIC;
+		ASSERT_EQ(0, vmgpu_split_create(self->dev, &d, &s));
+		for (run = 0; run < 2; run++) {
+			memset(self->pout, 0, W * H * 4);
+			for (g = 0; g < gpus[gi]; g++)
+				irq[g] = cnt(self->dev, g, "hw_interrupts");
+			ASSERT_EQ(0, vmgpu_split_run(s, self->ctx, 30 * SEC_NS,
+						     &st));
+			ASSERT_EQ(0, memcmp(self->ref, self->pout,
+					    sizeof(self->ref))) {
+				TH_LOG("%u GPUs, run %d", gpus[gi], run);
+			}
+			for (g = 0; g < gpus[gi]; g++)
+				EXPECT_EQ(irq[g] + 1,
+					  cnt(self->dev, g, "hw_interrupts"));
+		}
+		vmgpu_split_destroy(s);
+	}
+}
+
 struct racer {
 	FIXTURE_DATA(split) *self;
 	struct vmgpu_bo *out;
