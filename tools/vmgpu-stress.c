@@ -15,7 +15,8 @@
  *    result is compared bit for bit and every call must succeed;
  *  - the hang injector (--hang): on GPU 0 only, as user nobody, endless
  *    kernels at the largest instruction budget a user may set, and
- *    WAIT_VALUEs nobody satisfies; each must end with an error;
+ *    WAIT_VALUEs and DEP_WAITs (on an explicitly synced table) nobody
+ *    satisfies; each must end with an error;
  * and injects lifecycle events itself (--lifecycle): SIGKILL of workers,
  * unbind/rebind, rmmod/insmod, PCI function reset.
  *
@@ -2827,7 +2828,11 @@ static int hang_main(int incarnation)
 		struct vmgpu_cmdbuf *cb;
 		struct vmgpu_sync os = { 0 };
 		unsigned int w0 = S->window;
-		bool endless = i++ % 3 != 2;
+		unsigned int kind = i++ % 4;
+		bool endless = kind < 2;
+		/* What hangs: 0, 1 a kernel, 2 a WAIT_VALUE, 3 a DEP_WAIT. */
+		const char *hang = endless ? "an endless kernel" :
+				   kind == 2 ? "a WAIT_VALUE" : "a DEP_WAIT";
 		uint32_t sync;
 		char what[256] = "";
 
@@ -2845,9 +2850,20 @@ static int hang_main(int incarnation)
 			d.block[0] = 32;
 			if (!ret)
 				ret = vmgpu_cmdbuf_dispatch(cb, &d);
-		} else {
+		} else if (kind == 2) {
 			ret = vmgpu_cmdbuf_wait_value(cb, flag, 0, VMGPU_WAIT_EQ,
 						      1, ~0u);
+		} else {
+			/* An entry nobody writes in this epoch, explicitly synced. */
+			struct vmgpu_dep_table t = { flag, 0, 512 };
+			struct vmgpu_region_map m = { .kind = VMGPU_MAP_IDENTITY };
+			const uint32_t one[3] = { 1, 1, 1 }, zero[3] = { 0 };
+
+			ret = vmgpu_cmdbuf_use(cb, flag, VMGPU_USE_EXPLICIT);
+			if (!ret)
+				ret = vmgpu_cmdbuf_dep_wait(cb, 0xfffffff0u, &t, 0,
+							    one, one, zero, one,
+							    &m);
 		}
 		if (ret >= 0) {
 			os.handle = sync;
@@ -2863,9 +2879,7 @@ static int hang_main(int incarnation)
 		if (ret < 0) {
 			if (!(w0 & 1) && w0 == S->window)
 				violation("hang: submitting %s at budget %#" PRIx64
-					  " failed: %s",
-					  endless ? "an endless kernel" : "a WAIT_VALUE",
-					  S->max_budget, what);
+					  " failed: %s", hang, S->max_budget, what);
 		} else {
 			struct fillj by = { .gpu = 0, .tag = (uint32_t)i };
 			char bwhat[256] = "";
@@ -2878,14 +2892,12 @@ static int hang_main(int incarnation)
 			ret = wait_sync(dev, sync, 120000);
 			if (ret == -ETIME) {
 				violation("hang: %s on GPU 0 did not end within 120 s",
-					  endless ? "endless kernel" : "WAIT_VALUE");
+					  hang);
 			} else if (!ret) {
 				int s = sync_status(dev, sync);
 
 				if (s == 1) {
-					violation("hang: %s reported success",
-						  endless ? "endless kernel" :
-						  "unsatisfied WAIT_VALUE");
+					violation("hang: %s reported success", hang);
 				} else {
 					add(ST_HANGS_ENDED);
 					add(ST_PK_FAILED);
@@ -2903,9 +2915,7 @@ static int hang_main(int incarnation)
 			vmgpu_context_destroy(by.ctx);
 			if (bret && bret != -EINTR && !(w0 & 1) && w0 == S->window)
 				violation("hang: innocent packet queued behind %s on GPU 0 "
-					  "failed: %s",
-					  endless ? "an endless kernel" : "a WAIT_VALUE",
-					  bwhat);
+					  "failed: %s", hang, bwhat);
 		}
 		vmgpu_syncobj_destroy(dev, sync);
 		vmgpu_context_destroy(ctx);
