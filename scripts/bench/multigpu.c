@@ -14,6 +14,7 @@
  * same size (test_split checks them against the CPU).
  *
  *   build/bench/multigpu [kernels]     (3..8, default 6)
+ *   build/bench/multigpu --svg DIR     the timelines of regions.rst
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,11 @@
 
 #include "testsplit.h"
 #include "trace.h"
+#include "trace_svg.h"
 
 #define VA0  0x40000000ull
-#define BASE 128	/* pixels per side of the 1-GPU image */
+static uint32_t base = 128;	/* pixels per side of the 1-GPU image */
+static const char *svg_path;	/* write this run's timeline here */
 #define BLK  16
 
 
@@ -69,7 +72,7 @@ static float *gather(const struct ts_split *t, struct testhost *th,
 static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 		uint32_t movement, uint32_t allocation, struct result *res)
 {
-	uint32_t w = gpus == 4 ? 2 * BASE : BASE, h = gpus == 1 ? BASE : 2 * BASE;
+	uint32_t w = gpus == 4 ? 2 * base : base, h = gpus == 1 ? base : 2 * base;
 	uint64_t bytes = (uint64_t)w * h * 4, start[4], end[4];
 	uint64_t shared[VMGPU_SPLIT_MAX_RESOURCES] = { 0 };
 	struct ts_kernel k[VMGPU_SPLIT_MAX_KERNELS];
@@ -158,6 +161,14 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	}
 	free(out);
 	rec = vg_device_trace_records(th->dev, &n);
+	if (svg_path) {
+		FILE *f = fopen(svg_path, "w");
+
+		if (!f || vg_trace_svg_write(rec, n, f) || fclose(f)) {
+			perror(svg_path);
+			exit(1);
+		}
+	}
 	if (vg_trace_summarize(rec, n, &sum))
 		exit(1);
 	res->link_bytes = 0;
@@ -201,7 +212,7 @@ static void table(const struct variant *v)
 		if (r[0][m].makespan < ideal)
 			ideal = r[0][m].makespan;
 	printf("\n== %s: %u kernels, %ux%u pixels per GPU, link %u MB/s%s; ideal %llu ns\n",
-	       v->name, kernels, BASE, BASE, v->link_mbps,
+	       v->name, kernels, base, base, v->link_mbps,
 	       v->region_rows ? ", regions of 4 block rows (default 2)" : "",
 	       (unsigned long long)ideal);
 	printf("%-22s %4s %12s %7s %10s %6s %6s  %s\n", "mode", "GPUs",
@@ -228,6 +239,46 @@ static void table(const struct variant *v)
 	       (double)r[2][0].makespan / r[2][5].makespan);
 }
 
+/*
+ * The timelines of regions.rst: 4 GPUs, 3 kernels, 64 x 64 pixels per
+ * GPU; barrier + copy-all, copy overlapped, per-region dependencies
+ * (balanced), and barrier against dynamic allocation (imbalanced).
+ */
+static int pictures(const char *dir)
+{
+	static const struct variant bal = { "balanced", 0, 200, 300000, 0 };
+	static const struct variant imb = { "imbalanced", 600, 200, 300000, 0 };
+	static const struct {
+		const struct variant *v;
+		uint32_t mode, movement, allocation;
+		const char *name;
+	} pics[] = {
+		{ &bal, VMGPU_SPLIT_BARRIER, 0, 0, "split-barrier.svg" },
+		{ &bal, VMGPU_SPLIT_OVERLAP, 0, 0, "split-overlap.svg" },
+		{ &bal, VMGPU_SPLIT_REGION, 0, 0, "split-region.svg" },
+		{ &imb, VMGPU_SPLIT_BARRIER, 0, 0, "split-imbalanced-barrier.svg" },
+		{ &imb, VMGPU_SPLIT_PORTION, 0, 1, "split-imbalanced-dynamic.svg" },
+	};
+	struct result r;
+	char path[512];
+	uint32_t i;
+
+	kernels = 3;
+	base = 64;
+	for (i = 0; i < sizeof(pics) / sizeof(pics[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pics[i].name);
+		svg_path = path;
+		if (pics[i].mode != VMGPU_SPLIT_BARRIER && !reference)
+			run(pics[i].v, 4, VMGPU_SPLIT_BARRIER, 0, 0, &r);
+		run(pics[i].v, 4, pics[i].mode, pics[i].movement,
+		    pics[i].allocation, &r);
+		printf("%s: makespan %llu ns\n", path,
+		       (unsigned long long)r.makespan);
+	}
+	free(reference);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct variant variants[] = {
@@ -238,10 +289,13 @@ int main(int argc, char **argv)
 	};
 	uint32_t i;
 
+	if (argc > 2 && !strcmp(argv[1], "--svg"))
+		return pictures(argv[2]);
 	if (argc > 1) {
 		kernels = (uint32_t)strtoul(argv[1], NULL, 0);
 		if (kernels < 3 || kernels > 8) {
-			fprintf(stderr, "usage: %s [kernels 3..8]\n", argv[0]);
+			fprintf(stderr, "usage: %s [kernels 3..8] | --svg DIR\n",
+				argv[0]);
 			return 2;
 		}
 	}
