@@ -32,6 +32,7 @@
 #include "device.h"
 #include "shim_internal.h"
 #include "testhost.h"
+#include "trace_svg.h"
 #include "vmgpu.h"
 #include "vmgpu_cmd.h"
 
@@ -325,7 +326,33 @@ static void report(const char *what, struct result gr, struct result li)
 	       (double)li.makespan / (double)gr.makespan);
 }
 
-static void batch_frame(bool chain)
+/* The trace of packet @seqno as an SVG timeline at @path. */
+static void write_svg(struct rig *r, const char *path)
+{
+	const struct vmgpu_trace_record *rec;
+	struct vmgpu_trace_record *mine;
+	size_t n, i, m = 0;
+	FILE *f;
+
+	rec = vg_device_trace_records(r->th->dev, &n);
+	mine = malloc((n ? n : 1) * sizeof(*mine));
+	if (!mine)
+		die("out of memory");
+	for (i = 0; i < n; i++)
+		if (rec[i].seqno == r->seqno)
+			mine[m++] = rec[i];
+	f = fopen(path, "w");
+	if (!f || vg_trace_svg_write(mine, m, f) || fclose(f))
+		die(path);
+	free(mine);
+}
+
+/*
+ * The batch frame: 33 passes of the built-in fill; with @svg (a path
+ * ending in .svg) the graph's run and the linear stream's are drawn as
+ * timelines at @svg and at its -linear.svg.
+ */
+static void batch_frame(bool chain, const char *svg)
 {
 	struct vmgpu_schedule *s;
 	struct vmgpu_graph *g;
@@ -341,8 +368,23 @@ static void batch_frame(bool chain)
 		pass(g, "fill", chain ? (int)i : -1, (int)i + 1,
 		     fill_desc(&r, 2000), NULL);
 	check(g, vmgpu_graph_compile(g, NULL, &s), "compile");
+	if (svg)
+		vg_device_trace_keep(r.th->dev, true);
 	gr = graph_run(&r, g, s);
-	li = linear_run(&r);
+	if (svg) {
+		char lin[512];
+
+		write_svg(&r, svg);
+		li = linear_run(&r);
+		snprintf(lin, sizeof(lin), "%.*s-linear.svg",
+			 (int)strlen(svg) - 4, svg);
+		write_svg(&r, lin);
+		printf("%s, %s: the frame's graph schedule (%llu ns) and linear stream (%llu ns)\n",
+		       svg, lin, (unsigned long long)gr.makespan,
+		       (unsigned long long)li.makespan);
+	} else {
+		li = linear_run(&r);
+	}
 	report(chain ? "batch+sync (chain)" : "batch (independent)", gr, li);
 	vmgpu_schedule_destroy(s);
 	vmgpu_graph_destroy(g);
@@ -586,13 +628,22 @@ static void feedback(void)
 	th_free(r.th);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static struct pipe p;
 
+	if (argc == 3 && !strcmp(argv[1], "--svg") && strlen(argv[2]) > 4 &&
+	    !strcmp(argv[2] + strlen(argv[2]) - 4, ".svg")) {
+		batch_frame(false, argv[2]);
+		return 0;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--svg FILE.svg]\n", argv[0]);
+		return 2;
+	}
 	printf("task graphs against a linear stream (BARRIER after every pass), device time\n");
-	batch_frame(false);
-	batch_frame(true);
+	batch_frame(false, NULL);
+	batch_frame(true, NULL);
 	pipe_init(&p);
 	image_pipeline(&p);
 	placements(&p);
