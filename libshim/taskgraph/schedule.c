@@ -24,6 +24,7 @@ struct fit {
 	uint64_t budget;		/* transient bytes live; 0: none */
 	struct vmgpu_graph_needs used;
 	uint64_t mem_used;
+	bool copy_used;			/* a pass of the stage copies or clears */
 };
 
 static bool dim_fits(uint64_t cap, uint64_t used, uint64_t need)
@@ -52,10 +53,26 @@ static uint64_t pass_new_memory(const struct vmgpu_graph *g,
 	return bytes;
 }
 
+/*
+ * Does @p use the copy engine (a COPY or a CLEAR)? The engine runs one
+ * copy at a time, so a stage takes at most one such pass, and puts it
+ * beside passes that use the SMs (T4: units paired).
+ */
+static bool pass_copies(const struct tg_pass *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ncmds; i++)
+		if (p->cmds[i].type == TG_CMD_COPY ||
+		    p->cmds[i].type == TG_CMD_CLEAR)
+			return true;
+	return false;
+}
+
 static bool pass_fits(const struct fit *f, const struct tg_pass *p,
 		      uint64_t mem)
 {
-	return dim_fits(f->cap.blocks, f->used.blocks, p->needs.blocks) &&
+	return !(f->copy_used && pass_copies(p)) && dim_fits(f->cap.blocks, f->used.blocks, p->needs.blocks) &&
 	       dim_fits(f->cap.threads, f->used.threads, p->needs.threads) &&
 	       dim_fits(f->cap.regs, f->used.regs, p->needs.regs) &&
 	       dim_fits(f->cap.shared_bytes, f->used.shared_bytes,
@@ -256,6 +273,7 @@ static int make_stages(const struct vmgpu_graph *g, struct vmgpu_schedule *s,
 				f.used.regs += p->needs.regs;
 				f.used.shared_bytes += p->needs.shared_bytes;
 				f.mem_used += mem;
+				f.copy_used |= pass_copies(p);
 				mark_pass(p, mark, stamp);
 				live_proj += new_transients(g, p, sched, mark2,
 							    stamp, true);

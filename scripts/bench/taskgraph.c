@@ -23,6 +23,7 @@
  * change device time in the model: it has no caches).
  *
  *   build/bench/taskgraph
+ *   build/bench/taskgraph --svg FILE.svg    the batch frame's timelines
  */
 #include <errno.h>
 #include <stdio.h>

@@ -342,6 +342,45 @@ TEST(fit_rule_dimensions)
 	vmgpu_graph_destroy(g);
 }
 
+/*
+ * T4, units paired: two copy passes and two compute passes, each compute
+ * pass filling the SMs. Each stage takes one compute pass and one copy
+ * (the copy engine runs one copy at a time), not both copies beside the
+ * first compute pass.
+ */
+TEST(copy_passes_pair_with_compute_passes)
+{
+	struct vmgpu_graph_limits lim = { .sms = 1, .sm_threads = 1024 };
+	struct vmgpu_graph_needs full = { .blocks = 1, .threads = 1024 };
+	struct vmgpu_schedule *s;
+	struct vmgpu_graph *g;
+	char buf[128];
+	int r[6], i;
+
+	ASSERT_EQ(0, vmgpu_graph_create(&g));
+	for (i = 0; i < 6; i++)
+		r[i] = vmgpu_graph_resource(g, "r", NULL, 4096);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(i, vmgpu_graph_pass_begin(g, "compute"));
+		ASSERT_EQ(0, vmgpu_graph_pass_write(g, r[i]));
+		ASSERT_EQ(0, vmgpu_graph_pass_needs(g, &full));
+		ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(2 + i, vmgpu_graph_pass_begin(g, "copy"));
+		ASSERT_EQ(0, vmgpu_graph_pass_read(g, r[2 + 2 * i]));
+		ASSERT_EQ(0, vmgpu_graph_pass_write(g, r[3 + 2 * i]));
+		ASSERT_EQ(0, vmgpu_graph_pass_copy(g, r[2 + 2 * i], 0,
+						   r[3 + 2 * i], 0, 4096));
+		ASSERT_EQ(0, vmgpu_graph_pass_end(g));
+	}
+	ASSERT_EQ(0, vmgpu_graph_compile(g, &lim, &s));
+	stages_text(s, buf, sizeof(buf));
+	EXPECT_STREQ("0 2|1 3", buf);
+	vmgpu_schedule_destroy(s);
+	vmgpu_graph_destroy(g);
+}
+
 /* Needs derived from a real kernel's header (registers, shared memory). */
 TEST(needs_from_kernel_header)
 {
