@@ -116,21 +116,6 @@ static uint32_t dispatch1(struct th_cmdbuf *cb, uint64_t code, uint64_t args)
 	return th_cb_dispatch(cb, code, args, 8, one, one, 0, 0);
 }
 
-static const struct vmgpu_trace_record *
-find_rec(struct vg_device *dev, uint8_t kind, unsigned int gpu,
-	 uint64_t seqno, uint32_t dispatch)
-{
-	const struct vmgpu_trace_record *r;
-	size_t n, i;
-
-	r = vg_device_trace_records(dev, &n);
-	for (i = 0; i < n; i++)
-		if (r[i].kind == kind && r[i].gpu == gpu &&
-		    r[i].seqno == seqno && r[i].dispatch == dispatch)
-			return &r[i];
-	return NULL;
-}
-
 static size_t count_recs(struct vg_device *dev, uint8_t kind)
 {
 	const struct vmgpu_trace_record *r;
@@ -244,11 +229,11 @@ TEST_F(cp, fence_written_after_all_dispatches)
 	th_cb_end(&cb);
 	submit(self->th, &self->as, 0, &cb, 5, VMGPU_RING_F_IRQ);
 	vg_device_run(self->dev);
-	pk = find_rec(self->dev, VMGPU_TRACE_PACKET, 0, 5, NONE);
+	pk = th_trace_find(self->dev, VMGPU_TRACE_PACKET, 0, 5, NONE);
 	ASSERT_NE(NULL, pk);
 	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(1, *(uint32_t *)th_va(self->th, &self->as, va[i]));
-		d = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 5, i);
+		d = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 5, i);
 		ASSERT_NE(NULL, d);
 		EXPECT_LE(d->end_ns, pk->end_ns);
 		/* The record order is the event order: before the packet. */
@@ -280,8 +265,8 @@ static void two_slow(struct __test_metadata *_metadata, FIXTURE_DATA(cp) *self,
 	th_cb_end(&cb);
 	submit(self->th, &self->as, 0, &cb, seqno, VMGPU_RING_F_IRQ);
 	vg_device_run(self->dev);
-	d0 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 0);
-	d1 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 1);
+	d0 = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 0);
+	d1 = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, seqno, 1);
 	ASSERT_NE(NULL, d0);
 	ASSERT_NE(NULL, d1);
 	EXPECT_LT(d0->start_ns, d0->end_ns);
@@ -327,7 +312,7 @@ TEST_F(cp, sync_only_orders_its_pair)
 	submit(self->th, &self->as, 0, &cb, 9, 0);
 	vg_device_run(self->dev);
 	for (i = 0; i < 3; i++) {
-		d[i] = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 9, i);
+		d[i] = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 9, i);
 		ASSERT_NE(NULL, d[i]);
 	}
 	EXPECT_GE(d[2]->start_ns, d[0]->end_ns);
@@ -976,7 +961,7 @@ TEST_F(cp, child_tasks_complete_before_their_parent)
 	EXPECT_EQ(mmio,
 		  th_rd64(self->th, 0, VMGPU_GPU_CNT_LO(VMGPU_CNT_MMIO_WRITES)));
 	/* The children's blocks are in the trace, after the parent's. */
-	EXPECT_NE(NULL, find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 5));
+	EXPECT_NE(NULL, th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 5));
 }
 
 /* A queue task's descriptor for @code with @args (16 bytes). */

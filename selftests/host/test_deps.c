@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 
+#include "../ref_kernels.h"
 #include "testhost.h"
 #include "vmgpu_cmd.h"
 #include "vmgpu_region.h"
@@ -124,21 +125,6 @@ static uint64_t cnt(struct testhost *th, unsigned int gpu, uint32_t n)
 	return th_rd64(th, gpu, VMGPU_GPU_CNT_LO(n));
 }
 
-static const struct vmgpu_trace_record *
-find_rec(struct vg_device *dev, uint8_t kind, unsigned int gpu,
-	 uint64_t seqno, uint32_t dispatch)
-{
-	const struct vmgpu_trace_record *r;
-	size_t n, i;
-
-	r = vg_device_trace_records(dev, &n);
-	for (i = 0; i < n; i++)
-		if (r[i].kind == kind && r[i].gpu == gpu &&
-		    r[i].seqno == seqno && r[i].dispatch == dispatch)
-			return &r[i];
-	return NULL;
-}
-
 /* The BLOCK record of block @block of a dispatch. */
 static const struct vmgpu_trace_record *
 find_block(struct vg_device *dev, unsigned int gpu, uint64_t seqno,
@@ -206,8 +192,8 @@ TEST_F(deps, coarse_signal_releases_a_waiter_on_another_gpu)
 	EXPECT_EQ(mmio, cnt(self->th, 1, VMGPU_CNT_MMIO_WRITES));
 	EXPECT_EQ(irqs + 1, cnt(self->th, 1, VMGPU_CNT_INTERRUPTS));
 	/* The consumer starts after the producer's last block, in device time. */
-	prod = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 21, 0);
-	cons = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 11, 0);
+	prod = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 21, 0);
+	cons = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 1, 11, 0);
 	ASSERT_NE(NULL, prod);
 	ASSERT_NE(NULL, cons);
 	EXPECT_LE(prod->end_ns, cons->start_ns);
@@ -307,9 +293,9 @@ TEST_F(deps, fine_regions_release_consumers_before_the_portion_ends)
 
 	b1 = find_block(self->dev, 0, 1, 0, 1);
 	b7 = find_block(self->dev, 0, 1, 0, 7);
-	prod = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 0);
-	w1 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 0);
-	w7 = find_rec(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 1);
+	prod = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 0);
+	w1 = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 0);
+	w7 = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 1, 2, 1);
 	ASSERT_NE(NULL, b1);
 	ASSERT_NE(NULL, b7);
 	ASSERT_NE(NULL, prod);
@@ -636,25 +622,6 @@ static const char mark2d_src[] =
 	"	st.32 [r8], r10\n"
 	"	exit\n";
 
-/* The blur3x3 kernel's arithmetic (as in test_kernels). */
-static void blur_ref(const float *in, float *out, uint32_t w, uint32_t h)
-{
-	uint32_t x, y;
-
-	for (y = 0; y < h; y++)
-		for (x = 0; x < w; x++) {
-			uint32_t rows[3] = { y ? y - 1 : 0, y, y + 1 < h ? y + 1 : h - 1 };
-			uint32_t cols[3] = { x ? x - 1 : 0, x, x + 1 < w ? x + 1 : w - 1 };
-			float s = in[rows[0] * w + cols[0]];
-			int i, j;
-
-			for (i = 0; i < 3; i++)
-				for (j = 0; j < 3; j++)
-					if (i || j)
-						s += in[rows[i] * w + cols[j]];
-			out[y * w + x] = s / 9.0f;
-		}
-}
 
 /*
  * Two kernels taken dynamically by both GPUs over 6 x 4 one-block
@@ -686,7 +653,7 @@ TEST_F(deps, taken_portions_wait_for_the_portions_they_read)
 
 		memcpy(&marks[k], &v, 4);	/* the marks as f32 bits */
 	}
-	blur_ref(marks, ref, 6, 4);
+	ref_blur3x3(marks, ref, 6, 4);
 	for (seed = 1; seed <= 6; seed++) {
 		uint64_t args[2] = { a, seed * 2654435761u };
 		uint64_t tmd_mark = take_tmd(self->th, &self->as, mark,

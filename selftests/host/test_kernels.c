@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 
 #include "interp.h"
+#include "../ref_kernels.h"
 #include "testmem.h"
 
 #define MEM_BASE	0x100000000ull
@@ -135,27 +136,6 @@ TEST_F(kern, vecadd)
 	vg_kernel_free(k);
 }
 
-static void blur_ref(const float *in, float *out, uint32_t w, uint32_t h)
-{
-	uint32_t x, y;
-
-	for (y = 0; y < h; y++) {
-		uint32_t rows[3] = { y ? y - 1 : 0, y, y + 1 < h ? y + 1 : h - 1 };
-
-		for (x = 0; x < w; x++) {
-			uint32_t cols[3] = { x ? x - 1 : 0, x,
-					     x + 1 < w ? x + 1 : w - 1 };
-			float s = in[rows[0] * w + cols[0]];
-			int i, j;
-
-			for (i = 0; i < 3; i++)
-				for (j = 0; j < 3; j++)
-					if (i || j)
-						s += in[rows[i] * w + cols[j]];
-			out[y * w + x] = s / 9.0f;
-		}
-	}
-}
 
 static void run_blur(struct __test_metadata *_metadata,
 		     struct testmem *tm, uint32_t w, uint32_t h,
@@ -177,7 +157,7 @@ static void run_blur(struct __test_metadata *_metadata,
 
 	for (i = 0; i < w * h; i++)
 		in[i] = rng_float();
-	blur_ref(in, ref, w, h);
+	ref_blur3x3(in, ref, w, h);
 	put_u32(args, 0, w);
 	put_u32(args, 4, h);
 	put_u64(args, 8, inva);
@@ -221,23 +201,12 @@ TEST_F(kern, stencil5)
 		.grid = { w / bx, h / by, 1 }, .block = { bx, by, 1 },
 		.args = args, .args_bytes = sizeof(args),
 	};
-	uint32_t x, y, run;
+	uint32_t x, run;
 
 	ASSERT_NE(NULL, ref);
 	for (x = 0; x < w * h; x++)
 		in[x] = rng_float();
-	for (y = 0; y < h; y++)
-		for (x = 0; x < w; x++) {
-			uint32_t l = x ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
-			uint32_t u = y ? y - 1 : 0, d = y + 1 < h ? y + 1 : h - 1;
-			float s = in[y * w + x];
-
-			s = s + in[y * w + l];
-			s = s + in[y * w + r];
-			s = s + in[u * w + x];
-			s = s + in[d * w + x];
-			ref[y * w + x] = s * 0.2f;
-		}
+	ref_stencil5(in, ref, w, h);
 	put_u32(args, 0, w);
 	put_u32(args, 4, h);
 	put_u64(args, 8, inva);

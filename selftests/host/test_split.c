@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 
+#include "../ref_kernels.h"
 #include "testsplit.h"
 
 #define VA0	0x40000000ull
@@ -20,27 +21,6 @@
 
 /* The chain on the CPU (each test runs in its own process). */
 static float cpu_out[W * H];
-
-static void cpu_blur(const float *in, float *out)
-{
-	int x, y, dx, dy;
-
-	for (y = 0; y < H; y++)
-		for (x = 0; x < W; x++) {
-			float s = 0;
-			int first = 1;
-
-			for (dy = -1; dy <= 1; dy++)
-				for (dx = -1; dx <= 1; dx++) {
-					int yy = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
-					int xx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
-
-					s = first ? in[yy * W + xx] : s + in[yy * W + xx];
-					first = 0;
-				}
-			out[y * W + x] = s / 9.0f;
-		}
-}
 
 static void input(float *in)
 {
@@ -86,7 +66,7 @@ static void cpu_chain(void)
 
 	input(tmp);
 	for (k = 0; k < KERNELS; k++) {
-		cpu_blur(tmp, cpu_out);
+		ref_blur3x3(tmp, cpu_out, W, H);
 		memcpy(tmp, cpu_out, sizeof(tmp));
 	}
 }

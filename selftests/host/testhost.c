@@ -485,3 +485,18 @@ char *th_read_file(const char *path, size_t *len)
 	fclose(f);
 	return text;
 }
+
+const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
+					       uint8_t kind, unsigned int gpu,
+					       uint64_t seqno, uint32_t dispatch)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].kind == kind && r[i].gpu == gpu &&
+		    r[i].seqno == seqno && r[i].dispatch == dispatch)
+			return &r[i];
+	return NULL;
+}

@@ -44,6 +44,13 @@ struct th_as {
 	uint64_t next_va;		/* bump allocator of GPU VAs */
 };
 
+/*
+ * The kept trace's first record of @kind for dispatch @dispatch of packet
+ * @seqno on @gpu, or NULL.
+ */
+const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
+					       uint8_t kind, unsigned int gpu,
+					       uint64_t seqno, uint32_t dispatch);
 /* Print @what and abort: a test's setup cannot go on. */
 void th_die(const char *what);
 struct testhost *th_new(uint64_t mem_bytes);

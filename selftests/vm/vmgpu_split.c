@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
+#include "../ref_kernels.h"
 
 #define W	64
 #define H	64
@@ -21,27 +22,12 @@
 static void cpu_chain(float *out)
 {
 	static float tmp[W * H];
-	int k, x, y, dx, dy;
+	int k, x;
 
 	for (x = 0; x < W * H; x++)
 		tmp[x] = (float)((x * 2654435761u) >> 22);
 	for (k = 0; k < KERNELS; k++) {
-		for (y = 0; y < H; y++)
-			for (x = 0; x < W; x++) {
-				float s = 0;
-				int first = 1;
-
-				for (dy = -1; dy <= 1; dy++)
-					for (dx = -1; dx <= 1; dx++) {
-						int yy = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
-						int xx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
-						float v = tmp[yy * W + xx];
-
-						s = first ? v : s + v;
-						first = 0;
-					}
-				out[y * W + x] = s / 9.0f;
-			}
+		ref_blur3x3(tmp, out, W, H);
 		memcpy(tmp, out, sizeof(tmp));
 	}
 }

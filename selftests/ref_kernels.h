@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The built-in kernels' arithmetic on the CPU, in the kernels' own order
+ * of operations, so that results compare bit for bit: one copy for the
+ * host tests and the VM tests (header only: the VM tests are single
+ * files).
+ */
+#ifndef VMGPU_REF_KERNELS_H
+#define VMGPU_REF_KERNELS_H
+
+#include <stdint.h>
+
+/* blur3x3 over a @w x @h image: the 3 x 3 box mean, edges clamped. */
+static inline void ref_blur3x3(const float *in, float *out, uint32_t w,
+			       uint32_t h)
+{
+	uint32_t x, y;
+
+	for (y = 0; y < h; y++) {
+		uint32_t rows[3] = { y ? y - 1 : 0, y, y + 1 < h ? y + 1 : h - 1 };
+
+		for (x = 0; x < w; x++) {
+			uint32_t cols[3] = { x ? x - 1 : 0, x,
+					     x + 1 < w ? x + 1 : w - 1 };
+			float s = in[rows[0] * w + cols[0]];
+			int i, j;
+
+			for (i = 0; i < 3; i++)
+				for (j = 0; j < 3; j++)
+					if (i || j)
+						s += in[rows[i] * w + cols[j]];
+			out[y * w + x] = s / 9.0f;
+		}
+	}
+}
+
+/* stencil5: (c + left + right + up + down) * 0.2, edges clamped. */
+static inline void ref_stencil5(const float *in, float *out, uint32_t w,
+				uint32_t h)
+{
+	uint32_t x, y;
+
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			uint32_t l = x ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
+			uint32_t u = y ? y - 1 : 0, d = y + 1 < h ? y + 1 : h - 1;
+			float s = in[y * w + x];
+
+			s = s + in[y * w + l];
+			s = s + in[y * w + r];
+			s = s + in[u * w + x];
+			s = s + in[d * w + x];
+			out[y * w + x] = s * 0.2f;
+		}
+}
+
+#endif
