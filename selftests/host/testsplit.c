@@ -193,22 +193,33 @@ static const struct split_sink ts_sink = {
 	.take = ts_take,
 };
 
-uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)
+void ts_split_submit(struct ts_split *t)
 {
-	uint64_t *stamp = th_va(t->th, t->as, t->stamps);
-	uint64_t first = UINT64_MAX, last = 0;
 	uint32_t gpu;
 
 	t->epoch = vmgpu_dep_epoch_next(t->epoch);
 	t->seqno++;
+	/* Every packet written first, then every tail, then the doorbells. */
 	for (gpu = 0; gpu < t->plan.g.gpus; gpu++) {
 		th_cb_init(t->cb);
 		t->gpu = gpu;
 		split_plan_emit(&t->plan, gpu, t->epoch, &ts_sink, t);
 		th_cb_end(t->cb);
-		th_cb_submit(t->th, t->as, gpu, t->cb, t->seqno);
+		th_push(t->th, gpu, th_cb_upload(t->th, t->as, t->cb),
+			t->cb->n * 4, t->seqno, VMGPU_RING_F_IRQ, 0, 0);
 	}
-	vg_device_run(t->th->dev);
+	for (gpu = 0; gpu < t->plan.g.gpus; gpu++)
+		th_wr(t->th, gpu, VMGPU_GPU_RING_TAIL, t->th->ring_tail[gpu]);
+	for (gpu = 0; gpu < t->plan.g.gpus; gpu++)
+		th_wr(t->th, gpu, VMGPU_GPU_DOORBELL, 1);
+}
+
+uint64_t ts_split_result(struct ts_split *t, uint64_t *start, uint64_t *end)
+{
+	uint64_t *stamp = th_va(t->th, t->as, t->stamps);
+	uint64_t first = UINT64_MAX, last = 0;
+	uint32_t gpu;
+
 	for (gpu = 0; gpu < t->plan.g.gpus; gpu++) {
 		if (th_fence_mem(t->th, gpu) != t->seqno)
 			th_die("a GPU's packet of the chain did not complete");
@@ -222,4 +233,11 @@ uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)
 			end[gpu] = stamp[2 * gpu + 1];
 	}
 	return last - first;
+}
+
+uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)
+{
+	ts_split_submit(t);
+	vg_device_run(t->th->dev);
+	return ts_split_result(t, start, end);
 }

@@ -52,5 +52,12 @@ void ts_split_free(struct ts_split *t);
  * end); @start and @end (may be NULL) get each GPU's.
  */
 uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end);
+/*
+ * The same in two halves, for runs the caller drives (runner threads):
+ * write and ring each GPU's packet; then, once every GPU's fence shows
+ * it, the makespan and each GPU's start and end.
+ */
+void ts_split_submit(struct ts_split *t);
+uint64_t ts_split_result(struct ts_split *t, uint64_t *start, uint64_t *end);
 
 #endif
