@@ -52,7 +52,10 @@ COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
 HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))
-VTEST_SRC := $(sort $(wildcard selftests/vm/*.c))
+# vmgpu_compile runs the compiler in the guest: linked dynamically (not
+# in vm-tests/, whose static binaries scripts/check runs in every VM).
+VTEST_DYN := selftests/vm/vmgpu_compile.c
+VTEST_SRC := $(filter-out $(VTEST_DYN),$(sort $(wildcard selftests/vm/*.c)))
 BENCH_SRC := $(sort $(wildcard scripts/bench/*.c))
 
 # The kselftest harness is not written for -Wmissing-prototypes/-Wsign-compare.
@@ -82,6 +85,7 @@ LIBCORE_A   := $(O)/libvgcore.a
 TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
 HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
 VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
+VTESTS_DYN  := $(VTEST_DYN:selftests/vm/%.c=$(O)/vm-tests-dynamic/%)
 BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
@@ -89,7 +93,7 @@ BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 all: host vm-tests
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
 tools: $(TOOLS)
-vm-tests: $(VTESTS) tools
+vm-tests: $(VTESTS) $(VTESTS_DYN) tools
 benches: $(BENCHES)
 
 $(O)/rel/%.o: %.c
@@ -166,6 +170,14 @@ $(O)/vm-tests/%: selftests/vm/%.c $(LIBVMGPU_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(DRM_CFLAGS) -I$(KSELFTEST) $(CFLAGS) $(TEST_WARN) -static \
 		-o $@ $< $(LIBVMGPU_A) $(DRM_LIBS) -pthread -lm
+
+# The VM test of the compiler uses clang and LLVM: linked dynamically, as
+# vmgpu-cc; it runs under scripts/vm-run --host-libs.
+$(O)/rel/selftests/vm/%.o: CPPFLAGS += -I$(KSELFTEST)
+$(O)/rel/selftests/vm/%.o: CFLAGS += $(TEST_WARN)
+$(O)/vm-tests-dynamic/%: $(O)/rel/selftests/vm/%.o $(LIBVMGPU_A) $(LIBCORE_A)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
 module:
 	scripts/build-module
