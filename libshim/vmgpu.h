@@ -1058,7 +1058,8 @@ const char *const *vmgpu_builtin_kernel_names(void);
 /*
  * The built-in kernels but block_sm in OpenCL C, one program: the same
  * signatures and bit-identical results when compiled with
- * vmgpu_program_build() (fill's spin argument does nothing there).
+ * vmgpu_program_build() (the spin of fill and the work of stencil5 do
+ * nothing there: LLVM removes the empty loops).
  */
 const char *vmgpu_builtin_kernels_opencl(void);
 
