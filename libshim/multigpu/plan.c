@@ -193,16 +193,25 @@ static struct vmgpu_region_map wait_map(const struct split_plan *p,
 	return m;
 }
 
+/* A WAIT of unit @u on entries of table section @section (map unset). */
+static void wait_op(const struct split_plan *p, struct split_op *op,
+		    uint32_t section, uint32_t u)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = SPLIT_OP_WAIT;
+	op->index = section * p->units[0] * p->units[1];
+	op->grid[0] = p->units[0];
+	op->grid[1] = p->units[1];
+	op->first[0] = u % p->units[0];
+	op->first[1] = u / p->units[0];
+}
+
 /* Every entry of kernel @k's section: the barrier of modes a and b. */
 static int op_wait_all(struct split_plan *p, uint32_t gpu, uint32_t k)
 {
 	struct split_op op;
 
-	memset(&op, 0, sizeof(op));
-	op.kind = SPLIT_OP_WAIT;
-	op.index = k * p->units[0] * p->units[1];
-	op.grid[0] = p->units[0];
-	op.grid[1] = p->units[1];
+	wait_op(p, &op, k, 0);
 	op.map.kind = VMGPU_MAP_SUPERSET;
 	return push_op(p, gpu, &op);
 }
@@ -424,18 +433,6 @@ static struct split_rect read_units(const struct split_plan *p, uint32_t u,
 	r.w = (px.x + px.w + uw - 1) / uw - r.x;
 	r.h = (px.y + px.h + uh - 1) / uh - r.y;
 	return r;
-}
-
-static void wait_op(const struct split_plan *p, struct split_op *op,
-		    uint32_t section, uint32_t u)
-{
-	memset(op, 0, sizeof(*op));
-	op->kind = SPLIT_OP_WAIT;
-	op->index = section * p->units[0] * p->units[1];
-	op->grid[0] = p->units[0];
-	op->grid[1] = p->units[1];
-	op->first[0] = u % p->units[0];
-	op->first[1] = u / p->units[0];
 }
 
 /* Pull: unit @u waits for the units of kernel @w it reads, by radius. */
