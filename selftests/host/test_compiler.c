@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 
+#include "../builtin_cases.h"
 #include "interp.h"
 #include "testmem.h"
 #include "vmgpu.h"
@@ -3250,37 +3251,6 @@ TEST_F(cc, corpus_private_atomics_vectors_sparse)
  * running both on the same inputs. Prints the dynamic warp-instruction
  * counts side by side.
  */
-struct bk_buf {
-	uint32_t param, bytes;
-	int kind;		/* 0 floats, 1 bytes, 2 zeros */
-};
-
-static const struct bk_case {
-	const char *name;
-	uint32_t grid[3], block[3];
-	uint32_t nscal, scal[4][2];	/* parameter, value bits */
-	uint32_t nbuf;
-	struct bk_buf buf[3];
-} bk_cases[] = {
-	{ "saxpy", { 12, 1, 1 }, { 256, 1, 1 }, 2, { { 0, 3000 },
-	  { 1, 0x3fa00000 } }, 2, { { 2, 12000, 0 }, { 3, 12000, 0 } } },
-	{ "vecadd", { 12, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 3000 } }, 3,
-	  { { 1, 12000, 0 }, { 2, 12000, 0 }, { 3, 12000, 2 } } },
-	{ "fill", { 12, 1, 1 }, { 256, 1, 1 }, 4, { { 1, 3000 }, { 2, 7 },
-	  { 3, 3 }, { 4, 0 } }, 1, { { 0, 12000, 2 } } },
-	{ "blur3x3", { 4, 5, 1 }, { 16, 8, 1 }, 2, { { 0, 61 }, { 1, 37 } },
-	  2, { { 2, 61 * 37 * 4, 0 }, { 3, 61 * 37 * 4, 2 } } },
-	{ "reduce_sum", { 20, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 5000 } }, 2,
-	  { { 1, 20000, 0 }, { 2, 80, 2 } } },
-	{ "histogram", { 8, 1, 1 }, { 128, 1, 1 }, 1, { { 0, 20000 } }, 2,
-	  { { 1, 20000, 1 }, { 2, 1024, 2 } } },
-	{ "matmul_tiled", { 3, 3, 1 }, { 16, 16, 1 }, 3, { { 0, 40 },
-	  { 1, 36 }, { 2, 50 } }, 3, { { 3, 40 * 50 * 4, 0 },
-	  { 4, 50 * 36 * 4, 0 }, { 5, 40 * 36 * 4, 2 } } },
-	{ "stencil5", { 4, 5, 1 }, { 16, 8, 1 }, 2, { { 0, 64 }, { 1, 40 } },
-	  2, { { 2, 64 * 40 * 4, 0 }, { 3, 64 * 40 * 4, 2 } } },
-};
-
 TEST_F(cc, builtins_in_opencl_c)
 {
 	struct vmgpu_program *prog = build(_metadata,
@@ -3288,7 +3258,7 @@ TEST_F(cc, builtins_in_opencl_c)
 	uint32_t ci, i, j;
 
 	ASSERT_NE(NULL, prog);
-	for (ci = 0; ci < sizeof(bk_cases) / sizeof(bk_cases[0]); ci++) {
+	for (ci = 0; ci < BK_CASES; ci++) {
 		const struct bk_case *bc = &bk_cases[ci];
 		const char *why = "";
 		uint64_t va[2][3], warps[2];
@@ -3329,17 +3299,8 @@ TEST_F(cc, builtins_in_opencl_c)
 
 			va[0][j] = testmem_alloc(self->tm, b->bytes);
 			va[1][j] = testmem_alloc(self->tm, b->bytes);
-			for (i = 0; i < b->bytes; i += 4) {
-				uint32_t v = b->kind == 1 ? rng() : 0;
-				float f = rng_float();
-
-				if (b->kind == 0)
-					memcpy(&v, &f, 4);
-				memcpy((uint8_t *)testmem_ptr(self->tm, va[0][j]) +
-				       i, &v, 4);
-			}
-			memcpy(testmem_ptr(self->tm, va[1][j]),
-			       testmem_ptr(self->tm, va[0][j]), b->bytes);
+			bk_fill(b, testmem_ptr(self->tm, va[0][j]),
+				testmem_ptr(self->tm, va[1][j]), rng, rng_float);
 		}
 		for (i = 0; i < 2; i++) {
 			for (j = 0; j < bc->nscal; j++)

@@ -109,7 +109,7 @@ static void mark_dispatch(struct th_cmdbuf *cb, uint64_t code, uint64_t args,
 
 	d = vmgpu_encode_dispatch(code, args, 16, grid, one, org, tot, 0, 0);
 	d.flags = flags;
-	th_cb_raw(cb, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	TH_CB_PUT(cb, d);
 }
 
 static uint64_t two_ptrs(struct testhost *th, struct th_as *as, uint64_t a,
@@ -259,7 +259,6 @@ TEST_F(deps, fine_regions_release_consumers_before_the_portion_ends)
 	uint32_t g8[3] = { 8, 1, 1 }, c1[3] = { 1, 0, 0 }, c7[3] = { 7, 0, 0 };
 	const struct vmgpu_trace_record *b1, *b7, *prod, *w1, *w7;
 	uint64_t args = two_ptrs(self->th, &self->as, data, out);
-	struct vmgpu_cmd_dispatch d;
 	struct th_cmdbuf cb0, cb1;
 	uint32_t org[3] = { 0 };
 
@@ -273,12 +272,12 @@ TEST_F(deps, fine_regions_release_consumers_before_the_portion_ends)
 	th_cb_init(&cb1);
 	th_cb_dep_wait(&cb1, 9, self->table, 64, 0, g8, g8, c1, one, &id);
 	org[0] = 1;
-	d = vmgpu_encode_dispatch(self->copy, args, 16, one, one, org, g8, 0, 0);
-	th_cb_raw(&cb1, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	TH_CB_PUT(&cb1, vmgpu_encode_dispatch(self->copy, args, 16, one, one,
+					      org, g8, 0, 0));
 	th_cb_dep_wait(&cb1, 9, self->table, 64, 0, g8, g8, c7, one, &id);
 	org[0] = 7;
-	d = vmgpu_encode_dispatch(self->copy, args, 16, one, one, org, g8, 0, 0);
-	th_cb_raw(&cb1, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	TH_CB_PUT(&cb1, vmgpu_encode_dispatch(self->copy, args, 16, one, one,
+					      org, g8, 0, 0));
 	th_cb_end(&cb1);
 
 	th_cb_submit(self->th, &self->as, 0, &cb0, 1);
@@ -500,6 +499,14 @@ static const char count_src[] =
 	"	atom.add r11, [r8], r10\n"
 	"	exit\n";
 
+/* @cb: the packet of TAKE @t alone. */
+static void take_alone(struct th_cmdbuf *cb, const struct vmgpu_cmd_take *t)
+{
+	th_cb_init(cb);
+	th_cb_raw(cb, VMGPU_CMD_WORDS(t), VMGPU_CMD_NWORDS(t));
+	th_cb_end(cb);
+}
+
 /* A task descriptor: @code over @total blocks in portions of @grid. */
 static uint64_t take_tmd(struct testhost *th, struct th_as *as, uint64_t code,
 			 uint64_t args, uint32_t args_bytes,
@@ -562,15 +569,10 @@ TEST_F(deps, take_runs_every_portion_exactly_once)
 		t = vmgpu_encode_take(seed, tmd, take, self->table, 64, 0,
 				      VMGPU_TAKE_NO_WAIT, 1 + seed % 3, pgrid,
 				      &c0, NULL);
-		th_cb_init(&cb);
-		th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-		th_cb_end(&cb);
+		take_alone(&cb, &t);
 		th_cb_submit(self->th, &self->as, 0, &cb, 100 + seed);
-		t.curve[0] = 0;
 		memcpy(t.curve, &c1, sizeof(t.curve));
-		th_cb_init(&cb);
-		th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-		th_cb_end(&cb);
+		take_alone(&cb, &t);
 		th_cb_submit(self->th, &self->as, 1, &cb, 100 + seed);
 		vg_device_run(self->dev);
 		ASSERT_EQ(100 + seed, th_fence_mem(self->th, 0));
@@ -674,19 +676,18 @@ TEST_F(deps, taken_portions_wait_for_the_portions_they_read)
 					   gpu ? 0 : VMGPU_CURVE_F_FLIP_X |
 						     VMGPU_CURVE_F_FLIP_Y,
 					   pgrid);
-			struct vmgpu_cmd_take t;
 			struct th_cmdbuf cb;
 
 			th_cb_init(&cb);
 			/* marks: entries 0..23; the blur waits on them */
-			t = vmgpu_encode_take(seed, tmd_mark, take, self->table,
-					      64, 0, VMGPU_TAKE_NO_WAIT, 2, pgrid,
-					      &c, NULL);
-			th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-			t = vmgpu_encode_take(seed, tmd_blur, take + 1024,
-					      self->table, 64, 24, 0, 2, pgrid,
-					      &c2, &r1);
-			th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
+			TH_CB_PUT(&cb, vmgpu_encode_take(seed, tmd_mark, take,
+							 self->table, 64, 0,
+							 VMGPU_TAKE_NO_WAIT, 2,
+							 pgrid, &c, NULL));
+			TH_CB_PUT(&cb, vmgpu_encode_take(seed, tmd_blur,
+							 take + 1024,
+							 self->table, 64, 24, 0,
+							 2, pgrid, &c2, &r1));
 			th_cb_end(&cb);
 			th_cb_submit(self->th, &self->as, gpu, &cb, 10 + seed);
 		}
@@ -718,45 +719,33 @@ TEST_F(deps, bad_takes_are_refused)
 	/* epoch 0; no in-flight; a curve starting outside; table too short */
 	t = vmgpu_encode_take(0, tmd, take, self->table, 64, 0,
 			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
 	t = vmgpu_encode_take(1, tmd, take, self->table, 64, 0,
 			      VMGPU_TAKE_NO_WAIT, 0, pgrid, &c, NULL);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
 	c.start = 24;
 	t = vmgpu_encode_take(1, tmd, take, self->table, 64, 0,
 			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
 	c.start = 0;
 	t = vmgpu_encode_take(1, tmd, take, self->table, 30, 10, 0, 1, pgrid,
 			      &c, &id);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
 	/* a descriptor whose portions are not the grid's: at its address */
 	t = vmgpu_encode_take(1, tmd2, take, self->table, 64, 0,
 			      VMGPU_TAKE_NO_WAIT, 1, pgrid, &c, NULL);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, tmd2);
 	/* read-only take words: the claim faults */
 	t = vmgpu_encode_take(1, tmd, th_as_alloc(self->th, &self->as, 4096,
 						  VMGPU_PTE_READ),
 			      self->table, 64, 0, VMGPU_TAKE_NO_WAIT, 1, pgrid,
 			      &c, NULL);
-	th_cb_init(&cb);
-	th_cb_raw(&cb, VMGPU_CMD_WORDS(&t), VMGPU_CMD_NWORDS(&t));
-	th_cb_end(&cb);
+	take_alone(&cb, &t);
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_PERMISSION, 0);
 }
 

@@ -315,13 +315,6 @@ void th_cb_raw(struct th_cmdbuf *cb, const uint32_t *words, uint32_t n)
 	cb->n += n;
 }
 
-/* Append an encoded command (uapi/vmgpu_cmd.h's encoders). */
-#define TH_CB_PUT(cb, cmd)                                                 \
-	do {                                                               \
-		__typeof__(cmd) c_ = (cmd);                                \
-		th_cb_raw((cb), VMGPU_CMD_WORDS(&c_), VMGPU_CMD_NWORDS(&c_)); \
-	} while (0)
-
 void th_cb_nop(struct th_cmdbuf *cb)
 {
 	TH_CB_PUT(cb, vmgpu_encode_nop());

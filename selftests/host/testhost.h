@@ -106,6 +106,12 @@ struct th_cmdbuf {
 
 void th_cb_init(struct th_cmdbuf *cb);
 void th_cb_raw(struct th_cmdbuf *cb, const uint32_t *words, uint32_t n);
+/* Append an encoded command (uapi/vmgpu_cmd.h's encoders). */
+#define TH_CB_PUT(cb, cmd)                                                 \
+	do {                                                               \
+		__typeof__(cmd) c_ = (cmd);                                \
+		th_cb_raw((cb), VMGPU_CMD_WORDS(&c_), VMGPU_CMD_NWORDS(&c_)); \
+	} while (0)
 void th_cb_nop(struct th_cmdbuf *cb);
 void th_cb_set_state(struct th_cmdbuf *cb, uint32_t key, uint32_t value);
 /* 1-D or 3-D dispatch; origin 0, grid_total = grid. Returns word offset. */

@@ -97,13 +97,11 @@ static int ts_dispatch(void *ctx, uint32_t kernel, const uint32_t grid[3],
 {
 	struct ts_split *t = ctx;
 	const uint32_t block[3] = { t->plan.g.block[0], t->plan.g.block[1], 1 };
-	struct vmgpu_cmd_dispatch d;
 
-	d = vmgpu_encode_dispatch(t->k[kernel].code_va,
-				  t->args_va[kernel][t->gpu],
-				  t->k[kernel].args_bytes, grid, block, origin,
-				  total, 0, 0);
-	th_cb_raw(t->cb, VMGPU_CMD_WORDS(&d), VMGPU_CMD_NWORDS(&d));
+	TH_CB_PUT(t->cb, vmgpu_encode_dispatch(t->k[kernel].code_va,
+					       t->args_va[kernel][t->gpu],
+					       t->k[kernel].args_bytes, grid,
+					       block, origin, total, 0, 0));
 	return 0;
 }
 
@@ -172,13 +170,13 @@ static int ts_take(void *ctx, uint32_t kernel, uint32_t epoch,
 		   const struct vmgpu_region_map *map)
 {
 	struct ts_split *t = ctx;
-	struct vmgpu_cmd_take c;
 
-	c = vmgpu_encode_take(epoch, t->tmds + (uint64_t)kernel * VMGPU_TMD_BYTES,
-			      t->takes + take_offset, t->table, t->plan.entries,
-			      signal_index, wait_index, inflight, pgrid, curve,
-			      map);
-	th_cb_raw(t->cb, VMGPU_CMD_WORDS(&c), VMGPU_CMD_NWORDS(&c));
+	TH_CB_PUT(t->cb, vmgpu_encode_take(epoch, t->tmds +
+					   (uint64_t)kernel * VMGPU_TMD_BYTES,
+					   t->takes + take_offset, t->table,
+					   t->plan.entries, signal_index,
+					   wait_index, inflight, pgrid, curve,
+					   map));
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
+#include "../builtin_cases.h"
 
 static uint32_t rng_state = 4242;
 
@@ -478,39 +479,6 @@ TEST_F(cc, kernlib_build_for_device_and_cache)
 }
 
 /*
- * A built-in kernel's launch for the comparison: scalar arguments
- * (parameter, value bits) and buffers (parameter, bytes, kind: 0 random
- * floats, 1 random bytes, 2 zeros, the output(s)).
- */
-struct bk_case {
-	const char *name;
-	uint32_t grid[3], block[3];
-	uint32_t nscal, scal[6][2];
-	uint32_t nbuf, buf[3][3];
-};
-
-static const struct bk_case bk_cases[] = {
-	{ "saxpy", { 12, 1, 1 }, { 256, 1, 1 }, 2, { { 0, 3000 },
-	  { 1, 0x3fa00000 } }, 2, { { 2, 12000, 0 }, { 3, 12000, 0 } } },
-	{ "vecadd", { 12, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 3000 } }, 3,
-	  { { 1, 12000, 0 }, { 2, 12000, 0 }, { 3, 12000, 2 } } },
-	{ "fill", { 12, 1, 1 }, { 256, 1, 1 }, 4, { { 1, 3000 }, { 2, 7 },
-	  { 3, 3 }, { 4, 0 } }, 1, { { 0, 12000, 2 } } },
-	{ "blur3x3", { 4, 5, 1 }, { 16, 8, 1 }, 2, { { 0, 61 }, { 1, 37 } },
-	  2, { { 2, 61 * 37 * 4, 0 }, { 3, 61 * 37 * 4, 2 } } },
-	{ "reduce_sum", { 20, 1, 1 }, { 256, 1, 1 }, 1, { { 0, 5000 } }, 2,
-	  { { 1, 20000, 0 }, { 2, 80, 2 } } },
-	{ "histogram", { 8, 1, 1 }, { 128, 1, 1 }, 1, { { 0, 20000 } }, 2,
-	  { { 1, 20000, 1 }, { 2, 1024, 2 } } },
-	{ "matmul_tiled", { 3, 3, 1 }, { 16, 16, 1 }, 3, { { 0, 40 },
-	  { 1, 36 }, { 2, 50 } }, 3, { { 3, 40 * 50 * 4, 0 },
-	  { 4, 50 * 36 * 4, 0 }, { 5, 40 * 36 * 4, 2 } } },
-	{ "stencil5", { 4, 5, 1 }, { 16, 8, 1 }, 6, { { 0, 64 }, { 1, 40 },
-	  { 4, 9 }, { 5, 32 }, { 6, 16 }, { 7, 3 } },
-	  2, { { 2, 64 * 40 * 4, 0 }, { 3, 64 * 40 * 4, 2 } } },
-};
-
-/*
  * The built-in kernels in OpenCL C (vmgpu_builtin_kernels_opencl()),
  * compiled in the guest, give the hand-written assembly's results bit
  * for bit on the device: each case runs both forms on the same inputs
@@ -522,7 +490,7 @@ TEST_F(cc, builtins_in_opencl_match_the_assembly)
 	uint32_t ci, i, f;
 
 	ASSERT_NE(NULL, prog);
-	for (ci = 0; ci < sizeof(bk_cases) / sizeof(bk_cases[0]); ci++) {
+	for (ci = 0; ci < BK_CASES; ci++) {
 		const struct bk_case *bc = &bk_cases[ci];
 		struct vmgpu_bo *k[2], *bo[2][3];
 		uint8_t *map[2][3];
@@ -533,24 +501,13 @@ TEST_F(cc, builtins_in_opencl_match_the_assembly)
 		ASSERT_NE(NULL, k[1]);
 		/* Two sets of buffers with the same contents. */
 		for (i = 0; i < bc->nbuf; i++) {
-			uint32_t b;
-
 			for (f = 0; f < 2; f++) {
-				bo[f][i] = make_bo(self->dev, bc->buf[i][1],
+				bo[f][i] = make_bo(self->dev, bc->buf[i].bytes,
 						   (void **)&map[f][i]);
 				ASSERT_NE(NULL, bo[f][i]);
 			}
-			for (b = 0; b < bc->buf[i][1]; b += 4) {
-				uint32_t v = bc->buf[i][2] == 2 ? 0 :
-					     bc->buf[i][2] == 1 ? rng() :
-					     0;
-				float x = rng_float();
-
-				if (bc->buf[i][2] == 0)
-					memcpy(&v, &x, 4);
-				memcpy(map[0][i] + b, &v, 4);
-				memcpy(map[1][i] + b, &v, 4);
-			}
+			bk_fill(&bc->buf[i], map[0][i], map[1][i], rng,
+				rng_float);
 		}
 		for (f = 0; f < 2; f++) {
 			struct vmgpu_args *a;
@@ -566,7 +523,7 @@ TEST_F(cc, builtins_in_opencl_match_the_assembly)
 					     vmgpu_args_set_f32(a, bc->scal[i][0], x));
 			}
 			for (i = 0; i < bc->nbuf; i++)
-				ASSERT_EQ(0, vmgpu_args_set_buffer(a, bc->buf[i][0],
+				ASSERT_EQ(0, vmgpu_args_set_buffer(a, bc->buf[i].param,
 								   bo[f][i], 0));
 			ASSERT_EQ(0, run(self, k[f], a, bc->grid, bc->block)) {
 				TH_LOG("%s, the %s form", bc->name,
@@ -575,14 +532,14 @@ TEST_F(cc, builtins_in_opencl_match_the_assembly)
 			vmgpu_args_destroy(a);
 		}
 		/* The output is written: not two untouched zero buffers. */
-		for (i = 0; i < bc->buf[bc->nbuf - 1][1] &&
+		for (i = 0; i < bc->buf[bc->nbuf - 1].bytes &&
 			    !map[0][bc->nbuf - 1][i]; i++)
 			;
-		EXPECT_LT(i, bc->buf[bc->nbuf - 1][1]) {
+		EXPECT_LT(i, bc->buf[bc->nbuf - 1].bytes) {
 			TH_LOG("%s wrote nothing", bc->name);
 		}
 		for (i = 0; i < bc->nbuf; i++) {
-			EXPECT_EQ(0, memcmp(map[0][i], map[1][i], bc->buf[i][1])) {
+			EXPECT_EQ(0, memcmp(map[0][i], map[1][i], bc->buf[i].bytes)) {
 				TH_LOG("%s: buffer %u differs", bc->name, i);
 			}
 			for (f = 0; f < 2; f++)
