@@ -262,12 +262,13 @@ static int vmgpu_hw_identify(struct vmgpu_device *vdev)
 	vdev->hw_version = vmgpu_read(vdev, VMGPU_REG_VERSION);
 	/*
 	 * 1.2: the ring entry's default_level, which packets rely on; 1.3:
-	 * DEP_SIGNAL and DEP_WAIT, which the validator lets through.
+	 * DEP_SIGNAL and DEP_WAIT, 1.4: COPY_ASYNC, which the validator
+	 * lets through.
 	 */
 	if (VMGPU_HW_VERSION_MAJOR_OF(vdev->hw_version) !=
-	    VMGPU_HW_VERSION_MAJOR || (vdev->hw_version & 0xffff) < 3) {
+	    VMGPU_HW_VERSION_MAJOR || (vdev->hw_version & 0xffff) < 4) {
 		drm_err(drm,
-			"device interface version %u.%u unsupported (driver needs %u.3 or a later %u.x)\n",
+			"device interface version %u.%u unsupported (driver needs %u.4 or a later %u.x)\n",
 			vdev->hw_version >> 16, vdev->hw_version & 0xffff,
 			VMGPU_HW_VERSION_MAJOR, VMGPU_HW_VERSION_MAJOR);
 		return -ENODEV;

@@ -121,6 +121,58 @@ static int vmgpu_check_take(struct vmgpu_validate *v, u32 off, const u32 *c)
 	return 0;
 }
 
+/* The rectangle of a COPY or COPY_ASYNC (the same first nine words). */
+static int vmgpu_check_copy_rect(struct vmgpu_validate *v, u32 off,
+				 const u32 *c)
+{
+	u32 width = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
+	u32 height = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);
+	u64 va = VMGPU_CMD_U64(c, vmgpu_cmd_copy, src_va);
+	u32 pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, src_pitch);
+
+	if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(width, height, pitch), false))
+		return vmgpu_reject(v, off, "copy source not in a buffer");
+	va = VMGPU_CMD_U64(c, vmgpu_cmd_copy, dst_va);
+	pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, dst_pitch);
+	if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(width, height, pitch), true))
+		return vmgpu_reject(v, off,
+				    "copy destination not in a writable buffer");
+	return 0;
+}
+
+/*
+ * A COPY_ASYNC also reads the entry it starts after and writes the one it
+ * signals: each must lie in a buffer (writable for the signal).
+ */
+static int vmgpu_check_copy_async(struct vmgpu_validate *v, u32 off,
+				  const u32 *c)
+{
+	u32 flags = VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, flags);
+	u64 va;
+
+	if (flags & VMGPU_COPY_AFTER_ENTRY) {
+		va = vmgpu_dep_entry_va(VMGPU_CMD_U64(c, vmgpu_cmd_copy_async,
+						      after_table),
+					VMGPU_CMD_U32(c, vmgpu_cmd_copy_async,
+						      after_index));
+		if (!vmgpu_va_ok(v, va, VMGPU_DEP_ENTRY_BYTES, false))
+			return vmgpu_reject(v, off,
+					    "copy_async entry %#llx not in a buffer",
+					    va);
+	}
+	if (flags & VMGPU_COPY_SIGNAL_ENTRY) {
+		va = vmgpu_dep_entry_va(VMGPU_CMD_U64(c, vmgpu_cmd_copy_async,
+						      signal_table),
+					VMGPU_CMD_U32(c, vmgpu_cmd_copy_async,
+						      signal_index));
+		if (!vmgpu_va_ok(v, va, VMGPU_DEP_ENTRY_BYTES, true))
+			return vmgpu_reject(v, off,
+					    "copy_async entry %#llx not in a writable buffer",
+					    va);
+	}
+	return vmgpu_check_copy_rect(v, off, c);
+}
+
 /*
  * The rules vmgpu_cmd_check() cannot know: every address a command uses
  * lies inside one buffer the submit lists, writable where it is written.
@@ -129,8 +181,8 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 			       const u32 *c)
 {
 	u32 op = VMGPU_CMD_OP(c[0]);
-	u64 va, va2;
-	u32 n, h, pitch;
+	u32 n;
+	u64 va;
 
 	switch (op) {
 	case VMGPU_CMD_DISPATCH:
@@ -191,18 +243,9 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 	case VMGPU_CMD_TAKE:
 		return vmgpu_check_take(v, off, c);
 	case VMGPU_CMD_COPY:
-		n = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
-		h = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);
-		va = VMGPU_CMD_U64(c, vmgpu_cmd_copy, src_va);
-		va2 = VMGPU_CMD_U64(c, vmgpu_cmd_copy, dst_va);
-		pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, src_pitch);
-		if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(n, h, pitch), false))
-			return vmgpu_reject(v, off, "copy source not in a buffer");
-		pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, dst_pitch);
-		if (!vmgpu_va_ok(v, va2, vmgpu_copy_extent(n, h, pitch), true))
-			return vmgpu_reject(v, off,
-					    "copy destination not in a writable buffer");
-		break;
+		return vmgpu_check_copy_rect(v, off, c);
+	case VMGPU_CMD_COPY_ASYNC:
+		return vmgpu_check_copy_async(v, off, c);
 	}
 	return 0;
 }

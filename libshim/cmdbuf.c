@@ -477,6 +477,46 @@ static uint64_t copy_extent(uint32_t width, uint32_t height, uint32_t pitch)
 	return (uint64_t)(height - 1) * pitch + width;
 }
 
+/*
+ * Check a copy of @r from @src to @dst, declare both buffers and encode
+ * it as a COPY (COPY_ASYNC begins with the same words). 0 or an error.
+ */
+static int copy_checked(struct vmgpu_cmdbuf *cb, const char *what,
+			const struct vmgpu_bo *src, const struct vmgpu_bo *dst,
+			const struct vmgpu_copy_rect *r, struct vmgpu_cmd_copy *c)
+{
+	int ret;
+
+	if (!src || src->dev != cb->dev || !dst || dst->dev != cb->dev || !r)
+		return shim_set_error(cb->dev, -EINVAL, "%s: no buffer", what);
+	if (!r->width_bytes || !r->height ||
+	    (r->height > 1 && (r->src_pitch < r->width_bytes ||
+			       r->dst_pitch < r->width_bytes)))
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: empty, or a pitch below the row width",
+				      what);
+	if (r->src_offset > src->size ||
+	    copy_extent(r->width_bytes, r->height, r->src_pitch) >
+	    src->size - r->src_offset || r->dst_offset > dst->size ||
+	    copy_extent(r->width_bytes, r->height, r->dst_pitch) >
+	    dst->size - r->dst_offset)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: %u rows of %u bytes at %llu -> %llu run past a buffer",
+				      what, r->height, r->width_bytes,
+				      (unsigned long long)r->src_offset,
+				      (unsigned long long)r->dst_offset);
+	ret = vmgpu_cmdbuf_use(cb, src, VMGPU_USE_READ);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, dst, 0);
+	if (ret)
+		return ret;
+	*c = vmgpu_encode_copy(src->gpu_va + r->src_offset,
+			       dst->gpu_va + r->dst_offset, r->width_bytes,
+			       r->height, r->height > 1 ? r->src_pitch : 0,
+			       r->height > 1 ? r->dst_pitch : 0);
+	return 0;
+}
+
 int vmgpu_cmdbuf_copy_rect(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 			   const struct vmgpu_bo *dst,
 			   const struct vmgpu_copy_rect *r)
@@ -486,32 +526,9 @@ int vmgpu_cmdbuf_copy_rect(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 
 	if (!cb)
 		return -EINVAL;
-	if (!src || src->dev != cb->dev || !dst || dst->dev != cb->dev || !r)
-		return shim_set_error(cb->dev, -EINVAL, "copy: no buffer");
-	if (!r->width_bytes || !r->height ||
-	    (r->height > 1 && (r->src_pitch < r->width_bytes ||
-			       r->dst_pitch < r->width_bytes)))
-		return shim_set_error(cb->dev, -EINVAL,
-				      "copy: empty, or a pitch below the row width");
-	if (r->src_offset > src->size ||
-	    copy_extent(r->width_bytes, r->height, r->src_pitch) >
-	    src->size - r->src_offset || r->dst_offset > dst->size ||
-	    copy_extent(r->width_bytes, r->height, r->dst_pitch) >
-	    dst->size - r->dst_offset)
-		return shim_set_error(cb->dev, -EINVAL,
-				      "copy: %u rows of %u bytes at %llu -> %llu run past a buffer",
-				      r->height, r->width_bytes,
-				      (unsigned long long)r->src_offset,
-				      (unsigned long long)r->dst_offset);
-	ret = vmgpu_cmdbuf_use(cb, src, VMGPU_USE_READ);
-	if (!ret)
-		ret = vmgpu_cmdbuf_use(cb, dst, 0);
+	ret = copy_checked(cb, "copy", src, dst, r, &c);
 	if (ret)
 		return ret;
-	c = vmgpu_encode_copy(src->gpu_va + r->src_offset,
-			      dst->gpu_va + r->dst_offset, r->width_bytes,
-			      r->height, r->height > 1 ? r->src_pitch : 0,
-			      r->height > 1 ? r->dst_pitch : 0);
 	return emit(cb, &c, VMGPU_CMD_LEN_COPY);
 }
 
@@ -613,6 +630,55 @@ int vmgpu_cmdbuf_dep_wait(struct vmgpu_cmdbuf *cb, uint32_t epoch,
 				  table->entries, first_index, pgrid, cgrid,
 				  cfirst, ccount, map);
 	return emit(cb, &c, VMGPU_CMD_LEN_DEP_WAIT);
+}
+
+/* Entry @index of @t: inside the table, the table declared. */
+static int use_dep_entry(struct vmgpu_cmdbuf *cb, const char *what,
+			 const struct vmgpu_dep_table *t, uint32_t index,
+			 uint32_t flags, uint64_t *va)
+{
+	int ret = use_dep_table(cb, what, t, flags);
+
+	if (ret)
+		return ret;
+	if (index >= t->entries)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: entry %u outside the table of %u",
+				      what, index, t->entries);
+	*va = t->bo->gpu_va + t->offset;
+	return 0;
+}
+
+int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
+			    const struct vmgpu_bo *src,
+			    const struct vmgpu_bo *dst,
+			    const struct vmgpu_copy_rect *r, uint32_t epoch,
+			    const struct vmgpu_dep_entry *after,
+			    const struct vmgpu_dep_entry *signal)
+{
+	struct vmgpu_cmd_copy_async c;
+	struct vmgpu_cmd_copy rect;
+	uint64_t after_va = 0, signal_va = 0;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if ((after || signal) && !epoch)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "copy_async: epoch 0 with an entry");
+	ret = copy_checked(cb, "copy_async", src, dst, r, &rect);
+	if (!ret && after)
+		ret = use_dep_entry(cb, "copy_async", &after->table,
+				    after->index, VMGPU_USE_READ, &after_va);
+	if (!ret && signal)
+		ret = use_dep_entry(cb, "copy_async", &signal->table,
+				    signal->index, 0, &signal_va);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_copy_async(&rect, epoch, after_va,
+				    after ? after->index : 0, signal_va,
+				    signal ? signal->index : 0);
+	return emit(cb, &c, VMGPU_CMD_LEN_COPY_ASYNC);
 }
 
 int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t)

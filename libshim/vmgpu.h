@@ -443,6 +443,27 @@ struct vmgpu_take_desc {
 };
 
 int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t);
+/* Entry @index of @table. */
+struct vmgpu_dep_entry {
+	struct vmgpu_dep_table table;
+	uint32_t index;
+};
+
+/*
+ * COPY_ASYNC (hardware 1.4; SPEC R6, R8): the copy of @r runs on the
+ * GPU's copy engine, in order with the packet's other copies, while the
+ * commands after it go on; BARRIER and the packet's end wait for it. With
+ * @after it starts once that entry is READY in @epoch (a region pushed
+ * as soon as it is written); with @signal it writes that entry READY in
+ * @epoch once its bytes landed (a reader's DEP_WAIT waits for exactly the
+ * data it reads). Both may be NULL (then @epoch is ignored).
+ */
+int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
+			    const struct vmgpu_bo *src,
+			    const struct vmgpu_bo *dst,
+			    const struct vmgpu_copy_rect *r, uint32_t epoch,
+			    const struct vmgpu_dep_entry *after,
+			    const struct vmgpu_dep_entry *signal);
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);

@@ -412,6 +412,58 @@ vmgpu_cmd_check_take(struct vmgpu_cmd_checker *ck, const void *c,
 }
 
 /*
+ * The rectangle of a COPY or COPY_ASYNC (their first nine words have the
+ * same layout): not empty, and rows of one side do not overlap.
+ */
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_copy_rect(const void *c, const char **why)
+{
+	vmgpu_u32 width = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
+	vmgpu_u32 height = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);
+
+	if (!width || !height)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL, "empty copy");
+	if (height > 1 &&
+	    (VMGPU_CMD_U32(c, vmgpu_cmd_copy, src_pitch) < width ||
+	     VMGPU_CMD_U32(c, vmgpu_cmd_copy, dst_pitch) < width))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy pitch below the row width");
+	return VMGPU_CMD_OK;
+}
+
+static inline enum vmgpu_cmd_verdict
+vmgpu_cmd_check_copy_async(const void *c, const char **why)
+{
+	vmgpu_u32 flags = VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, flags);
+	vmgpu_u64 after = VMGPU_CMD_U64(c, vmgpu_cmd_copy_async, after_table);
+	vmgpu_u64 signal = VMGPU_CMD_U64(c, vmgpu_cmd_copy_async,
+					 signal_table);
+
+	if (VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, reserved) ||
+	    (flags & ~VMGPU_COPY_FLAGS_ALL))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy_async reserved field or unknown flag");
+	if (flags && !VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"dependency epoch 0");
+	if (!(flags & VMGPU_COPY_AFTER_ENTRY) &&
+	    (after || VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, after_index)))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy_async after-entry fields without the flag");
+	if (!(flags & VMGPU_COPY_SIGNAL_ENTRY) &&
+	    (signal || VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, signal_index)))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy_async signal fields without the flag");
+	if (!flags && VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy_async epoch without an entry");
+	if (after % VMGPU_DEP_ENTRY_BYTES || signal % VMGPU_DEP_ENTRY_BYTES)
+		return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
+					"dependency table not 8-byte aligned");
+	return vmgpu_cmd_check_copy_rect(c, why);
+}
+
+/*
  * Check the command at @cmd, with @left words of the packet from it on
  * (little-endian words, any alignment). On VMGPU_CMD_OK the checker has
  * moved past it; otherwise *@why says which rule it broke.
@@ -517,25 +569,15 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
 							"wait address not 4-byte aligned");
 		break;
-	case VMGPU_CMD_COPY: {
-		vmgpu_u32 width = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy,
-						width_bytes);
-		vmgpu_u32 height = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, height);
-
+	case VMGPU_CMD_COPY:
 		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, reserved))
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 							"copy reserved field");
-		if (!width || !height)
-			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-							"empty copy");
-		/* Rows of one side must not overlap each other. */
-		if (height > 1 &&
-		    (VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, src_pitch) < width ||
-		     VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, dst_pitch) < width))
-			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-							"copy pitch below the row width");
+		v = vmgpu_cmd_check_copy_rect(cmd, why);
 		break;
-	}
+	case VMGPU_CMD_COPY_ASYNC:
+		v = vmgpu_cmd_check_copy_async(cmd, why);
+		break;
 	case VMGPU_CMD_END:
 		if (len != left)
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
@@ -678,6 +720,30 @@ vmgpu_encode_copy(vmgpu_u64 src_va, vmgpu_u64 dst_va, vmgpu_u32 width_bytes,
 	struct vmgpu_cmd_copy c = {
 		VMGPU_CMD_HEADER(VMGPU_CMD_COPY), width_bytes, src_va, dst_va,
 		height, src_pitch, dst_pitch, 0,
+	};
+
+	return c;
+}
+
+/*
+ * COPY_ASYNC of a COPY's rectangle @rect (its header is replaced): after
+ * entry @after_index of @after_table if @after_table is not 0, signalling
+ * entry @signal_index of @signal_table if that is not 0.
+ */
+static inline struct vmgpu_cmd_copy_async
+vmgpu_encode_copy_async(const struct vmgpu_cmd_copy *rect, vmgpu_u32 epoch,
+			vmgpu_u64 after_table, vmgpu_u32 after_index,
+			vmgpu_u64 signal_table, vmgpu_u32 signal_index)
+{
+	struct vmgpu_cmd_copy_async c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_COPY_ASYNC), rect->width_bytes,
+		rect->src_va, rect->dst_va, rect->height, rect->src_pitch,
+		rect->dst_pitch,
+		(after_table ? VMGPU_COPY_AFTER_ENTRY : 0) |
+		(signal_table ? VMGPU_COPY_SIGNAL_ENTRY : 0),
+		after_table, signal_table,
+		after_table || signal_table ? epoch : 0,
+		after_table ? after_index : 0, signal_table ? signal_index : 0, 0,
 	};
 
 	return c;

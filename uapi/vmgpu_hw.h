@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		3
+#define VMGPU_HW_VERSION_MINOR		4
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -92,6 +92,7 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_DEP_TABLES		(1u << 8)	/* DEP_SIGNAL, DEP_WAIT (1.3) */
 #define VMGPU_CAP_SKIP_IF		(1u << 9)	/* SKIP_IF (1.3) */
 #define VMGPU_CAP_TAKE			(1u << 10)	/* TAKE (1.3) */
+#define VMGPU_CAP_COPY_ASYNC		(1u << 11)	/* COPY_ASYNC (1.4) */
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -303,6 +304,7 @@ struct vmgpu_ring_entry {
 	X(DEP_WAIT, 0x0b, vmgpu_cmd_dep_wait) \
 	X(SKIP_IF, 0x0c, vmgpu_cmd_skip_if) \
 	X(TAKE, 0x0d, vmgpu_cmd_take) \
+	X(COPY_ASYNC, 0x0e, vmgpu_cmd_copy_async) \
 	X(END, 0x0f, vmgpu_cmd_end)
 
 enum vmgpu_cmd_op {
@@ -404,7 +406,10 @@ struct vmgpu_cmd_sync {
 	vmgpu_u32 producer;
 };
 
-/* BARRIER: later commands wait until every earlier dispatch finished. */
+/*
+ * BARRIER: later commands wait until every earlier dispatch finished and
+ * (1.4) every earlier COPY_ASYNC landed.
+ */
 struct vmgpu_cmd_barrier {
 	vmgpu_u32 hdr;
 };
@@ -653,6 +658,44 @@ struct vmgpu_cmd_take {
 #define VMGPU_TAKE_NO_WAIT		0xffffffffu
 #define VMGPU_TAKE_MAX_INFLIGHT		64
 
+/*
+ * COPY_ASYNC (1.4): a COPY the command processor hands to the GPU's copy
+ * engine and does not wait for (SPEC R6, R8). The engine runs its queue
+ * (VMGPU_COPY_QUEUE_DEPTH copies; a CP that finds it full waits for a
+ * slot) in order, one copy at a time, with the COPY's rules and pricing.
+ * With VMGPU_COPY_AFTER_ENTRY a copy starts only once dependency-table
+ * entry @after_index of @after_table is READY in @epoch, and no earlier
+ * than it was written (so a region is pushed as soon as it is done);
+ * with VMGPU_COPY_SIGNAL_ENTRY it writes entry @signal_index of
+ * @signal_table (@epoch, this GPU, READY) when its bytes have landed (so
+ * a reader's DEP_WAIT waits for exactly the data it reads). A COPY waits
+ * for the copies queued before it; BARRIER and END wait for every one. A
+ * fault of an asynchronous copy fails the packet at the COPY_ASYNC's word.
+ * Unused table fields are zero.
+ */
+struct vmgpu_cmd_copy_async {
+	vmgpu_u32 hdr;
+	vmgpu_u32 width_bytes;
+	vmgpu_u64 src_va;
+	vmgpu_u64 dst_va;
+	vmgpu_u32 height;		/* 1 for a linear copy */
+	vmgpu_u32 src_pitch;
+	vmgpu_u32 dst_pitch;
+	vmgpu_u32 flags;		/* VMGPU_COPY_* */
+	vmgpu_u64 after_table;		/* AFTER_ENTRY: 8-byte aligned */
+	vmgpu_u64 signal_table;		/* SIGNAL_ENTRY: 8-byte aligned */
+	vmgpu_u32 epoch;		/* not 0 if a flag is set */
+	vmgpu_u32 after_index;
+	vmgpu_u32 signal_index;
+	vmgpu_u32 reserved;		/* must be zero */
+};
+
+#define VMGPU_COPY_AFTER_ENTRY		(1u << 0)
+#define VMGPU_COPY_SIGNAL_ENTRY		(1u << 1)
+#define VMGPU_COPY_FLAGS_ALL		(VMGPU_COPY_AFTER_ENTRY | \
+					 VMGPU_COPY_SIGNAL_ENTRY)
+#define VMGPU_COPY_QUEUE_DEPTH		64
+
 /* END: end-of-packet barrier; the fence is written after it. */
 struct vmgpu_cmd_end {
 	vmgpu_u32 hdr;
@@ -673,6 +716,7 @@ struct vmgpu_cmd_end {
 #define VMGPU_CMD_LEN_DEP_WAIT		(sizeof(struct vmgpu_cmd_dep_wait) / 4)
 #define VMGPU_CMD_LEN_SKIP_IF		(sizeof(struct vmgpu_cmd_skip_if) / 4)
 #define VMGPU_CMD_LEN_TAKE		(sizeof(struct vmgpu_cmd_take) / 4)
+#define VMGPU_CMD_LEN_COPY_ASYNC	(sizeof(struct vmgpu_cmd_copy_async) / 4)
 
 #define VMGPU_CMDBUF_MAX_BYTES		(256 * 1024)
 #define VMGPU_MAX_DISPATCHES_PER_PACKET	256

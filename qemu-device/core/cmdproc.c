@@ -91,6 +91,8 @@ static void cp_free_packet(struct vg_cp *cp)
         vg_deps_reset(cp->deps);
     }
     cp->take.active = false;
+    vg_ce_reset(cp->ce);
+    cp->ce_waits = false;
     cp->outstanding = 0;
     cp->aborted = false;
     cp->in_wait = false;
@@ -169,11 +171,16 @@ static void cp_next(struct vg_cp *cp, uint32_t op, uint32_t len,
     cp_schedule(cp, end);
 }
 
+static void cp_ce_kick(struct vg_cp *cp);
+
 void vg_cp_memory_poll(struct vg_cp *cp, vg_time_t t)
 {
     if (cp->state == VG_CP_WAIT_VALUE) {
         cp_schedule(cp, (t > vg_gpu_now(cp->gc) ? t : vg_gpu_now(cp->gc)) +
                             cp->gc->cost->cp_cmd);
+    }
+    if (cp->ce_waits) {
+        cp_ce_kick(cp);
     }
 }
 
@@ -261,6 +268,9 @@ static void cp_fail(struct vg_cp *cp, uint32_t code, uint64_t addr, uint32_t pc,
             cp->disp[i].cancelled = true;
             vg_wdist_remove(cp->wd, &cp->disp[i].task);
         }
+        /* Copies not landed are dropped: the packet's writes end here. */
+        vg_ce_reset(cp->ce);
+        cp->ce_waits = false;
     }
     cp->in_wait = false;
     if (!vg_gpu_regs_begin(cp->gc)) {
@@ -313,6 +323,13 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
                 break;
             case VMGPU_CMD_DEP_WAIT:
                 *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_dep_wait, table_va);
+                break;
+            case VMGPU_CMD_COPY_ASYNC:
+                *bad_addr =
+                    VMGPU_CMD_U64(p, vmgpu_cmd_copy_async, after_table) %
+                            VMGPU_DEP_ENTRY_BYTES
+                        ? VMGPU_CMD_U64(p, vmgpu_cmd_copy_async, after_table)
+                        : VMGPU_CMD_U64(p, vmgpu_cmd_copy_async, signal_table);
                 break;
             default: /* TIMESTAMP, WRITE_VALUE, WAIT_VALUE: one offset */
                 *bad_addr = VMGPU_CMD_U64(p, vmgpu_cmd_write_value, va);
@@ -818,6 +835,28 @@ static bool cp_take_portion_done(struct vg_cp *cp, struct vg_dispatch *d)
     return true;
 }
 
+/* Nothing of the packet runs: neither a dispatch nor a copy. */
+static bool cp_quiet(const struct vg_cp *cp)
+{
+    return !cp->outstanding && vg_ce_idle(cp->ce);
+}
+
+/* A dispatch or a copy ended: a BARRIER or END may go on. */
+static void cp_drained(struct vg_cp *cp)
+{
+    if (!cp_quiet(cp)) {
+        return;
+    }
+    if (cp->state == VG_CP_WAIT_BARRIER) {
+        cp_next(cp, VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER, NONE, 0);
+    } else if (cp->state == VG_CP_WAIT_END) {
+        cp_trace_cmd(cp, VMGPU_CMD_END, cp->cmd_start,
+                     vg_gpu_now(cp->gc) + cp->gc->cost->fence, NONE, 0);
+        cp->in_wait = false;
+        cp_go_fence(cp);
+    }
+}
+
 static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
 {
     uint32_t i;
@@ -847,17 +886,7 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     if (d->portion && !cp_take_portion_done(cp, d)) {
         return;
     }
-    if (cp->outstanding) {
-        return;
-    }
-    if (cp->state == VG_CP_WAIT_BARRIER) {
-        cp_next(cp, VMGPU_CMD_BARRIER, VMGPU_CMD_LEN_BARRIER, NONE, 0);
-    } else if (cp->state == VG_CP_WAIT_END) {
-        cp_trace_cmd(cp, VMGPU_CMD_END, cp->cmd_start,
-                     vg_gpu_now(cp->gc) + cp->gc->cost->fence, NONE, 0);
-        cp->in_wait = false;
-        cp_go_fence(cp);
-    }
+    cp_drained(cp);
 }
 
 /*
@@ -992,6 +1021,9 @@ void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
         task_blocks_finished(cp, o->d);
     }
     cp_close_queues(cp);
+    if (cp->ce_waits) {
+        cp_ce_kick(cp); /* its entry may be one the block just wrote */
+    }
     if (cp->aborted && cp->state == VG_CP_DRAIN && !cp->sms->resident) {
         cp_go_fence(cp);
     }
@@ -1002,49 +1034,121 @@ void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o)
 /* ------------------------------------------------------------------ */
 
 /*
- * COPY: every page is checked (and the copy priced) when the CP reaches
- * it; the bytes move when it completes in device time, so the copy sees
- * every store completed before then. The CP waits for the copy; earlier
- * dispatches are not waited for (use BARRIER).
+ * The copy engine runs the packet's COPY and COPY_ASYNC commands in
+ * order, one at a time. Every page of a copy is checked (and the copy
+ * priced) when it starts; the bytes move when it completes in device
+ * time, so the copy sees every store completed before then. The CP waits
+ * for a COPY (and so for the copies queued before it), not for a
+ * COPY_ASYNC; BARRIER and END wait for all of them. Earlier dispatches
+ * are not waited for (use BARRIER, or COPY_ASYNC after an entry).
  */
-static void cp_copy(struct vg_cp *cp, const uint8_t *p)
+
+/*
+ * Start the copy at the head of the queue, once the entry it waits for
+ * (if any) is READY, no earlier than that entry was written. Called
+ * whenever that may have become possible: a copy queued or done, memory
+ * changed.
+ */
+static void cp_ce_kick(struct vg_cp *cp)
 {
+    struct vg_ce_job *j = vg_ce_head(cp->ce);
+    vg_time_t ready = vg_gpu_now(cp->gc);
     uint64_t fault_va = 0;
     int code;
 
-    code = vg_ce_start(cp->ce, p, cp->entry.as_slot, cp->serial, &fault_va);
-    if (code) {
-        cp_fail(cp, code, fault_va, cp->pc, NONE);
+    if (!j || cp->ce->busy || cp->aborted) {
         return;
     }
-    cp->cmd_start = vg_gpu_now(cp->gc);
-    cp->in_wait = true;
-    cp->state = VG_CP_WAIT_COPY;
+    if (j->flags & VMGPU_COPY_AFTER_ENTRY) {
+        /* As DEP_WAIT: announce the wait before reading. */
+        vg_gpu_publish_wait(cp->gc);
+        switch (vg_deps_entry_check(cp->gc, cp->mmu, cp->entry.as_slot,
+                                    j->after_table, j->after_index, j->epoch,
+                                    &ready, &code, &fault_va)) {
+        case VG_DEP_FAULT:
+            cp_fail(cp, code, fault_va, j->pc, NONE);
+            return;
+        case VG_DEP_BLOCKED:
+            cp->ce_waits = true;
+            return;
+        default:
+            break;
+        }
+    }
+    cp->ce_waits = false;
+    code = vg_ce_start(cp->ce, ready, cp->serial, &fault_va);
+    if (code) {
+        cp_fail(cp, code, fault_va, j->pc, NONE);
+    }
 }
 
-void vg_cp_copy_done(struct vg_cp *cp, uint32_t serial)
+/* Queue the COPY or COPY_ASYNC at pc, or wait for room in the queue. */
+static void cp_copy(struct vg_cp *cp, const uint8_t *p, uint32_t op)
 {
-    uint64_t fault_va = 0, bytes;
+    if (vg_ce_full(cp->ce)) {
+        cp->in_wait = true;
+        cp->state = VG_CP_WAIT_COPY_SLOT;
+        return;
+    }
+    vg_ce_push(cp->ce, p, cp->pc, cp->entry.as_slot);
+    cp_ce_kick(cp);
+    if (cp->aborted) {
+        return;
+    }
+    if (op == VMGPU_CMD_COPY) {
+        cp->in_wait = true;
+        cp->state = VG_CP_WAIT_COPY;
+        return;
+    }
+    /* The copy's own record comes when it lands. */
+    cp->in_wait = false;
+    cp->pc += VMGPU_CMD_LEN_COPY_ASYNC;
+    cp_schedule(cp, vg_gpu_now(cp->gc) + cp->gc->cost->cp_cmd);
+}
+
+void vg_cp_copy_done(struct vg_cp *cp, uint32_t seq, uint32_t serial)
+{
+    struct vg_ce_job j;
+    uint64_t fault_va = 0;
     int code;
 
-    if (!cp->have_packet || serial != cp->serial ||
-        cp->state != VG_CP_WAIT_COPY) {
+    if (!cp->have_packet || serial != cp->serial || seq != cp->ce->seq ||
+        !cp->ce->busy || cp->aborted) {
         return;
     }
     if (vg_gpu_stale(cp->gc)) {
         return; /* a reset drops the copy */
     }
-    code = vg_ce_finish(cp->ce, &fault_va, &bytes);
+    code = vg_ce_finish(cp->ce, &j, &fault_va);
     if (code) {
         /* Page tables changed since the check: a partial copy. */
-        cp_fail(cp, code, fault_va, cp->pc, NONE);
+        cp_fail(cp, code, fault_va, j.pc, NONE);
         return;
     }
-    cp_trace_cmd(cp, VMGPU_CMD_COPY, cp->cmd_start, vg_gpu_now(cp->gc), NONE,
-                 bytes);
-    cp->in_wait = false;
-    cp->pc += VMGPU_CMD_LEN_COPY;
-    cp_schedule(cp, vg_gpu_now(cp->gc));
+    vg_gpu_trace(cp->gc, VMGPU_TRACE_CMD, VMGPU_TRACE_SM_NONE,
+                 j.op == VMGPU_CMD_COPY ? cp->cmd_start : j.start,
+                 vg_gpu_now(cp->gc), NONE,
+                 j.flags & VMGPU_COPY_SIGNAL_ENTRY ? j.signal_index : NONE,
+                 j.op, (uint64_t)j.copy.width * j.copy.height, 0);
+    if (j.flags & VMGPU_COPY_SIGNAL_ENTRY) {
+        code = vg_deps_write_entry(cp->gc, cp->mmu, cp->entry.as_slot,
+                                   j.signal_table, j.signal_index, j.epoch,
+                                   &fault_va);
+        if (code) {
+            cp_fail(cp, code, fault_va, j.pc, NONE);
+            return;
+        }
+    }
+    cp_memory_changed(cp);
+    if (j.op == VMGPU_CMD_COPY && cp->state == VG_CP_WAIT_COPY) {
+        cp->in_wait = false;
+        cp->pc += VMGPU_CMD_LEN_COPY;
+        cp_schedule(cp, vg_gpu_now(cp->gc));
+    } else if (cp->state == VG_CP_WAIT_COPY_SLOT) {
+        cp_schedule(cp, vg_gpu_now(cp->gc)); /* run the copy at pc again */
+    }
+    cp_ce_kick(cp);
+    cp_drained(cp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1416,7 +1520,7 @@ static void cp_execute(struct vg_cp *cp)
         break;
     }
     case VMGPU_CMD_BARRIER:
-        if (cp->outstanding) {
+        if (!cp_quiet(cp)) {
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_BARRIER;
             cp_close_queues(cp);
@@ -1514,10 +1618,11 @@ static void cp_execute(struct vg_cp *cp)
         }
         break;
     case VMGPU_CMD_COPY:
-        cp_copy(cp, p);
+    case VMGPU_CMD_COPY_ASYNC:
+        cp_copy(cp, p, op);
         return;
     case VMGPU_CMD_END:
-        if (cp->outstanding) {
+        if (!cp_quiet(cp)) {
             cp->in_wait = true;
             cp->state = VG_CP_WAIT_END;
             cp_close_queues(cp);

@@ -45,7 +45,8 @@ enum vg_cp_state {
     VG_CP_WAIT_BARRIER, /* BARRIER: earlier dispatches */
     VG_CP_WAIT_END,     /* END: every dispatch */
     VG_CP_WAIT_VALUE,   /* WAIT_VALUE or DEP_WAIT: memory to change */
-    VG_CP_WAIT_COPY,    /* COPY in flight */
+    VG_CP_WAIT_COPY,    /* COPY (and the copies queued before it) */
+    VG_CP_WAIT_COPY_SLOT, /* COPY or COPY_ASYNC: the engine's queue full */
     VG_CP_WAIT_SKIP,    /* SKIP_IF: its dispatch to be done */
     VG_CP_WAIT_TAKE,    /* TAKE: a portion to finish */
     VG_CP_WAIT_ACK,     /* error to report, previous latched */
@@ -106,6 +107,7 @@ struct vg_cp {
     vg_time_t cmd_start; /* for the trace of a waiting command */
     bool in_wait;        /* cmd_start belongs to a waiting cmd */
     uint32_t skip_after; /* VG_CP_WAIT_SKIP: the dispatch it waits for */
+    bool ce_waits;       /* the engine's next copy waits for its entry */
     /* Error waiting for the previous one to be acknowledged. */
     struct vg_error pending_err;
     enum vg_cp_state err_next; /* where to go once it is reported */
@@ -127,17 +129,21 @@ void vg_cp_step(struct vg_cp *cp);
 void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial);
 /* The SMs retired a block (vg_sms_retire()): what it means for its packet. */
 void vg_cp_block_retired(struct vg_cp *cp, const struct vg_block_outcome *o);
-void vg_cp_copy_done(struct vg_cp *cp, uint32_t serial);
+/* The copy engine's copy in flight ended (VG_EV_COPY_DONE a, b). */
+void vg_cp_copy_done(struct vg_cp *cp, uint32_t seq, uint32_t serial);
 /* A doorbell, an enable or an error acknowledgement: look at the ring. */
 void vg_cp_wake(struct vg_cp *cp);
 /* Memory may have changed at time @t: poll again if waiting on memory. */
 void vg_cp_memory_poll(struct vg_cp *cp, vg_time_t t);
 /* VMGPU_STATUS_* as the command processor's state says. */
 uint32_t vg_cp_status(const struct vg_cp *cp);
-/* Is the CP waiting for memory to change (WAIT_VALUE, DEP_WAIT)? */
+/*
+ * Is the CP waiting for memory to change (WAIT_VALUE, DEP_WAIT), or its
+ * copy engine (COPY_ASYNC after an entry)?
+ */
 static inline bool vg_cp_waits_for_memory(const struct vg_cp *cp)
 {
-    return cp->state == VG_CP_WAIT_VALUE;
+    return cp->state == VG_CP_WAIT_VALUE || cp->ce_waits;
 }
 
 #endif

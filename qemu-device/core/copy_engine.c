@@ -17,7 +17,10 @@ void vg_ce_init(struct vg_copy_engine *ce, struct vg_gpu_common *gc,
 
 void vg_ce_reset(struct vg_copy_engine *ce)
 {
+    ce->head = 0;
+    ce->count = 0;
     ce->busy = false;
+    ce->seq++; /* a VG_EV_COPY_DONE on its way is stale */
 }
 
 /*
@@ -73,15 +76,15 @@ static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
     return VMGPU_FAULT_NONE;
 }
 
-int vg_ce_start(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t slot,
-                uint32_t serial, uint64_t *fault_va)
+void vg_ce_push(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t pc,
+                uint32_t slot)
 {
-    struct vg_gpu_common *gc = ce->gc;
-    uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 };
-    struct vg_copy *c = &ce->copy;
-    vg_time_t end;
-    int code;
+    struct vg_ce_job *j =
+        &ce->queue[(ce->head + ce->count++) % VMGPU_COPY_QUEUE_DEPTH];
+    struct vg_copy *c = &j->copy;
 
+    memset(j, 0, sizeof(*j));
+    /* COPY_ASYNC begins with COPY's rectangle, word for word. */
     c->width = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, width_bytes);
     c->src = VMGPU_CMD_U64(cmd, vmgpu_cmd_copy, src_va);
     c->dst = VMGPU_CMD_U64(cmd, vmgpu_cmd_copy, dst_va);
@@ -89,29 +92,58 @@ int vg_ce_start(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t slot,
     c->src_pitch = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, src_pitch);
     c->dst_pitch = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy, dst_pitch);
     c->slot = slot;
-    code = copy_walk(ce->mmu, c, false, bytes_by_loc, fault_va);
+    j->op = VMGPU_CMD_OP(vmgpu_cmd_ld32(cmd));
+    j->pc = pc;
+    if (j->op != VMGPU_CMD_COPY_ASYNC) {
+        return;
+    }
+    j->flags = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy_async, flags);
+    j->epoch = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy_async, epoch);
+    j->after_table = VMGPU_CMD_U64(cmd, vmgpu_cmd_copy_async, after_table);
+    j->after_index = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy_async, after_index);
+    j->signal_table = VMGPU_CMD_U64(cmd, vmgpu_cmd_copy_async, signal_table);
+    j->signal_index = VMGPU_CMD_U32(cmd, vmgpu_cmd_copy_async, signal_index);
+}
+
+int vg_ce_start(struct vg_copy_engine *ce, vg_time_t ready, uint32_t serial,
+                uint64_t *fault_va)
+{
+    struct vg_gpu_common *gc = ce->gc;
+    uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 };
+    struct vg_ce_job *j = vg_ce_head(ce);
+    vg_time_t end;
+    int code;
+
+    if (ready < vg_gpu_now(gc)) {
+        ready = vg_gpu_now(gc);
+    }
+    code = copy_walk(ce->mmu, &j->copy, false, bytes_by_loc, fault_va);
     if (code) {
         return code;
     }
-    end = vg_gpu_price_bytes(gc, vg_gpu_now(gc) + gc->cost->cp_cmd,
-                             bytes_by_loc, true);
+    j->start = ready;
+    end = vg_gpu_price_bytes(gc, ready + gc->cost->cp_cmd, bytes_by_loc, true);
     ce->busy = true;
-    gc->cnt[VMGPU_CNT_BYTES_COPY] += (uint64_t)c->width * c->height;
-    vg_gpu_post(gc, end, VG_EV_COPY_DONE, 0, serial);
+    gc->cnt[VMGPU_CNT_BYTES_COPY] += (uint64_t)j->copy.width * j->copy.height;
+    vg_gpu_post(gc, end, VG_EV_COPY_DONE, ce->seq, serial);
     return VMGPU_FAULT_NONE;
 }
 
-int vg_ce_finish(struct vg_copy_engine *ce, uint64_t *fault_va, uint64_t *bytes)
+int vg_ce_finish(struct vg_copy_engine *ce, struct vg_ce_job *done,
+                 uint64_t *fault_va)
 {
+    const struct vg_copy *c;
     uint32_t row;
     int code;
 
+    *done = *vg_ce_head(ce);
+    ce->head = (ce->head + 1) % VMGPU_COPY_QUEUE_DEPTH;
+    ce->count--;
     ce->busy = false;
-    *bytes = (uint64_t)ce->copy.width * ce->copy.height;
-    code = copy_walk(ce->mmu, &ce->copy, true, NULL, fault_va);
-    for (row = 0; row < ce->copy.height; row++) {
-        vg_gpu_wrote(ce->gc, ce->copy.dst + (uint64_t)row * ce->copy.dst_pitch,
-                     ce->copy.width);
+    c = &done->copy;
+    code = copy_walk(ce->mmu, c, true, NULL, fault_va);
+    for (row = 0; row < c->height; row++) {
+        vg_gpu_wrote(ce->gc, c->dst + (uint64_t)row * c->dst_pitch, c->width);
     }
     vg_gpu_memory_changed(ce->gc);
     return code;

@@ -277,6 +277,28 @@ static int find_needs(struct vg_deps *deps, struct vg_mmu *mmu, uint32_t slot,
     return 0;
 }
 
+enum vg_dep_wait_result vg_deps_entry_check(struct vg_gpu_common *gc,
+                                            struct vg_mmu *mmu, uint32_t slot,
+                                            uint64_t table_va, uint32_t index,
+                                            uint32_t epoch, vg_time_t *written,
+                                            int *code, uint64_t *fault_va)
+{
+    uint64_t va = vmgpu_dep_entry_va(table_va, index);
+    uint64_t word;
+
+    *code = vg_mmu_read(mmu, slot, va, &word, sizeof(word), fault_va, NULL);
+    if (*code) {
+        return VG_DEP_FAULT;
+    }
+    if (!vmgpu_dep_satisfies(le64toh(word), epoch)) {
+        return VG_DEP_BLOCKED;
+    }
+    /* Pairs with the writer's fence: its data is visible now. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    *written = vg_wtimes_lookup(gc->wtimes, va, sizeof(word));
+    return VG_DEP_READY;
+}
+
 enum vg_dep_wait_result vg_deps_wait(struct vg_deps *deps,
                                      struct vg_gpu_common *gc,
                                      struct vg_mmu *mmu, uint32_t slot,
@@ -298,26 +320,20 @@ enum vg_dep_wait_result vg_deps_wait(struct vg_deps *deps,
     }
     /* Entries seen READY stay so in this epoch: resume at the first not. */
     while (deps->checked < deps->nneeds) {
-        uint64_t va =
-            vmgpu_dep_entry_va(table, first + deps->needs[deps->checked]);
-        uint64_t word;
+        enum vg_dep_wait_result r;
         vg_time_t t;
 
-        *code = vg_mmu_read(mmu, slot, va, &word, sizeof(word), fault_va, NULL);
-        if (*code) {
-            return VG_DEP_FAULT;
+        r = vg_deps_entry_check(gc, mmu, slot, table,
+                                first + deps->needs[deps->checked], epoch, &t,
+                                code, fault_va);
+        if (r == VG_DEP_BLOCKED && !deps->blocked) {
+            deps->blocked = true;
+            deps->blocked_at = vg_gpu_now(gc);
+            gc->cnt[VMGPU_CNT_DEP_WAITS]++;
         }
-        if (!vmgpu_dep_satisfies(le64toh(word), epoch)) {
-            if (!deps->blocked) {
-                deps->blocked = true;
-                deps->blocked_at = vg_gpu_now(gc);
-                gc->cnt[VMGPU_CNT_DEP_WAITS]++;
-            }
-            return VG_DEP_BLOCKED;
+        if (r != VG_DEP_READY) {
+            return r;
         }
-        /* Pairs with the writer's fence: its data is visible now. */
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        t = vg_wtimes_lookup(gc->wtimes, va, sizeof(word));
         if (t > deps->latest) {
             deps->latest = t;
         }

@@ -92,6 +92,17 @@ int vg_deps_block_done(struct vg_deps *deps, struct vg_gpu_common *gc,
                        uint64_t *fault_va, uint32_t *pc);
 
 /*
+ * Is entry @index of the table at @table_va READY in @epoch? VG_DEP_READY
+ * with *@written the device time it was written, VG_DEP_BLOCKED, or
+ * VG_DEP_FAULT with *@code and *@fault_va. The caller has published that
+ * it waits for memory (vg_gpu_publish_wait()) if it will wait.
+ */
+enum vg_dep_wait_result vg_deps_entry_check(struct vg_gpu_common *gc,
+                                            struct vg_mmu *mmu, uint32_t slot,
+                                            uint64_t table_va, uint32_t index,
+                                            uint32_t epoch, vg_time_t *written,
+                                            int *code, uint64_t *fault_va);
+/*
  * Run the DEP_WAIT at @cmd (checked by vmgpu_cmd_check()): find its
  * entries the first time, then check those not yet seen READY.
  * VG_DEP_READY with *@ready_at the time to continue at (the last entry's

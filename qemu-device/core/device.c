@@ -349,7 +349,8 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
         return VMGPU_CAP_MMU | VMGPU_CAP_SYNC | VMGPU_CAP_TIMESTAMP |
                VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |
                VMGPU_CAP_TRACE_TMD | VMGPU_CAP_WD_POLICY |
-               VMGPU_CAP_DEP_TABLES | VMGPU_CAP_SKIP_IF | VMGPU_CAP_TAKE;
+               VMGPU_CAP_DEP_TABLES | VMGPU_CAP_SKIP_IF | VMGPU_CAP_TAKE |
+               VMGPU_CAP_COPY_ASYNC;
     case VMGPU_REG_SCRATCH:
         return dev->scratch;
     case VMGPU_REG_WARP_SIZE:
@@ -966,7 +967,7 @@ static void run_event(struct vg_gpu *g, const struct vg_event *ev)
         }
         break;
     case VG_EV_COPY_DONE:
-        vg_cp_copy_done(&g->cp, ev->b);
+        vg_cp_copy_done(&g->cp, ev->a, ev->b);
         break;
     case VG_EV_WD_WAKE:
         vg_sms_issue(&g->sms);

@@ -485,7 +485,8 @@ static void put_args(FILE *f, const struct vmgpu_trace_record *r)
         fputc(',', f);
         put_ts(f, "end", vg_trace_end_ns(r));
     }
-    if (r->kind == VMGPU_TRACE_CMD && r->aux == VMGPU_CMD_COPY) {
+    if (r->kind == VMGPU_TRACE_CMD &&
+        (r->aux == VMGPU_CMD_COPY || r->aux == VMGPU_CMD_COPY_ASYNC)) {
         fprintf(f, ",\"bytes\":%" PRIu64, r->value);
     }
     fputs("}}", f);

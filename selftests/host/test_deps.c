@@ -749,4 +749,255 @@ TEST_F(deps, bad_takes_are_refused)
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_PERMISSION, 0);
 }
 
+/* COPY_ASYNC of @bytes from @src to @dst (one row). */
+static void copy_async(struct th_cmdbuf *cb, uint64_t src, uint64_t dst,
+		       uint32_t bytes, uint32_t epoch, uint64_t after_table,
+		       uint32_t after_index, uint64_t signal_table,
+		       uint32_t signal_index)
+{
+	struct vmgpu_cmd_copy rect = vmgpu_encode_copy(src, dst, bytes, 1, 0, 0);
+
+	TH_CB_PUT(cb, vmgpu_encode_copy_async(&rect, epoch, after_table,
+					      after_index, signal_table,
+					      signal_index));
+}
+
+/* The copy engine's record of the copy that signalled @entry (or the first). */
+static const struct vmgpu_trace_record *
+find_copy(struct vg_device *dev, unsigned int gpu, uint64_t seqno,
+	  uint32_t op, uint32_t entry)
+{
+	const struct vmgpu_trace_record *r;
+	size_t n, i;
+
+	r = vg_device_trace_records(dev, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].kind == VMGPU_TRACE_CMD && r[i].gpu == gpu &&
+		    r[i].seqno == seqno && r[i].aux == op &&
+		    (entry == VMGPU_TRACE_NONE || r[i].block == entry))
+			return &r[i];
+	return NULL;
+}
+
+/*
+ * A COPY_ASYNC runs on the copy engine while the dispatch after it runs
+ * on the SMs; END (the fence) waits for it. The same packet with a COPY
+ * runs the dispatch only after the copy.
+ */
+TEST_F(deps, async_copies_overlap_dispatches_and_end_waits_for_them)
+{
+	uint64_t src = th_as_alloc(self->th, &self->as, 256 << 10, RW);
+	uint64_t dst = th_as_alloc(self->th, &self->as, 256 << 10, RW);
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t args = two_ptrs(self->th, &self->as, data, 3000);
+	uint8_t *psrc = th_va(self->th, &self->as, src);
+	uint8_t *pdst = th_va(self->th, &self->as, dst);
+	const struct vmgpu_trace_record *cp, *d;
+	uint64_t makespan[2];
+	struct th_cmdbuf cb;
+	int i, sync;
+
+	for (i = 0; i < (256 << 10); i++)
+		psrc[i] = (uint8_t)(i * 7 + 1);
+	for (sync = 0; sync < 2; sync++) {
+		memset(pdst, 0, 256 << 10);
+		th_cb_init(&cb);
+		if (sync)
+			th_cb_copy(&cb, src, dst, 256 << 10, 1, 0, 0);
+		else
+			copy_async(&cb, src, dst, 256 << 10, 0, 0, 0, 0, 0);
+		mark_dispatch(&cb, self->mark, args, 0, 4, 4, 0);
+		th_cb_end(&cb);
+		th_cb_submit(self->th, &self->as, 0, &cb, 30 + sync);
+		vg_device_run(self->dev);
+		ASSERT_EQ(30 + sync, th_fence_mem(self->th, 0));
+		EXPECT_EQ(0, memcmp(psrc, pdst, 256 << 10));
+		cp = find_copy(self->dev, 0, 30 + sync,
+			       sync ? VMGPU_CMD_COPY : VMGPU_CMD_COPY_ASYNC,
+			       VMGPU_TRACE_NONE);
+		d = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 30 + sync,
+				  0);
+		ASSERT_NE(NULL, cp);
+		ASSERT_NE(NULL, d);
+		EXPECT_EQ(256 << 10, cp->value);
+		if (sync) {
+			EXPECT_LE(cp->end_ns, d->start_ns);
+		} else {
+			/* the dispatch starts while the copy runs */
+			EXPECT_LT(cp->start_ns, d->start_ns);
+			EXPECT_LT(d->start_ns, cp->end_ns);
+		}
+		makespan[sync] = th_trace_find(self->dev, VMGPU_TRACE_PACKET,
+					       0, 30 + sync, VMGPU_TRACE_NONE)
+				 ->end_ns;
+		makespan[sync] -= th_trace_find(self->dev, VMGPU_TRACE_PACKET,
+						0, 30 + sync, VMGPU_TRACE_NONE)
+				  ->start_ns;
+		EXPECT_LE(cp->end_ns, th_trace_find(self->dev,
+						    VMGPU_TRACE_PACKET, 0,
+						    30 + sync,
+						    VMGPU_TRACE_NONE)->end_ns);
+	}
+	EXPECT_LT(makespan[0], makespan[1]);
+}
+
+/*
+ * Push: GPU 0's producer portion signals one entry per block; copies
+ * queued behind it start as soon as their region's entry is written (not
+ * when the portion ends), and signal the entries GPU 1 waits for. GPU 1
+ * continues once the copy of the region it reads has landed.
+ */
+TEST_F(deps, async_copy_after_an_entry_pushes_a_region_once_it_is_done)
+{
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t out = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t stamp = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *pout = th_va(self->th, &self->as, out);
+	uint64_t *pstamp = th_va(self->th, &self->as, stamp);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	uint32_t g1[3] = { 1, 1, 1 }, zero[3] = { 0 };
+	const struct vmgpu_trace_record *b1, *b7, *prod, *c1, *c7;
+	struct th_cmdbuf cb0, cb1;
+
+	th_cb_init(&cb0);
+	th_cb_dep_signal(&cb0, 0, 9, self->table, 64, 0, one);
+	mark_dispatch(&cb0, self->mark, two_ptrs(self->th, &self->as, data, 300),
+		      0, 8, 8, VMGPU_DISPATCH_F_SEQUENTIAL);
+	copy_async(&cb0, data + 4, out + 4, 4, 9, self->table, 1, self->table,
+		   41);
+	copy_async(&cb0, data + 28, out + 28, 4, 9, self->table, 7,
+		   self->table, 47);
+	th_cb_end(&cb0);
+	th_cb_init(&cb1);
+	th_cb_dep_wait(&cb1, 9, self->table, 64, 41, g1, g1, zero, one, &id);
+	th_cb_timestamp(&cb1, stamp);
+	th_cb_end(&cb1);
+	th_cb_submit(self->th, &self->as, 1, &cb1, 2);
+	th_cb_submit(self->th, &self->as, 0, &cb0, 1);
+	vg_device_run(self->dev);
+	ASSERT_EQ(1, th_fence_mem(self->th, 0));
+	ASSERT_EQ(2, th_fence_mem(self->th, 1));
+	EXPECT_EQ(2, pout[1]);
+	EXPECT_EQ(8, pout[7]);
+	EXPECT_EQ(0, pout[0]);
+	EXPECT_EQ(vmgpu_dep_pack(9, 0, VMGPU_DEP_READY), self->entry[41]);
+	EXPECT_EQ(vmgpu_dep_pack(9, 0, VMGPU_DEP_READY), self->entry[47]);
+
+	b1 = find_block(self->dev, 0, 1, 0, 1);
+	b7 = find_block(self->dev, 0, 1, 0, 7);
+	prod = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0, 1, 0);
+	c1 = find_copy(self->dev, 0, 1, VMGPU_CMD_COPY_ASYNC, 41);
+	c7 = find_copy(self->dev, 0, 1, VMGPU_CMD_COPY_ASYNC, 47);
+	ASSERT_NE(NULL, b1);
+	ASSERT_NE(NULL, b7);
+	ASSERT_NE(NULL, prod);
+	ASSERT_NE(NULL, c1);
+	ASSERT_NE(NULL, c7);
+	EXPECT_LE(b1->end_ns, c1->start_ns);
+	EXPECT_LT(c1->end_ns, prod->end_ns);	/* pushed during the portion */
+	EXPECT_LE(b7->end_ns, c7->start_ns);
+	EXPECT_LE(c1->end_ns, pstamp[0]);
+	EXPECT_LT(pstamp[0], prod->end_ns);
+	/* No CPU: one interrupt per packet, no register write in between. */
+	EXPECT_EQ(1, cnt(self->th, 1, VMGPU_CNT_INTERRUPTS));
+}
+
+/*
+ * More copies than the queue holds: the CP waits for room, every copy
+ * lands, in order. A COPY after COPY_ASYNCs waits for them.
+ */
+TEST_F(deps, a_full_copy_queue_holds_the_command_processor)
+{
+	uint64_t src = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t dst = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t dst2 = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *psrc = th_va(self->th, &self->as, src);
+	uint32_t *pdst = th_va(self->th, &self->as, dst);
+	uint32_t *pdst2 = th_va(self->th, &self->as, dst2);
+	struct th_cmdbuf cb;
+	uint32_t i, n = VMGPU_COPY_QUEUE_DEPTH + 30;
+
+	for (i = 0; i < 1024; i++)
+		psrc[i] = i ^ 0x5a5a;
+	th_cb_init(&cb);
+	/* word i of src to word i of dst, then dst to dst2 by one COPY */
+	for (i = 0; i < n; i++)
+		copy_async(&cb, src + 4 * i, dst + 4 * i, 4, 0, 0, 0, 0, 0);
+	th_cb_copy(&cb, dst, dst2, 4 * n, 1, 0, 0);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 50);
+	vg_device_run(self->dev);
+	ASSERT_EQ(50, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(i ^ 0x5a5a, pdst[i]);
+		EXPECT_EQ(i ^ 0x5a5a, pdst2[i]);
+	}
+	EXPECT_EQ(0, pdst[n]);
+}
+
+TEST_F(deps, bad_async_copies_are_refused)
+{
+	uint64_t buf = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t ro = th_as_alloc(self->th, &self->as, 4096, VMGPU_PTE_READ);
+	struct vmgpu_cmd_copy rect = vmgpu_encode_copy(buf, buf + 64, 16, 1, 0, 0);
+	struct vmgpu_cmd_copy_async c;
+	struct th_cmdbuf cb;
+	uint32_t at;
+
+	/* Static rules: unknown flag, epoch 0, fields without their flag. */
+	c = vmgpu_encode_copy_async(&rect, 1, 0, 0, self->table, 0);
+	c.flags |= 1u << 7;
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	c = vmgpu_encode_copy_async(&rect, 0, 0, 0, self->table, 0);
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	c = vmgpu_encode_copy_async(&rect, 1, 0, 0, 0, 0);
+	c.after_index = 3;
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	c = vmgpu_encode_copy_async(&rect, 1, self->table + 4, 0, 0, 0);
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED,
+		     self->table + 4);
+	rect.height = 2;	/* pitch 0 below the width */
+	c = vmgpu_encode_copy_async(&rect, 0, 0, 0, 0, 0);
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+
+	/* Run-time faults name the COPY_ASYNC's word: an unmapped source, */
+	rect = vmgpu_encode_copy(0x1000, buf, 16, 1, 0, 0);
+	th_cb_init(&cb);
+	th_cb_nop(&cb);
+	at = cb.n;
+	TH_CB_PUT(&cb, vmgpu_encode_copy_async(&rect, 0, 0, 0, 0, 0));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED, 0x1000);
+	EXPECT_EQ(at, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	/* a read-only signal table, when the entry is written, */
+	rect = vmgpu_encode_copy(buf, buf + 64, 16, 1, 0, 0);
+	th_cb_init(&cb);
+	at = cb.n;
+	TH_CB_PUT(&cb, vmgpu_encode_copy_async(&rect, 2, 0, 0, ro, 5));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_PERMISSION, ro + 40);
+	EXPECT_EQ(at, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	/* an unmapped entry to wait for. */
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, vmgpu_encode_copy_async(&rect, 2, 0x2000, 1, 0, 0));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED, 0x2008);
+}
+
 TEST_HARNESS_MAIN
