@@ -217,6 +217,8 @@ static const struct drm_ioctl_desc vmgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VMGPU_SUBMIT, vmgpu_ioctl_submit, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VMGPU_WD_POLICY, vmgpu_ioctl_wd_policy,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VMGPU_BO_PLACE, vmgpu_ioctl_bo_place,
+			  DRM_RENDER_ALLOW),
 };
 
 static const struct file_operations vmgpu_fops = {

@@ -545,6 +545,8 @@ void vmgpu_vm_fini(struct vmgpu_file *vf);
 int vmgpu_vm_map(struct vmgpu_mapping *map);
 void vmgpu_vm_release_dma(struct vmgpu_file *vf);
 void vmgpu_vm_unmap(struct vmgpu_mapping *map);
+int vmgpu_vm_place(struct vmgpu_mapping *map, u64 offset, u64 size,
+		   u32 placement);
 int vmgpu_as_get(struct vmgpu_gpu *gpu, struct vmgpu_file *vf);
 void vmgpu_as_put(struct vmgpu_gpu *gpu, int slot);
 void vmgpu_as_restore(struct vmgpu_gpu *gpu);
@@ -565,6 +567,8 @@ int vmgpu_ioctl_bo_create(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 int vmgpu_ioctl_bo_mmap_offset(struct drm_device *drm, void *data,
 			       struct drm_file *file);
+int vmgpu_ioctl_bo_place(struct drm_device *drm, void *data,
+			 struct drm_file *file);
 int vmgpu_ioctl_bo_info(struct drm_device *drm, void *data,
 			struct drm_file *file);
 

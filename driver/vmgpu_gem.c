@@ -451,6 +451,62 @@ int vmgpu_ioctl_bo_info(struct drm_device *drm, void *data,
 	return 0;
 }
 
+/**
+ * vmgpu_ioctl_bo_place() - DRM_IOCTL_VMGPU_BO_PLACE
+ * @drm: the DRM device
+ * @data: struct drm_vmgpu_bo_place
+ * @file: the calling file
+ *
+ * The handle's object reference keeps the buffer, the mapping reference
+ * its VA range; the page-table entries change under the file's vm_lock
+ * (vmgpu_vm_place()).
+ *
+ * Return: 0 or a negative errno.
+ */
+int vmgpu_ioctl_bo_place(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct vmgpu_device *vdev = to_vmgpu(drm);
+	struct vmgpu_file *vf = file->driver_priv;
+	struct drm_vmgpu_bo_place *args = data;
+	struct vmgpu_mapping *map;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->flags || args->pad) {
+		drm_dbg(drm, "bo_place: unknown flags or non-zero padding\n");
+		return -EINVAL;
+	}
+	if (args->placement > DRM_VMGPU_PLACEMENT_GPU(vdev->num_gpus - 1)) {
+		drm_dbg(drm, "bo_place: bad placement %u\n", args->placement);
+		return -EINVAL;
+	}
+	if (!args->size || !IS_ALIGNED(args->offset, VMGPU_PAGE_SIZE) ||
+	    !IS_ALIGNED(args->size, VMGPU_PAGE_SIZE)) {
+		drm_dbg(drm, "bo_place: range not whole pages\n");
+		return -EINVAL;
+	}
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		drm_dbg(drm, "bo_place: no handle %u\n", args->handle);
+		return -ENOENT;
+	}
+	if (args->offset > obj->size || args->size > obj->size - args->offset) {
+		drm_dbg(drm, "bo_place: range past the buffer\n");
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	map = vmgpu_mapping_find(to_vmgpu_bo(obj), vf);
+	if (!map) {
+		drm_gem_object_put(obj);
+		return -ENOENT;
+	}
+	ret = vmgpu_vm_place(map, args->offset, args->size, args->placement);
+	vmgpu_mapping_put(map);
+	drm_gem_object_put(obj);
+	return ret;
+}
+
 static void vmgpu_cmdbuf_free(struct vmgpu_cmdbuf *cb)
 {
 	struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(cb->vaddr);

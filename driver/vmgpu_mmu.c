@@ -274,6 +274,47 @@ void vmgpu_vm_unmap(struct vmgpu_mapping *map)
 	vmgpu_vm_flush(vf);
 }
 
+/**
+ * vmgpu_vm_place() - set the location field of some of a mapping's pages
+ * @map: the mapping (its caller holds a reference, so its range stays)
+ * @offset: first byte in the buffer, page aligned
+ * @size: bytes, page aligned, inside the buffer with @offset
+ * @placement: DRM_VMGPU_PLACEMENT_*, checked by the caller
+ *
+ * Rewrites only the location bits of the entries under the file's
+ * vm_lock, then flushes the TLBs of the slots the file is bound to.
+ *
+ * Return: 0, or -ENODEV once the device is unbound.
+ */
+int vmgpu_vm_place(struct vmgpu_mapping *map, u64 offset, u64 size,
+		   u32 placement)
+{
+	struct vmgpu_file *vf = map->vf;
+	u64 va = map->node.start + offset, end = va + size;
+	int idx;
+
+	if (!drm_dev_enter(&vf->vdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&vf->vm_lock);
+	for (; va < end; va += VMGPU_PAGE_SIZE) {
+		u64 *pte = vmgpu_pte(vf, va, false);
+		u64 old;
+
+		if (!pte)
+			continue;
+		old = READ_ONCE(*pte);
+		if (old & VMGPU_PTE_VALID)
+			WRITE_ONCE(*pte, (old & ~VMGPU_PTE_LOC_MASK) |
+				   VMGPU_PTE_LOC(placement));
+	}
+	mutex_unlock(&vf->vm_lock);
+	/* The new entries must be in memory before the TLB flush. */
+	wmb();
+	vmgpu_vm_flush(vf);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 static void vmgpu_as_program(struct vmgpu_gpu *gpu, int slot, dma_addr_t root)
 {
 	vmgpu_gpu_write(gpu, VMGPU_GPU_AS_ROOT_LO(slot), lower_32_bits(root));

@@ -121,9 +121,12 @@ static int vmgpu_check_take(struct vmgpu_validate *v, u32 off, const u32 *c)
 	return 0;
 }
 
-/* The rectangle of a COPY or COPY_ASYNC (the same first nine words). */
+/*
+ * The rectangle of a COPY or COPY_ASYNC (the same first nine words); the
+ * destination of an in-place replicating copy is only read.
+ */
 static int vmgpu_check_copy_rect(struct vmgpu_validate *v, u32 off,
-				 const u32 *c)
+				 const u32 *c, bool dst_written)
 {
 	u32 width = VMGPU_CMD_U32(c, vmgpu_cmd_copy, width_bytes);
 	u32 height = VMGPU_CMD_U32(c, vmgpu_cmd_copy, height);
@@ -134,7 +137,8 @@ static int vmgpu_check_copy_rect(struct vmgpu_validate *v, u32 off,
 		return vmgpu_reject(v, off, "copy source not in a buffer");
 	va = VMGPU_CMD_U64(c, vmgpu_cmd_copy, dst_va);
 	pitch = VMGPU_CMD_U32(c, vmgpu_cmd_copy, dst_pitch);
-	if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(width, height, pitch), true))
+	if (!vmgpu_va_ok(v, va, vmgpu_copy_extent(width, height, pitch),
+			 dst_written))
 		return vmgpu_reject(v, off,
 				    "copy destination not in a writable buffer");
 	return 0;
@@ -170,7 +174,8 @@ static int vmgpu_check_copy_async(struct vmgpu_validate *v, u32 off,
 					    "copy_async entry %#llx not in a writable buffer",
 					    va);
 	}
-	return vmgpu_check_copy_rect(v, off, c);
+	return vmgpu_check_copy_rect(v, off, c,
+				     !(flags & VMGPU_COPY_REPLICATE));
 }
 
 /*
@@ -243,7 +248,7 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 	case VMGPU_CMD_TAKE:
 		return vmgpu_check_take(v, off, c);
 	case VMGPU_CMD_COPY:
-		return vmgpu_check_copy_rect(v, off, c);
+		return vmgpu_check_copy_rect(v, off, c, true);
 	case VMGPU_CMD_COPY_ASYNC:
 		return vmgpu_check_copy_async(v, off, c);
 	}

@@ -101,6 +101,34 @@ int vmgpu_bo_create(struct vmgpu_device *dev, uint64_t size, uint32_t flags,
 	return ret;
 }
 
+int vmgpu_bo_place(struct vmgpu_bo *bo, uint64_t offset, uint64_t size,
+		   uint32_t placement)
+{
+	struct drm_vmgpu_bo_place args = {
+		.handle = bo ? bo->handle : 0, .placement = placement,
+		.offset = offset, .size = size,
+	};
+	struct vmgpu_device *dev = bo ? bo->dev : NULL;
+
+	if (!bo)
+		return -EINVAL;
+	if (placement > VMGPU_PLACEMENT_GPU(dev->num_gpus - 1))
+		return shim_set_error(dev, -EINVAL,
+				      "bo_place: placement VMGPU_PLACEMENT_GPU(%u): no such GPU (GPUs 0..%u)",
+				      placement - 1, dev->num_gpus - 1);
+	if (!size || offset % VMGPU_PAGE_SIZE || size % VMGPU_PAGE_SIZE ||
+	    offset > bo->size || size > bo->size - offset)
+		return shim_set_error(dev, -EINVAL,
+				      "bo_place: %llu bytes at %llu are not whole pages inside the buffer of %llu",
+				      (unsigned long long)size,
+				      (unsigned long long)offset,
+				      (unsigned long long)bo->size);
+	if (drmIoctl(dev->fd, DRM_IOCTL_VMGPU_BO_PLACE, &args))
+		return shim_set_error(dev, -errno, "BO_PLACE: %s",
+				      strerror(errno));
+	return 0;
+}
+
 bool shim_find_bo(struct vmgpu_device *dev, uint64_t va, uint32_t *handle,
 		  uint64_t *offset)
 {

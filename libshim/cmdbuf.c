@@ -653,8 +653,8 @@ int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_bo *src,
 			    const struct vmgpu_bo *dst,
 			    const struct vmgpu_copy_rect *r, uint32_t epoch,
-			    const struct vmgpu_dep_entry *after,
-			    const struct vmgpu_dep_entry *signal)
+			    const struct vmgpu_dep_ref *after,
+			    const struct vmgpu_dep_ref *signal)
 {
 	struct vmgpu_cmd_copy_async c;
 	struct vmgpu_cmd_copy rect;

@@ -128,6 +128,17 @@ struct vmgpu_bo;
  */
 int vmgpu_bo_create(struct vmgpu_device *dev, uint64_t size, uint32_t flags,
 		    uint32_t placement, struct vmgpu_bo **out);
+/*
+ * Say that bytes [@offset, @offset + @size) of @bo (whole 4 KiB pages)
+ * live in @placement's memory, as this device handle's GPU address space
+ * sees them (SPEC R6, R10; DRM_IOCTL_VMGPU_BO_PLACE): the device prices
+ * accesses by it, the data does not move. A resource split over GPUs
+ * thus keeps each GPU's part in that GPU's memory, read remotely by the
+ * others. -EINVAL for a range not of whole pages inside the buffer or a
+ * GPU that does not exist.
+ */
+int vmgpu_bo_place(struct vmgpu_bo *bo, uint64_t offset, uint64_t size,
+		   uint32_t placement);
 /* Unmap (CPU) and close the buffer; NULL is accepted. */
 void vmgpu_bo_destroy(struct vmgpu_bo *bo);
 /* CPU mapping of the whole buffer (created on first call, kept). */
@@ -444,7 +455,7 @@ struct vmgpu_take_desc {
 
 int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t);
 /* Entry @index of @table. */
-struct vmgpu_dep_entry {
+struct vmgpu_dep_ref {
 	struct vmgpu_dep_table table;
 	uint32_t index;
 };
@@ -462,8 +473,8 @@ int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_bo *src,
 			    const struct vmgpu_bo *dst,
 			    const struct vmgpu_copy_rect *r, uint32_t epoch,
-			    const struct vmgpu_dep_entry *after,
-			    const struct vmgpu_dep_entry *signal);
+			    const struct vmgpu_dep_ref *after,
+			    const struct vmgpu_dep_ref *signal);
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);

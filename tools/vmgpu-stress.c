@@ -94,7 +94,7 @@ enum call {
 	C_SYNCOBJ_HANDLE_TO_FD, C_SYNCOBJ_FD_TO_HANDLE,
 	C_SYNCOBJ_EXPORT_SYNC_FILE, C_SYNCOBJ_IMPORT_SYNC_FILE,
 	C_PRIME_HANDLE_TO_FD, C_PRIME_FD_TO_HANDLE, C_GEM_FLINK, C_GEM_OPEN,
-	C_WD_POLICY, C_RANDOM_IOCTL,
+	C_WD_POLICY, C_BO_PLACE, C_RANDOM_IOCTL,
 	C_IOCTL_END,		/* the calls above are ioctls */
 	C_MMAP = C_IOCTL_END, C_MUNMAP, C_OPEN, C_CLOSE,
 	C_NUM
@@ -109,7 +109,7 @@ static const char *const call_names[C_NUM] = {
 	"SYNCOBJ_HANDLE_TO_FD", "SYNCOBJ_FD_TO_HANDLE",
 	"SYNCOBJ_EXPORT_SYNC_FILE", "SYNCOBJ_IMPORT_SYNC_FILE",
 	"PRIME_HANDLE_TO_FD", "PRIME_FD_TO_HANDLE", "GEM_FLINK", "GEM_OPEN",
-	"WD_POLICY", "random ioctl",
+	"WD_POLICY", "BO_PLACE", "random ioctl",
 	"mmap", "munmap", "open", "close",
 };
 
@@ -1066,6 +1066,42 @@ static void op_bo_info(struct thr *t)
 		in.pad = 1;
 	xioctl(C_BO_INFO, fd, DRM_IOCTL_VMGPU_BO_INFO,
 	       chance(t, 3) ? (void *)(uintptr_t)hostile_ptr(t) : &in);
+}
+
+/*
+ * Move some pages of a buffer to another GPU's memory (as priced), often
+ * while packets use it: results must not change. Sometimes malformed.
+ */
+static void op_bo_place(struct thr *t)
+{
+	struct drm_vmgpu_bo_place a = { 0 };
+	struct bo_ent e;
+	uint64_t pages;
+	int fd;
+
+	if (chance(t, 85) && bo_pick(t->p, R(t), -1, &e, false)) {
+		fd = e.fd;
+		a.handle = e.handle;
+		pages = e.size / 4096 ? e.size / 4096 : 1;
+		a.offset = 4096 * R32(t, (uint32_t)pages);
+		a.size = 4096 * (1 + R32(t, (uint32_t)(pages - a.offset / 4096)));
+	} else {
+		fd = pick_fd(t);
+		a.handle = R32(t, 300);
+		a.size = 4096;
+	}
+	a.placement = R32(t, VMGPU_MAX_GPUS + 1);
+	if (chance(t, 10)) {
+		switch (R32(t, 5)) {
+		case 0: a.offset += 1 + R32(t, 4095); break;
+		case 1: a.size = chance(t, 50) ? 0 : a.size + (1ull << 40); break;
+		case 2: a.placement = 1 + VMGPU_MAX_GPUS + R32(t, 100); break;
+		case 3: a.pad = 1; break;
+		default: a.flags = 1u << R32(t, 32); break;
+		}
+	}
+	xioctl(C_BO_PLACE, fd, DRM_IOCTL_VMGPU_BO_PLACE,
+	       chance(t, 3) ? (void *)(uintptr_t)hostile_ptr(t) : &a);
 }
 
 static void op_mmap(struct thr *t)
@@ -2169,6 +2205,7 @@ static const struct op ops[] = {
 	{ "wd_policy", G_PARAM, 2, op_wd_policy },
 	{ "bo_create", G_BO, 10, op_bo_create },
 	{ "bo_info", G_BO, 4, op_bo_info },
+	{ "bo_place", G_BO, 3, op_bo_place },
 	{ "mmap", G_MMAP, 5, op_mmap },
 	{ "munmap", G_MMAP, 3, op_munmap },
 	{ "gem_close", G_CLOSE, 7, op_gem_close },

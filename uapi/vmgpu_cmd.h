@@ -443,7 +443,15 @@ vmgpu_cmd_check_copy_async(const void *c, const char **why)
 	    (flags & ~VMGPU_COPY_FLAGS_ALL))
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 					"copy_async reserved field or unknown flag");
-	if (flags && !VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
+	if ((flags & VMGPU_COPY_REPLICATE) &&
+	    (VMGPU_CMD_U64(c, vmgpu_cmd_copy_async, src_va) !=
+	     VMGPU_CMD_U64(c, vmgpu_cmd_copy_async, dst_va) ||
+	     VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, src_pitch) !=
+	     VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, dst_pitch)))
+		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+					"copy_async replicate not in place");
+	if ((flags & (VMGPU_COPY_AFTER_ENTRY | VMGPU_COPY_SIGNAL_ENTRY)) &&
+	    !VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 					"dependency epoch 0");
 	if (!(flags & VMGPU_COPY_AFTER_ENTRY) &&
@@ -454,7 +462,8 @@ vmgpu_cmd_check_copy_async(const void *c, const char **why)
 	    (signal || VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, signal_index)))
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 					"copy_async signal fields without the flag");
-	if (!flags && VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
+	if (!(flags & (VMGPU_COPY_AFTER_ENTRY | VMGPU_COPY_SIGNAL_ENTRY)) &&
+	    VMGPU_CMD_U32(c, vmgpu_cmd_copy_async, epoch))
 		return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 					"copy_async epoch without an entry");
 	if (after % VMGPU_DEP_ENTRY_BYTES || signal % VMGPU_DEP_ENTRY_BYTES)

@@ -668,7 +668,12 @@ struct vmgpu_cmd_take {
  * than it was written (so a region is pushed as soon as it is done);
  * with VMGPU_COPY_SIGNAL_ENTRY it writes entry @signal_index of
  * @signal_table (@epoch, this GPU, READY) when its bytes have landed (so
- * a reader's DEP_WAIT waits for exactly the data it reads). A COPY waits
+ * a reader's DEP_WAIT waits for exactly the data it reads). With
+ * VMGPU_COPY_REPLICATE the copy is in place (@src_va == @dst_va, equal
+ * pitches): it brings the pages it covers into this GPU's memory as read
+ * replicas for the rest of the packet, so this GPU's reads of them are
+ * local once it has landed and remote (from the pages' home) before:
+ * the hybrid of SPEC R6. Writes still go to the home. A COPY waits
  * for the copies queued before it; BARRIER and END wait for every one. A
  * fault of an asynchronous copy fails the packet at the COPY_ASYNC's word.
  * Unused table fields are zero.
@@ -692,8 +697,12 @@ struct vmgpu_cmd_copy_async {
 
 #define VMGPU_COPY_AFTER_ENTRY		(1u << 0)
 #define VMGPU_COPY_SIGNAL_ENTRY		(1u << 1)
+#define VMGPU_COPY_REPLICATE		(1u << 2)
 #define VMGPU_COPY_FLAGS_ALL		(VMGPU_COPY_AFTER_ENTRY | \
-					 VMGPU_COPY_SIGNAL_ENTRY)
+					 VMGPU_COPY_SIGNAL_ENTRY | \
+					 VMGPU_COPY_REPLICATE)
+/* Replica pages a GPU keeps per packet; past it a page stays remote. */
+#define VMGPU_COPY_MAX_REPLICA_PAGES	4096
 #define VMGPU_COPY_QUEUE_DEPTH		64
 
 /* END: end-of-packet barrier; the fence is written after it. */

@@ -92,6 +92,7 @@ static void cp_free_packet(struct vg_cp *cp)
     }
     cp->take.active = false;
     vg_ce_reset(cp->ce);
+    vg_mmu_replicas_clear(cp->mmu);
     cp->ce_waits = false;
     cp->outstanding = 0;
     cp->aborted = false;

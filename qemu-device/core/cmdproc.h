@@ -40,19 +40,19 @@ struct vg_sync_dep {
 };
 
 enum vg_cp_state {
-    VG_CP_IDLE = 0,     /* no packet; waits for a doorbell */
-    VG_CP_RUN,          /* a CP step is scheduled */
-    VG_CP_WAIT_BARRIER, /* BARRIER: earlier dispatches */
-    VG_CP_WAIT_END,     /* END: every dispatch */
-    VG_CP_WAIT_VALUE,   /* WAIT_VALUE or DEP_WAIT: memory to change */
-    VG_CP_WAIT_COPY,    /* COPY (and the copies queued before it) */
+    VG_CP_IDLE = 0,       /* no packet; waits for a doorbell */
+    VG_CP_RUN,            /* a CP step is scheduled */
+    VG_CP_WAIT_BARRIER,   /* BARRIER: earlier dispatches */
+    VG_CP_WAIT_END,       /* END: every dispatch */
+    VG_CP_WAIT_VALUE,     /* WAIT_VALUE or DEP_WAIT: memory to change */
+    VG_CP_WAIT_COPY,      /* COPY (and the copies queued before it) */
     VG_CP_WAIT_COPY_SLOT, /* COPY or COPY_ASYNC: the engine's queue full */
-    VG_CP_WAIT_SKIP,    /* SKIP_IF: its dispatch to be done */
-    VG_CP_WAIT_TAKE,    /* TAKE: a portion to finish */
-    VG_CP_WAIT_ACK,     /* error to report, previous latched */
-    VG_CP_DRAIN,        /* packet abandoned, blocks in flight */
-    VG_CP_FENCE,        /* fence write scheduled */
-    VG_CP_HALTED,       /* bad ring configuration */
+    VG_CP_WAIT_SKIP,      /* SKIP_IF: its dispatch to be done */
+    VG_CP_WAIT_TAKE,      /* TAKE: a portion to finish */
+    VG_CP_WAIT_ACK,       /* error to report, previous latched */
+    VG_CP_DRAIN,          /* packet abandoned, blocks in flight */
+    VG_CP_FENCE,          /* fence write scheduled */
+    VG_CP_HALTED,         /* bad ring configuration */
 };
 
 /* The TAKE being run (SPEC R7): the portions this GPU claims and runs. */

@@ -26,10 +26,13 @@ void vg_ce_reset(struct vg_copy_engine *ce)
 /*
  * Walk the copy in chunks that stay inside one source and one destination
  * page. With @move false only translate (checking every page and counting
- * bytes by location); with @move true also copy. Returns a fault code.
+ * bytes by location); with @move true also copy. An in-place @replicate
+ * copy reads its pages where they live and writes them into this GPU's
+ * memory (vg_mmu_replicate()): its destination is not translated again.
+ * Returns a fault code.
  */
 static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
-                     uint64_t *bytes_by_loc, uint64_t *fault_va)
+                     bool replicate, uint64_t *bytes_by_loc, uint64_t *fault_va)
 {
     uint32_t row;
 
@@ -56,13 +59,17 @@ static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
                 *fault_va = src;
                 return code;
             }
-            code = vg_mmu_translate(mmu, c->slot, dst, true, &xd);
-            if (code) {
-                *fault_va = dst;
-                return code;
-            }
-            if (move) {
-                memmove(xd.host + dof, xs.host + so, n);
+            if (replicate) {
+                xd.loc = VMGPU_LOC_GPU(mmu->gpu);
+            } else {
+                code = vg_mmu_translate(mmu, c->slot, dst, true, &xd);
+                if (code) {
+                    *fault_va = dst;
+                    return code;
+                }
+                if (move) {
+                    memmove(xd.host + dof, xs.host + so, n);
+                }
             }
             if (bytes_by_loc) {
                 bytes_by_loc[xs.loc] += n;
@@ -117,7 +124,8 @@ int vg_ce_start(struct vg_copy_engine *ce, vg_time_t ready, uint32_t serial,
     if (ready < vg_gpu_now(gc)) {
         ready = vg_gpu_now(gc);
     }
-    code = copy_walk(ce->mmu, &j->copy, false, bytes_by_loc, fault_va);
+    code = copy_walk(ce->mmu, &j->copy, false, j->flags & VMGPU_COPY_REPLICATE,
+                     bytes_by_loc, fault_va);
     if (code) {
         return code;
     }
@@ -141,7 +149,16 @@ int vg_ce_finish(struct vg_copy_engine *ce, struct vg_ce_job *done,
     ce->count--;
     ce->busy = false;
     c = &done->copy;
-    code = copy_walk(ce->mmu, c, true, NULL, fault_va);
+    if (done->flags & VMGPU_COPY_REPLICATE) {
+        /* The bytes are where they were: only reads move to this GPU. */
+        code = copy_walk(ce->mmu, c, false, true, NULL, fault_va);
+        for (row = 0; !code && row < c->height; row++) {
+            vg_mmu_replicate(ce->mmu, c->slot,
+                             c->src + (uint64_t)row * c->src_pitch, c->width);
+        }
+        return code;
+    }
+    code = copy_walk(ce->mmu, c, true, false, NULL, fault_va);
     for (row = 0; row < c->height; row++) {
         vg_gpu_wrote(ce->gc, c->dst + (uint64_t)row * c->dst_pitch, c->width);
     }

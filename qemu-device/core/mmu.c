@@ -133,6 +133,87 @@ static int mmu_walk(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
     return VMGPU_FAULT_NONE;
 }
 
+/* Index of the first replica page >= @page. */
+static uint32_t replica_pos(const struct vg_mmu_replicas *rep, uint64_t page)
+{
+    uint32_t lo = 0, hi = rep->n;
+
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+
+        if (rep->page[mid] < page) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static bool is_replica(const struct vg_mmu *mmu, uint32_t slot, uint64_t page)
+{
+    const struct vg_mmu_replicas *rep = &mmu->rep;
+    uint32_t i;
+
+    if (!rep->n || rep->slot != slot) {
+        return false;
+    }
+    i = replica_pos(rep, page);
+    return i < rep->n && rep->page[i] == page;
+}
+
+/* Forget the TLB entry of @page in @slot, if it holds one. */
+static void tlb_drop_page(struct vg_mmu *mmu, uint32_t slot, uint64_t page)
+{
+    struct vg_tlb_entry *e =
+        &mmu->tlb[slot][(page >> VMGPU_PAGE_SHIFT) % VG_TLB_ENTRIES];
+
+    if (e->page_va == page) {
+        e->host = NULL;
+    }
+}
+
+void vg_mmu_replicate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
+                      uint64_t len)
+{
+    struct vg_mmu_replicas *rep = &mmu->rep;
+    uint64_t page, end = va + len;
+
+    if (slot >= VMGPU_AS_SLOTS || !len) {
+        return;
+    }
+    if (rep->n && rep->slot != slot) {
+        vg_mmu_replicas_clear(mmu);
+    }
+    rep->slot = slot;
+    for (page = va & ~PAGE_MASK; page < end; page += VMGPU_PAGE_SIZE) {
+        uint32_t i = replica_pos(rep, page);
+
+        if (i < rep->n && rep->page[i] == page) {
+            continue;
+        }
+        if (rep->n == VMGPU_COPY_MAX_REPLICA_PAGES) {
+            return;
+        }
+        memmove(&rep->page[i + 1], &rep->page[i],
+                (rep->n - i) * sizeof(rep->page[0]));
+        rep->page[i] = page;
+        rep->n++;
+        tlb_drop_page(mmu, slot, page);
+    }
+}
+
+void vg_mmu_replicas_clear(struct vg_mmu *mmu)
+{
+    struct vg_mmu_replicas *rep = &mmu->rep;
+    uint32_t i;
+
+    for (i = 0; i < rep->n; i++) {
+        tlb_drop_page(mmu, rep->slot, rep->page[i]);
+    }
+    rep->n = 0;
+}
+
 int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
                      struct vg_xlat *out)
 {
@@ -181,6 +262,7 @@ int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
         e->readable = pte & VMGPU_PTE_READ;
         e->writable = pte & VMGPU_PTE_WRITE;
         e->host_writable = write && e->writable;
+        e->replica = is_replica(mmu, slot, page);
     }
     if (write ? !e->writable : !e->readable) {
         return VMGPU_FAULT_PERMISSION;
@@ -209,7 +291,7 @@ int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
     }
     out->host = e->host;
     out->page_va = page;
-    out->loc = e->loc;
+    out->loc = e->replica && !write ? VMGPU_LOC_GPU(mmu->gpu) : e->loc;
     out->writable = e->writable;
     return VMGPU_FAULT_NONE;
 }

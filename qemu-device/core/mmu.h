@@ -56,6 +56,17 @@ struct vg_tlb_entry {
     uint8_t loc;             /* VMGPU_LOC_* */
     bool readable, writable; /* PTE permissions */
     bool host_writable;      /* @host was mapped for writing */
+    bool replica;            /* reads are local (vg_mmu_replicate()) */
+};
+
+/*
+ * The read replicas of the packet running on the GPU (COPY_ASYNC with
+ * VMGPU_COPY_REPLICATE): pages of one slot, ascending, that this GPU
+ * reads from its own memory.
+ */
+struct vg_mmu_replicas {
+    uint32_t slot, n;
+    uint64_t page[VMGPU_COPY_MAX_REPLICA_PAGES];
 };
 
 struct vg_mmu;
@@ -78,6 +89,7 @@ struct vg_mmu {
     struct vg_memif memif[VMGPU_AS_SLOTS];
     uint64_t hits, misses; /* whole GPU */
     uint64_t slot_hits[VMGPU_AS_SLOTS], slot_misses[VMGPU_AS_SLOTS];
+    struct vg_mmu_replicas rep;
 };
 
 void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
@@ -97,6 +109,18 @@ void vg_mmu_invalidate(struct vg_mmu *mmu, uint32_t slots);
  */
 int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,
                      struct vg_xlat *out);
+/*
+ * Reads of the pages covering [@va, @va + @len) in @slot are local from
+ * now on (until vg_mmu_replicas_clear()): the hybrid movement of SPEC R6,
+ * priced as where the data is read from; the data itself is not
+ * duplicated. Writes are priced at the pages' home. Pages past
+ * VMGPU_COPY_MAX_REPLICA_PAGES stay remote.
+ */
+void vg_mmu_replicate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
+                      uint64_t len);
+/* Drop every replica (the packet ended, or the GPU was reset). */
+void vg_mmu_replicas_clear(struct vg_mmu *mmu);
+
 /* The interface the interpreter uses for slot @slot. */
 const struct vg_memif *vg_mmu_memif(struct vg_mmu *mmu, uint32_t slot);
 

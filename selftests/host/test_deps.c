@@ -1000,4 +1000,88 @@ TEST_F(deps, bad_async_copies_are_refused)
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_UNMAPPED, 0x2008);
 }
 
+/*
+ * Hybrid movement: GPU 1 starts an in-place replicating copy of a buffer
+ * that lives on GPU 0 and reads it at once (remotely: the copy has not
+ * landed); after waiting for the copy's entry it reads it again, locally.
+ * A later packet reads remotely again (replicas last one packet).
+ */
+TEST_F(deps, replicated_pages_are_read_locally_once_the_copy_lands)
+{
+	uint64_t src = th_as_alloc(self->th, &self->as, 16384,
+				   RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(0)));
+	uint64_t out = th_as_alloc(self->th, &self->as, 16384,
+				   RW | VMGPU_PTE_LOC(VMGPU_LOC_GPU(1)));
+	uint32_t *psrc = th_va(self->th, &self->as, src);
+	uint32_t *pout = th_va(self->th, &self->as, out);
+	uint64_t args = two_ptrs(self->th, &self->as, src, out);
+	struct vmgpu_region_map id = map_of(VMGPU_MAP_IDENTITY, 0, 0, 0);
+	uint32_t g1[3] = { 1, 1, 1 }, zero[3] = { 0 }, g[3] = { 4096, 1, 1 };
+	struct vmgpu_cmd_copy rect = vmgpu_encode_copy(src, src, 16384, 1, 0, 0);
+	struct vmgpu_cmd_copy_async c;
+	uint64_t rr[4], link0, link1;
+	struct th_cmdbuf cb;
+	int i;
+
+	for (i = 0; i < 4096; i++)
+		psrc[i] = 3 * i + 1;
+	/* The copy waits for the dispatch's entry: it lands after it. */
+	c = vmgpu_encode_copy_async(&rect, 5, self->table, 8, self->table, 9);
+	c.flags |= VMGPU_COPY_REPLICATE;
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 5, self->table, 64, 8, g);
+	TH_CB_PUT(&cb, c);
+	th_cb_dispatch(&cb, self->copy, args, 16, g, one, 0, 0);
+	th_cb_end(&cb);
+	rr[0] = cnt(self->th, 1, VMGPU_CNT_BYTES_REMOTE_READ);
+	link0 = cnt(self->th, 1, VMGPU_CNT_LINK_BYTES0);
+	th_cb_submit(self->th, &self->as, 1, &cb, 60);
+	vg_device_run(self->dev);
+	ASSERT_EQ(60, th_fence_mem(self->th, 1));
+	rr[1] = cnt(self->th, 1, VMGPU_CNT_BYTES_REMOTE_READ);
+	link1 = cnt(self->th, 1, VMGPU_CNT_LINK_BYTES0);
+	/* the dispatch read all of src remotely; the copy moved it too */
+	EXPECT_EQ(16384, rr[1] - rr[0]);
+	EXPECT_EQ(2 * 16384, link1 - link0);
+	EXPECT_EQ(vmgpu_dep_pack(5, 1, VMGPU_DEP_READY), self->entry[9]);
+
+	/* Now wait for the copy before reading. */
+	c = vmgpu_encode_copy_async(&rect, 6, 0, 0, self->table, 9);
+	c.flags |= VMGPU_COPY_REPLICATE;
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_dep_wait(&cb, 6, self->table, 64, 9, g1, g1, zero, one, &id);
+	th_cb_dispatch(&cb, self->copy, args, 16, g, one, 0, 0);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 1, &cb, 61);
+	vg_device_run(self->dev);
+	ASSERT_EQ(61, th_fence_mem(self->th, 1));
+	rr[2] = cnt(self->th, 1, VMGPU_CNT_BYTES_REMOTE_READ);
+	EXPECT_EQ(0, rr[2] - rr[1]);	/* read from the replica */
+	for (i = 0; i < 4096; i++)
+		ASSERT_EQ(3 * i + 1, pout[i]);
+	EXPECT_EQ(vmgpu_dep_pack(6, 1, VMGPU_DEP_READY), self->entry[9]);
+
+	/* A new packet has no replica: remote again. */
+	th_cb_init(&cb);
+	th_cb_dispatch(&cb, self->copy, args, 16, g, one, 0, 0);
+	th_cb_end(&cb);
+	link0 = cnt(self->th, 1, VMGPU_CNT_LINK_BYTES0);
+	th_cb_submit(self->th, &self->as, 1, &cb, 62);
+	vg_device_run(self->dev);
+	rr[3] = cnt(self->th, 1, VMGPU_CNT_BYTES_REMOTE_READ);
+	link1 = cnt(self->th, 1, VMGPU_CNT_LINK_BYTES0);
+	EXPECT_EQ(16384, rr[3] - rr[2]);
+	EXPECT_EQ(16384, link1 - link0);
+
+	/* Not in place: refused. */
+	rect = vmgpu_encode_copy(src, out, 16384, 1, 0, 0);
+	c = vmgpu_encode_copy_async(&rect, 0, 0, 0, 0, 0);
+	c.flags |= VMGPU_COPY_REPLICATE;
+	th_cb_init(&cb);
+	TH_CB_PUT(&cb, c);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+}
+
 TEST_HARNESS_MAIN

@@ -20,7 +20,7 @@ extern "C" {
 #define DRM_VMGPU_DRIVER_NAME		"vmgpu"
 
 /* Bumped whenever an ioctl or parameter is added. */
-#define DRM_VMGPU_UAPI_VERSION		4
+#define DRM_VMGPU_UAPI_VERSION		5
 
 #define DRM_VMGPU_GET_PARAM		0x00
 #define DRM_VMGPU_BO_CREATE		0x01
@@ -31,6 +31,7 @@ extern "C" {
 #define DRM_VMGPU_CTX_QUERY		0x06
 #define DRM_VMGPU_SUBMIT		0x07
 #define DRM_VMGPU_WD_POLICY		0x08
+#define DRM_VMGPU_BO_PLACE		0x09
 
 /**
  * enum drm_vmgpu_param - what DRM_IOCTL_VMGPU_GET_PARAM can report
@@ -188,6 +189,39 @@ struct drm_vmgpu_bo_info {
 	__u64 size;
 	__u64 gpu_va;
 	__u32 placement;
+	__u32 pad;
+};
+
+/**
+ * struct drm_vmgpu_bo_place - argument of DRM_IOCTL_VMGPU_BO_PLACE
+ *
+ * Sets where a page range of a buffer lives as the calling file's GPU
+ * address space sees it: the location field of the page-table entries of
+ * [@offset, @offset + @size) of the buffer's mapping in this file (SPEC
+ * R6, R10). The device prices every access by it; the data does not move
+ * (it always lives in system RAM). A resource split over GPUs can so have
+ * each part's pages in the memory of the GPU that writes them, read by
+ * the others over the links (direct remote read). Other files mapping
+ * the same buffer, and DRM_IOCTL_VMGPU_BO_INFO's @placement (the
+ * placement at creation), are not changed. Accesses after the call
+ * returns see the new location; work already running may see either.
+ * Since uAPI version 5.
+ *
+ * @handle: GEM handle of a buffer of this file; else -ENOENT.
+ * @placement: DRM_VMGPU_PLACEMENT_SYSTEM or DRM_VMGPU_PLACEMENT_GPU(k)
+ *	with k < number of GPUs; else -EINVAL.
+ * @offset: first byte, a multiple of 4096 inside the buffer; else -EINVAL.
+ * @size: bytes, a non-zero multiple of 4096 with @offset + @size inside
+ *	the buffer; else -EINVAL.
+ * @flags: must be zero (no flag is defined yet).
+ * @pad: must be zero.
+ */
+struct drm_vmgpu_bo_place {
+	__u32 handle;
+	__u32 placement;
+	__u64 offset;
+	__u64 size;
+	__u32 flags;
 	__u32 pad;
 };
 
@@ -472,6 +506,9 @@ struct drm_vmgpu_wd_policy {
 #define DRM_IOCTL_VMGPU_WD_POLICY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VMGPU_WD_POLICY, \
 		 struct drm_vmgpu_wd_policy)
+#define DRM_IOCTL_VMGPU_BO_PLACE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VMGPU_BO_PLACE, \
+		struct drm_vmgpu_bo_place)
 
 #if defined(__cplusplus)
 }
