@@ -649,6 +649,37 @@ static int use_dep_entry(struct vmgpu_cmdbuf *cb, const char *what,
 	return 0;
 }
 
+static int copy_async_emit(struct vmgpu_cmdbuf *cb, const char *what,
+			   const struct vmgpu_bo *src,
+			   const struct vmgpu_bo *dst,
+			   const struct vmgpu_copy_rect *r, uint32_t epoch,
+			   const struct vmgpu_dep_ref *after,
+			   const struct vmgpu_dep_ref *signal, uint32_t flags)
+{
+	struct vmgpu_cmd_copy_async c;
+	struct vmgpu_cmd_copy rect;
+	uint64_t after_va = 0, signal_va = 0;
+	int ret;
+
+	if ((after || signal) && !epoch)
+		return shim_set_error(cb->dev, -EINVAL,
+				      "%s: epoch 0 with an entry", what);
+	ret = copy_checked(cb, what, src, dst, r, &rect);
+	if (!ret && after)
+		ret = use_dep_entry(cb, what, &after->table, after->index,
+				    VMGPU_USE_READ, &after_va);
+	if (!ret && signal)
+		ret = use_dep_entry(cb, what, &signal->table, signal->index,
+				    0, &signal_va);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_copy_async(&rect, epoch, after_va,
+				    after ? after->index : 0, signal_va,
+				    signal ? signal->index : 0);
+	c.flags |= flags;
+	return emit(cb, &c, VMGPU_CMD_LEN_COPY_ASYNC);
+}
+
 int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_bo *src,
 			    const struct vmgpu_bo *dst,
@@ -656,29 +687,25 @@ int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_dep_ref *after,
 			    const struct vmgpu_dep_ref *signal)
 {
-	struct vmgpu_cmd_copy_async c;
-	struct vmgpu_cmd_copy rect;
-	uint64_t after_va = 0, signal_va = 0;
-	int ret;
-
 	if (!cb)
 		return -EINVAL;
-	if ((after || signal) && !epoch)
+	return copy_async_emit(cb, "copy_async", src, dst, r, epoch, after,
+			       signal, 0);
+}
+
+int vmgpu_cmdbuf_replicate(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			   const struct vmgpu_copy_rect *r, uint32_t epoch,
+			   const struct vmgpu_dep_ref *after,
+			   const struct vmgpu_dep_ref *signal)
+{
+	if (!cb)
+		return -EINVAL;
+	if (r && (r->src_offset != r->dst_offset ||
+		  (r->height > 1 && r->src_pitch != r->dst_pitch)))
 		return shim_set_error(cb->dev, -EINVAL,
-				      "copy_async: epoch 0 with an entry");
-	ret = copy_checked(cb, "copy_async", src, dst, r, &rect);
-	if (!ret && after)
-		ret = use_dep_entry(cb, "copy_async", &after->table,
-				    after->index, VMGPU_USE_READ, &after_va);
-	if (!ret && signal)
-		ret = use_dep_entry(cb, "copy_async", &signal->table,
-				    signal->index, 0, &signal_va);
-	if (ret)
-		return ret;
-	c = vmgpu_encode_copy_async(&rect, epoch, after_va,
-				    after ? after->index : 0, signal_va,
-				    signal ? signal->index : 0);
-	return emit(cb, &c, VMGPU_CMD_LEN_COPY_ASYNC);
+				      "replicate: not in place (offsets or pitches differ)");
+	return copy_async_emit(cb, "replicate", bo, bo, r, epoch, after,
+			       signal, VMGPU_COPY_REPLICATE);
 }
 
 int vmgpu_cmdbuf_take(struct vmgpu_cmdbuf *cb, const struct vmgpu_take_desc *t)

@@ -475,6 +475,17 @@ int vmgpu_cmdbuf_copy_async(struct vmgpu_cmdbuf *cb,
 			    const struct vmgpu_copy_rect *r, uint32_t epoch,
 			    const struct vmgpu_dep_ref *after,
 			    const struct vmgpu_dep_ref *signal);
+/*
+ * COPY_ASYNC with VMGPU_COPY_REPLICATE (SPEC R6, hybrid): the pages of
+ * @bo that @r covers (in place: equal offsets and pitches) become read
+ * replicas of the GPU running the packet, for the rest of the packet:
+ * its reads of them are remote until the copy lands and local after.
+ * Ordered by @after and @signal as vmgpu_cmdbuf_copy_async().
+ */
+int vmgpu_cmdbuf_replicate(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
+			   const struct vmgpu_copy_rect *r, uint32_t epoch,
+			   const struct vmgpu_dep_ref *after,
+			   const struct vmgpu_dep_ref *signal);
 /* SET_STATE (VMGPU_STATE_*), e.g. the per-dispatch instruction budget. */
 int vmgpu_cmdbuf_set_state(struct vmgpu_cmdbuf *cb, uint32_t key,
 			   uint32_t value);
@@ -508,12 +519,32 @@ enum vmgpu_split_mode {
 	VMGPU_SPLIT_NUM_MODES
 };
 
-/* How data another GPU wrote reaches a reader (modes c and d). */
+/* How data another GPU wrote reaches a reader (modes c and d; SPEC R6). */
 enum vmgpu_split_movement {
-	/* the reader copies what it reads from the writer's memory */
+	/* copy-then-read: after its wait the reader copies what it reads */
 	VMGPU_MOVE_PULL = 0,
-	/* the writer copies each finished region to the GPUs that read it */
+	/*
+	 * the writer's copy engine copies each region, as soon as it is
+	 * written, to the GPUs that read it; readers wait for its arrival
+	 */
 	VMGPU_MOVE_PUSH,
+	/*
+	 * prefetch (R8): at the start of each kernel the reader's copy
+	 * engine queues copies of all its portions' inputs, each starting
+	 * as soon as its region is written; units wait for their arrival
+	 */
+	VMGPU_MOVE_PREFETCH,
+	/*
+	 * direct remote read: one buffer per resource, each page in the
+	 * memory of the GPU that writes it (vmgpu_bo_place()); no copy
+	 */
+	VMGPU_MOVE_REMOTE,
+	/*
+	 * hybrid: as REMOTE, and the reader's copy engine brings the pages
+	 * it reads of other GPUs into its memory as read replicas as soon
+	 * as they are written: reads are remote until they land, then local
+	 */
+	VMGPU_MOVE_HYBRID,
 	VMGPU_MOVE_NUM
 };
 

@@ -6,8 +6,10 @@
  * Units: the index space (blocks) is cut into portions (a grid, portion i
  * on GPU i % gpus); a portion is one signalled unit in modes a-c, and is
  * cut into regions, each its own unit and dispatch, in mode d. The table
- * has one entry per unit and kernel (entry k * U + u), and, when pushing,
- * a second such section for "u's pixels have reached their readers".
+ * is made of sections of one entry per unit (entry section * U + u):
+ * section k, "kernel k wrote u"; section K + k, "u of kernel k reached
+ * the GPUs that read it" (push); section (2 + g) * K + k, "what GPU g's
+ * kernel k reads of u has reached GPU g" (prefetch), K kernels.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +29,30 @@ uint32_t split_portion_gpu(const struct split_plan *p, uint32_t px,
 			   uint32_t py)
 {
 	return (px + p->g.portions[0] * py) % p->g.gpus;
+}
+
+static uint32_t num_units(const struct split_plan *p)
+{
+	return p->units[0] * p->units[1];
+}
+
+/* Table sections (entry section * units + u). */
+static uint32_t sec_pushed(const struct split_plan *p, uint32_t k)
+{
+	return p->g.num_kernels + k;
+}
+
+static uint32_t sec_fetched(const struct split_plan *p, uint32_t gpu,
+			    uint32_t k)
+{
+	return (2 + gpu) * p->g.num_kernels + k;
+}
+
+int split_all_shared(const struct split_geom *g)
+{
+	return g->allocation == VMGPU_SPLIT_DYNAMIC ||
+	       g->movement == VMGPU_MOVE_REMOTE ||
+	       g->movement == VMGPU_MOVE_HYBRID;
 }
 
 static int push_op(struct split_plan *p, uint32_t gpu,
@@ -120,6 +146,19 @@ static struct split_rect portion_blocks(const struct split_plan *p,
 	struct split_rect b = { px * pw, py * ph, pw, ph };
 
 	return b;
+}
+
+uint32_t split_page_gpu(const struct split_plan *p, uint64_t offset)
+{
+	uint64_t pixel = (offset & ~(uint64_t)(VMGPU_PAGE_SIZE - 1)) / 4;
+	uint32_t x = (uint32_t)(pixel % p->g.width);
+	uint32_t y = (uint32_t)(pixel / p->g.width);
+	uint32_t pw = p->blocks[0] / p->g.portions[0] * p->g.block[0];
+	uint32_t ph = p->blocks[1] / p->g.portions[1] * p->g.block[1];
+
+	if (y >= p->g.height)
+		y = p->g.height - 1;
+	return split_portion_gpu(p, x / pw, y / ph);
 }
 
 /* The largest radius any kernel reads resource @r with (0, 0: unread). */
@@ -228,18 +267,22 @@ struct copied {
 	} *c;
 };
 
-static int copy_once(struct split_plan *p, struct copied *seen, uint32_t gpu,
-		     uint32_t r, uint32_t src, uint32_t dst,
-		     struct split_rect rect)
+static int copied_before(const struct copied *seen, uint32_t r, uint32_t src,
+			 uint32_t dst, struct split_rect rect)
 {
-	struct split_op op;
 	uint32_t i;
 
 	for (i = 0; i < seen->n; i++)
 		if (seen->c[i].resource == r && seen->c[i].src == src &&
 		    seen->c[i].dst == dst && !memcmp(&seen->c[i].rect, &rect,
 						     sizeof(rect)))
-			return 0;
+			return 1;
+	return 0;
+}
+
+static int remember_copy(struct copied *seen, uint32_t r, uint32_t src,
+			 uint32_t dst, struct split_rect rect)
+{
 	if (seen->n == seen->cap) {
 		uint32_t cap = seen->cap ? 2 * seen->cap : 64;
 		void *n = realloc(seen->c, cap * sizeof(*seen->c));
@@ -254,12 +297,51 @@ static int copy_once(struct split_plan *p, struct copied *seen, uint32_t gpu,
 	seen->c[seen->n].dst = dst;
 	seen->c[seen->n].rect = rect;
 	seen->n++;
+	return 0;
+}
+
+static int copy_once(struct split_plan *p, struct copied *seen, uint32_t gpu,
+		     uint32_t r, uint32_t src, uint32_t dst,
+		     struct split_rect rect)
+{
+	struct split_op op;
+	int ret;
+
+	if (copied_before(seen, r, src, dst, rect))
+		return 0;
+	ret = remember_copy(seen, r, src, dst, rect);
+	if (ret)
+		return ret;
 	memset(&op, 0, sizeof(op));
 	op.kind = SPLIT_OP_COPY;
 	op.resource = r;
 	op.src_gpu = src;
 	op.dst_gpu = dst;
 	op.rect = rect;
+	return push_op(p, gpu, &op);
+}
+
+/*
+ * An asynchronous copy on @gpu's copy engine of @rect of @r, from @src's
+ * buffer to @dst's, after entry @after; it signals nothing (the caller
+ * sets the last copy of a unit to).
+ */
+static int copy_async(struct split_plan *p, uint32_t gpu, uint32_t r,
+		      uint32_t src, uint32_t dst, struct split_rect rect,
+		      uint32_t after, int replicate)
+{
+	struct split_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = SPLIT_OP_COPY;
+	op.resource = r;
+	op.src_gpu = src;
+	op.dst_gpu = dst;
+	op.rect = rect;
+	op.async = 1;
+	op.replicate = (uint8_t)replicate;
+	op.after = after;
+	op.signal = SPLIT_NO_ENTRY;
 	return push_op(p, gpu, &op);
 }
 
@@ -447,11 +529,12 @@ static int radius_wait(struct split_plan *p, uint32_t gpu, uint32_t w,
 }
 
 /*
- * Push: unit @u waits, per portion its reads reach, for that box of
- * units: produced (its own GPU's) or pushed here (another GPU's).
+ * Push and prefetch: unit @u waits, per portion its reads reach, for that
+ * box of units: produced (its own GPU's, section @w) or arrived here
+ * (another GPU's, section @arrived).
  */
-static int push_waits(struct split_plan *p, uint32_t gpu, uint32_t w,
-		      uint32_t u, const uint32_t rad[2])
+static int arrived_waits(struct split_plan *p, uint32_t gpu, uint32_t w,
+			 uint32_t arrived, uint32_t u, const uint32_t rad[2])
 {
 	struct split_rect need = read_units(p, u, rad), pr, o;
 	uint32_t px, py, mine;
@@ -468,7 +551,7 @@ static int push_waits(struct split_plan *p, uint32_t gpu, uint32_t w,
 			if (!meet(need, pr, &o))
 				continue;
 			mine = split_portion_gpu(p, px, py) == gpu;
-			wait_op(p, &op, mine ? w : p->g.num_kernels + w, u);
+			wait_op(p, &op, mine ? w : arrived, u);
 			op.map.kind = VMGPU_MAP_SUPERSET;
 			op.map.v[0] = (int32_t)o.x;
 			op.map.v[1] = (int32_t)o.y;
@@ -483,81 +566,145 @@ static int push_waits(struct split_plan *p, uint32_t gpu, uint32_t w,
 	return 0;
 }
 
+/* The last copy queued since op @first, if any, signals entry @index. */
+static void signal_last(struct split_plan *p, uint32_t gpu, uint32_t first,
+			uint32_t index)
+{
+	if (p->nops[gpu] > first)
+		p->ops[gpu][p->nops[gpu] - 1].signal = index;
+}
+
+/*
+ * Push: as soon as boundary unit @u of kernel @k is written (its entry),
+ * @gpu's copy engine copies what other GPUs read of it into their
+ * copies; the last copy marks it pushed.
+ */
+static int push_unit(struct split_plan *p, uint32_t gpu, uint32_t k,
+		     uint32_t u)
+{
+	struct split_rect mine = px_of(p, unit_blocks(p, u)), o;
+	uint32_t rad[2], px, py, owner, first = p->nops[gpu];
+	uint32_t r = p->g.k[k].write;
+	int ret = 0;
+
+	read_radius(p, r, k + 1, rad);
+	for (py = 0; !ret && py < p->g.portions[1]; py++) {
+		for (px = 0; !ret && px < p->g.portions[0]; px++) {
+			owner = split_portion_gpu(p, px, py);
+			if (owner != gpu &&
+			    meet(grow(p, px_of(p, portion_blocks(p, px, py)),
+				      rad), mine, &o))
+				ret = copy_async(p, gpu, r, gpu, owner, o,
+						 k * num_units(p) + u, 0);
+		}
+	}
+	signal_last(p, gpu, first, sec_pushed(p, k) * num_units(p) + u);
+	return ret;
+}
+
+/*
+ * Prefetch (R8) and hybrid: at the start of kernel @k, @gpu's copy engine
+ * queues, for every unit another GPU writes of what @gpu's portions read,
+ * a copy starting as soon as that unit is written: prefetch into @gpu's
+ * copy (the last one of a unit marks it fetched for kernel @k), hybrid
+ * in place as read replicas (nothing waits for them).
+ */
+static int plan_fetches(struct split_plan *p, struct copied *seen,
+			uint32_t gpu, uint32_t k)
+{
+	int hybrid = p->g.movement == VMGPU_MOVE_HYBRID;
+	uint32_t i, u, px, py, owner, first, r, w;
+	struct split_rect mine, o;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->g.k[k].num_reads; i++) {
+		r = p->g.k[k].read[i];
+		w = p->writer[r];
+		if (w == NONE)
+			continue;
+		for (u = 0; !ret && u < num_units(p); u++) {
+			owner = unit_gpu(p, u);
+			if (owner == gpu)
+				continue;
+			mine = px_of(p, unit_blocks(p, u));
+			first = p->nops[gpu];
+			for (py = 0; !ret && py < p->g.portions[1]; py++) {
+				for (px = 0; !ret && px < p->g.portions[0];
+				     px++) {
+					if (split_portion_gpu(p, px, py) != gpu ||
+					    !meet(grow(p, px_of(p, portion_blocks(p, px, py)),
+						       p->g.k[k].radius[i]),
+						  mine, &o))
+						continue;
+					if (hybrid && copied_before(seen, r, owner,
+								    owner, o))
+						continue;
+					ret = copy_async(p, gpu, r, owner,
+							 hybrid ? owner : gpu, o,
+							 w * num_units(p) + u,
+							 hybrid);
+					if (!ret && hybrid)
+						ret = remember_copy(seen, r, owner,
+								    owner, o);
+				}
+			}
+			if (!hybrid)
+				signal_last(p, gpu, first,
+					    sec_fetched(p, gpu, k) * num_units(p) + u);
+		}
+	}
+	return ret;
+}
+
 /* Modes c and d, kernel @k's units on @gpu, boundary units first. */
 static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 			   uint32_t gpu, uint32_t k)
 {
-	uint32_t units = p->units[0] * p->units[1], pass, u, i;
-	int push = p->g.movement == VMGPU_MOVE_PUSH;
-	struct split_op op;
-	int ret;
+	uint32_t units = num_units(p), pass, u, i;
+	uint32_t mv = p->g.movement;
+	int ret = 0;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (u = 0; u < units; u++) {
+	if (mv == VMGPU_MOVE_PREFETCH || mv == VMGPU_MOVE_HYBRID)
+		ret = plan_fetches(p, seen, gpu, k);
+	for (pass = 0; !ret && pass < 2; pass++) {
+		for (u = 0; !ret && u < units; u++) {
 			struct split_rect b = unit_blocks(p, u);
 
 			if (unit_gpu(p, u) != gpu ||
 			    unit_on_boundary(p, k, u) != !pass)
 				continue;
-			for (i = 0; i < p->g.k[k].num_reads; i++) {
+			for (i = 0; !ret && i < p->g.k[k].num_reads; i++) {
 				uint32_t r = p->g.k[k].read[i];
 				uint32_t w = p->writer[r];
+				const uint32_t *rad = p->g.k[k].radius[i];
 
 				if (w == NONE)
 					continue;
-				if (push && !p->g.shared[r])
-					ret = push_waits(p, gpu, w, u,
-							 p->g.k[k].radius[i]);
+				if (mv == VMGPU_MOVE_PUSH && !p->g.shared[r])
+					ret = arrived_waits(p, gpu, w,
+							    sec_pushed(p, w),
+							    u, rad);
+				else if (mv == VMGPU_MOVE_PREFETCH &&
+					 !p->g.shared[r])
+					ret = arrived_waits(p, gpu, w,
+							    sec_fetched(p, gpu, k),
+							    u, rad);
 				else
-					ret = radius_wait(p, gpu, w, u,
-							  p->g.k[k].radius[i]);
-				if (!ret && !push)
+					ret = radius_wait(p, gpu, w, u, rad);
+				if (!ret && mv == VMGPU_MOVE_PULL)
 					ret = pull(p, seen, gpu, r,
-						   grow(p, px_of(p, b),
-							p->g.k[k].radius[i]));
-				if (ret)
-					return ret;
+						   grow(p, px_of(p, b), rad));
 			}
-			ret = op_dispatch(p, gpu, k, b, 1);
-			if (ret)
-				return ret;
+			if (!ret)
+				ret = op_dispatch(p, gpu, k, b, 1);
+			/* Push each boundary unit as soon as it is issued. */
+			if (!ret && mv == VMGPU_MOVE_PUSH && !pass &&
+			    !p->g.shared[p->g.k[k].write] &&
+			    is_read_later(p, p->g.k[k].write, k))
+				ret = push_unit(p, gpu, k, u);
 		}
 	}
-	if (!push || p->g.shared[p->g.k[k].write] ||
-	    !is_read_later(p, p->g.k[k].write, k))
-		return 0;
-	/*
-	 * Push: as each boundary unit (issued first) is done, copy what other
-	 * GPUs will read of it to them, then mark it pushed.
-	 */
-	for (u = 0; u < units; u++) {
-		struct split_rect mine = px_of(p, unit_blocks(p, u)), o;
-		uint32_t rad[2], px, py, owner;
-
-		if (unit_gpu(p, u) != gpu || !unit_on_boundary(p, k, u))
-			continue;
-		wait_op(p, &op, k, u);
-		op.map.kind = VMGPU_MAP_IDENTITY;
-		ret = push_op(p, gpu, &op);
-		read_radius(p, p->g.k[k].write, k + 1, rad);
-		for (py = 0; !ret && py < p->g.portions[1]; py++) {
-			for (px = 0; !ret && px < p->g.portions[0]; px++) {
-				owner = split_portion_gpu(p, px, py);
-				if (owner == gpu ||
-				    !meet(grow(p, px_of(p, portion_blocks(p, px, py)),
-					       rad), mine, &o))
-					continue;
-				ret = copy_once(p, seen, gpu, p->g.k[k].write,
-						gpu, owner, o);
-			}
-		}
-		if (!ret)
-			ret = op_simple(p, gpu, SPLIT_OP_MARK,
-					(p->g.num_kernels + k) * units + u);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret;
 }
 
 /*
@@ -645,10 +792,10 @@ static int check_geom(const struct split_geom *g, const char **why)
 		return reject(why, -EINVAL, "GPU count out of range");
 	if (g->mode >= VMGPU_SPLIT_NUM_MODES || g->movement >= VMGPU_MOVE_NUM)
 		return reject(why, -EINVAL, "unknown mode or movement");
-	if (g->movement == VMGPU_MOVE_PUSH && g->mode != VMGPU_SPLIT_PORTION &&
+	if (g->movement != VMGPU_MOVE_PULL && g->mode != VMGPU_SPLIT_PORTION &&
 	    g->mode != VMGPU_SPLIT_REGION)
 		return reject(why, -EINVAL,
-			      "push movement needs mode PORTION or REGION");
+			      "push, prefetch, remote and hybrid movement need mode PORTION or REGION");
 	if (g->allocation > VMGPU_SPLIT_DYNAMIC)
 		return reject(why, -EINVAL, "unknown allocation");
 	if (g->allocation == VMGPU_SPLIT_DYNAMIC &&
@@ -712,16 +859,26 @@ int split_plan_build(struct split_plan *p, const struct split_geom *g,
 	p->g = *g;
 	p->blocks[0] = g->width / g->block[0];
 	p->blocks[1] = g->height / g->block[1];
-	if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
-		/* Any GPU may run any portion: every resource is shared. */
+	if (split_all_shared(g)) {
+		/*
+		 * Any GPU may run any portion, or reads what others wrote
+		 * where it was written: every resource is shared.
+		 */
 		for (i = 0; i < g->num_resources; i++)
 			p->g.shared[i] = 1;
+	}
+	if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
 		if (!p->g.portions[0] && !p->g.portions[1]) {
 			p->g.portions[0] = p->blocks[0] % 8 ? 1 : 8;
 			p->g.portions[1] = p->blocks[1] % 8 ? 1 : 8;
 		}
 	} else if (!p->g.portions[0] && !p->g.portions[1]) {
-		p->g.portions[0] = g->gpus % 2 || g->gpus == 2 ? 1 : 2;
+		/*
+		 * Remote reads: row bands, so that no page holds two GPUs'
+		 * pixels (pages live with their writer).
+		 */
+		p->g.portions[0] = g->gpus % 2 || g->gpus == 2 ||
+				   split_all_shared(g) ? 1 : 2;
 		p->g.portions[1] = g->gpus / p->g.portions[0];
 	}
 	for (i = 0; i < 2; i++) {
@@ -749,7 +906,9 @@ int split_plan_build(struct split_plan *p, const struct split_geom *g,
 	units = p->units[0] * p->units[1];
 	if (units > VMGPU_REGION_MAX_PORTIONS)
 		return reject(why, -E2BIG, "over VMGPU_REGION_MAX_PORTIONS units");
-	p->entries = units * g->num_kernels * 2;
+	if ((uint64_t)units * g->num_kernels * (2 + g->gpus) > UINT32_MAX / 8)
+		return reject(why, -E2BIG, "dependency table over 4 GiB");
+	p->entries = units * g->num_kernels * (2 + g->gpus);
 	if (g->allocation == VMGPU_SPLIT_DYNAMIC &&
 	    (uint64_t)units * g->num_kernels > VMGPU_MAX_TASKS_PER_PACKET)
 		return reject(why, -E2BIG,
@@ -847,8 +1006,13 @@ static int emit_op(const struct split_plan *p, uint32_t gpu, uint32_t epoch,
 			.dst_pitch = (uint32_t)pitch,
 		};
 
+		struct split_copy_opts o = {
+			.after = op->after, .signal = op->signal,
+			.replicate = op->replicate,
+		};
+
 		return sink->copy(ctx, op->resource, op->src_gpu, op->dst_gpu,
-				  &r);
+				  &r, epoch, op->async ? &o : NULL);
 	}
 	case SPLIT_OP_BARRIER:
 		return sink->barrier(ctx);

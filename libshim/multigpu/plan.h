@@ -20,7 +20,7 @@ enum split_op_kind {
 	SPLIT_OP_SIGNAL,	/* DEP_SIGNAL on this GPU's dispatch @dispatch */
 	SPLIT_OP_WAIT,		/* DEP_WAIT */
 	SPLIT_OP_MARK,		/* write entry @index READY (after a BARRIER) */
-	SPLIT_OP_COPY,		/* pixels @rect of @resource: @src_gpu -> here */
+	SPLIT_OP_COPY,		/* pixels @rect of @resource: @src_gpu -> @dst_gpu */
 	SPLIT_OP_BARRIER,
 	SPLIT_OP_TIMESTAMP,	/* slot @index of this GPU's two */
 	SPLIT_OP_TAKE,		/* dynamic: take @kernel's portions (R7) */
@@ -44,6 +44,18 @@ struct split_op {
 	struct vmgpu_curve curve;	/* TAKE: this GPU's */
 	uint32_t resource, src_gpu, dst_gpu; /* COPY */
 	struct split_rect rect;		/* COPY: pixels */
+	/* COPY on the copy engine (COPY_ASYNC): entries, or SPLIT_NO_ENTRY */
+	uint8_t async, replicate;
+	uint32_t after, signal;
+};
+
+#define SPLIT_NO_ENTRY		UINT32_MAX
+
+/* How an asynchronous copy is ordered (split_sink.copy). */
+struct split_copy_opts {
+	uint32_t after;		/* entry it starts after, or SPLIT_NO_ENTRY */
+	uint32_t signal;	/* entry it writes when landed, or ... */
+	int replicate;		/* in place: read replicas (hybrid) */
 };
 
 /* What the planner needs of a chain (vmgpu_split_desc without buffers). */
@@ -69,7 +81,13 @@ struct split_plan {
 	uint32_t blocks[2];		/* the index space in blocks */
 	uint32_t unit[2];		/* blocks per signalled unit */
 	uint32_t units[2];		/* unit grid */
-	uint32_t entries;		/* table entries: units x kernels */
+	/*
+	 * Table entries: per kernel a section of one entry per unit
+	 * (produced), one more per kernel (pushed to its readers) and one
+	 * per kernel and reading GPU (fetched by it): units x kernels x
+	 * (2 + gpus).
+	 */
+	uint32_t entries;
 	uint32_t writer[VMGPU_SPLIT_MAX_RESOURCES]; /* kernel, or ~0 */
 	struct split_op *ops[VMGPU_MAX_GPUS];
 	uint32_t nops[VMGPU_MAX_GPUS], cap[VMGPU_MAX_GPUS];
@@ -90,9 +108,13 @@ struct split_sink {
 		    const uint32_t grid[3], const uint32_t first[3],
 		    const struct vmgpu_region_map *map);
 	int (*table_write)(void *ctx, uint64_t offset, uint32_t value);
-	/* @rect's pixels of resource @r, from @src's buffer to @dst's. */
+	/*
+	 * @rect's pixels of resource @r, from @src's buffer to @dst's: a
+	 * COPY with @async NULL, else a COPY_ASYNC ordered by it in @epoch.
+	 */
 	int (*copy)(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
-		    const struct vmgpu_copy_rect *rect);
+		    const struct vmgpu_copy_rect *rect, uint32_t epoch,
+		    const struct split_copy_opts *async);
 	int (*barrier)(void *ctx);
 	int (*timestamp)(void *ctx, uint64_t offset);
 	/*
@@ -109,7 +131,7 @@ struct split_sink {
 
 /* Portions a dynamic TAKE keeps in flight on one GPU. */
 #define SPLIT_TAKE_INFLIGHT	8
-/* Take words of kernel @k: one u32 per portion (split_plan.entries / 2). */
+/* Take words of kernel @k: one u32 per portion. */
 #define SPLIT_TAKE_OFFSET(p, k)	(4ull * (k) * (p)->units[0] * (p)->units[1])
 
 /* Bytes of the timestamp buffer: start and end (u64 ns) per GPU. */
@@ -129,5 +151,13 @@ void split_plan_free(struct split_plan *p);
 /* GPU that owns portion (px, py) of the portion grid. */
 uint32_t split_portion_gpu(const struct split_plan *p, uint32_t px,
 			   uint32_t py);
+/*
+ * Where the page at byte @offset of a resource lives when resources are
+ * one shared buffer with pages at their writers (movements REMOTE and
+ * HYBRID): the GPU whose portion holds the page's first pixel.
+ */
+uint32_t split_page_gpu(const struct split_plan *p, uint64_t offset);
+/* Do the GPUs share one buffer per resource (every resource)? */
+int split_all_shared(const struct split_geom *g);
 
 #endif

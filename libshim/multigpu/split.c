@@ -204,6 +204,27 @@ static int build_takes(struct vmgpu_split *s)
 	return 0;
 }
 
+/*
+ * Put each page of a shared resource in the memory of the GPU that
+ * writes its first pixel (runs of pages in one call).
+ */
+static int place_pages(struct vmgpu_split *s, struct vmgpu_bo *bo)
+{
+	uint64_t size = vmgpu_bo_size(bo), at, run = 0;
+	uint32_t gpu = split_page_gpu(&s->plan, 0), g;
+	int ret = 0;
+
+	for (at = 0; !ret && at <= size; at += VMGPU_PAGE_SIZE) {
+		g = at < size ? split_page_gpu(&s->plan, at) : UINT32_MAX;
+		if (g == gpu)
+			continue;
+		ret = vmgpu_bo_place(bo, run, at - run, VMGPU_PLACEMENT_GPU(gpu));
+		run = at;
+		gpu = g;
+	}
+	return ret;
+}
+
 int vmgpu_split_create(struct vmgpu_device *dev,
 		       const struct vmgpu_split_desc *desc,
 		       struct vmgpu_split **out)
@@ -236,13 +257,16 @@ int vmgpu_split_create(struct vmgpu_device *dev,
 	for (r = 0; !ret && r < desc->num_resources; r++) {
 		if (desc->resources[r])
 			continue;
-		if (desc->allocation == VMGPU_SPLIT_DYNAMIC) {
-			/* One buffer all GPUs use, in one GPU's memory. */
+		if (split_all_shared(&g)) {
+			/* One buffer all GPUs use, in one GPU's memory, */
 			ret = vmgpu_bo_create(dev, bytes, 0,
 					      VMGPU_PLACEMENT_GPU(r % desc->gpus),
 					      &s->copy[r][0]);
 			for (gpu = 1; gpu < desc->gpus; gpu++)
 				s->copy[r][gpu] = s->copy[r][0];
+			/* or each page where it is written (R6 remote). */
+			if (!ret && desc->allocation != VMGPU_SPLIT_DYNAMIC)
+				ret = place_pages(s, s->copy[r][0]);
 			continue;
 		}
 		for (gpu = 0; !ret && gpu < desc->gpus; gpu++)
@@ -383,12 +407,32 @@ static int cb_table_write(void *ctx, uint64_t offset, uint32_t value)
 }
 
 static int cb_copy(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
-		   const struct vmgpu_copy_rect *rect)
+		   const struct vmgpu_copy_rect *rect, uint32_t epoch,
+		   const struct split_copy_opts *async)
 {
 	struct split_cb *c = ctx;
+	struct vmgpu_dep_ref after = { { c->s->table, 0, c->s->plan.entries },
+				       0 };
+	struct vmgpu_dep_ref signal = after;
 
-	return vmgpu_cmdbuf_copy_rect(c->cb, res_bo(c->s, r, src),
-				      res_bo(c->s, r, dst), rect);
+	if (!async)
+		return vmgpu_cmdbuf_copy_rect(c->cb, res_bo(c->s, r, src),
+					      res_bo(c->s, r, dst), rect);
+	after.index = async->after;
+	signal.index = async->signal;
+	if (async->replicate)
+		return vmgpu_cmdbuf_replicate(c->cb, res_bo(c->s, r, src), rect,
+					      epoch,
+					      async->after == SPLIT_NO_ENTRY ?
+					      NULL : &after,
+					      async->signal == SPLIT_NO_ENTRY ?
+					      NULL : &signal);
+	return vmgpu_cmdbuf_copy_async(c->cb, res_bo(c->s, r, src),
+				       res_bo(c->s, r, dst), rect, epoch,
+				       async->after == SPLIT_NO_ENTRY ?
+				       NULL : &after,
+				       async->signal == SPLIT_NO_ENTRY ?
+				       NULL : &signal);
 }
 
 static int cb_barrier(void *ctx)

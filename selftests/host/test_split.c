@@ -141,7 +141,7 @@ TEST(chain_is_bit_identical_on_1_2_4_gpus_in_every_mode)
 				struct rig r;
 				uint64_t irq[4], mmio[4];
 
-				if (mv == VMGPU_MOVE_PUSH &&
+				if (mv != VMGPU_MOVE_PULL &&
 				    mode < VMGPU_SPLIT_PORTION)
 					continue;
 				chain_geom(&g, gpus[gi], mode, mv);
@@ -177,6 +177,59 @@ TEST(chain_is_bit_identical_on_1_2_4_gpus_in_every_mode)
 		}
 	}
 	TH_LOG("%u configurations, each bit-identical to the CPU", runs);
+}
+
+/* A counter summed over the GPUs. */
+static uint64_t total(struct testhost *th, uint32_t gpus, uint32_t n)
+{
+	uint64_t sum = 0;
+	uint32_t gpu;
+
+	for (gpu = 0; gpu < gpus; gpu++)
+		sum += counter(th, gpu, n);
+	return sum;
+}
+
+/*
+ * Only what is read moves (R6): on 4 GPUs, per-region, push and prefetch
+ * copy exactly the halo each GPU's portion reads of the others' (the
+ * 2 x 2 portions of the design's Figure 9: 65 pixels per GPU and
+ * intermediate resource), pull at least that; direct remote reads copy
+ * nothing and read over the links instead; hybrid replicates exactly the
+ * rows each band reads of its neighbours (row bands: 6 rows of 64
+ * pixels per resource), and every result is the CPU's.
+ */
+TEST(every_movement_moves_only_what_is_read)
+{
+	const uint64_t halo = 65ull * 4 * 4 * (KERNELS - 1);
+	const uint64_t rows = 6ull * W * 4 * (KERNELS - 1);
+	uint64_t copied[VMGPU_MOVE_NUM], remote[VMGPU_MOVE_NUM];
+	struct split_geom g;
+	uint32_t mv;
+
+	cpu_chain();
+	for (mv = 0; mv < VMGPU_MOVE_NUM; mv++) {
+		struct rig r;
+
+		chain_geom(&g, 4, VMGPU_SPLIT_REGION, mv);
+		rig_init(&r, &g, 4);
+		ts_split_run(&r.t, NULL, NULL);
+		ASSERT_EQ(0, memcmp(cpu_out, th_va(r.th, &r.as, r.out),
+				    sizeof(cpu_out)));
+		copied[mv] = total(r.th, 4, VMGPU_CNT_BYTES_COPY);
+		remote[mv] = total(r.th, 4, VMGPU_CNT_BYTES_REMOTE_READ);
+		rig_free(&r);
+	}
+	EXPECT_LE(halo, copied[VMGPU_MOVE_PULL]);
+	EXPECT_EQ(halo, copied[VMGPU_MOVE_PUSH]);
+	EXPECT_EQ(halo, copied[VMGPU_MOVE_PREFETCH]);
+	EXPECT_EQ(0, copied[VMGPU_MOVE_REMOTE]);
+	EXPECT_EQ(rows, copied[VMGPU_MOVE_HYBRID]);
+	/* Copies make every read local; remote reads read over links. */
+	EXPECT_EQ(0, remote[VMGPU_MOVE_PUSH]);
+	EXPECT_EQ(0, remote[VMGPU_MOVE_PREFETCH]);
+	EXPECT_LT(0, remote[VMGPU_MOVE_REMOTE]);
+	EXPECT_LE(remote[VMGPU_MOVE_HYBRID], remote[VMGPU_MOVE_REMOTE]);
 }
 
 /*
@@ -323,6 +376,11 @@ TEST(bad_chains_are_refused_with_their_rule)
 	EXPECT_STREQ("read radius over one block", why);
 	chain_geom(&g, 4, VMGPU_SPLIT_BARRIER, VMGPU_MOVE_PUSH);
 	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	chain_geom(&g, 4, VMGPU_SPLIT_OVERLAP, VMGPU_MOVE_HYBRID);
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	chain_geom(&g, 4, VMGPU_SPLIT_PORTION, VMGPU_MOVE_NUM);
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	EXPECT_STREQ("unknown mode or movement", why);
 	chain_geom(&g, 4, VMGPU_SPLIT_REGION, 0);
 	g.region[0] = 3;
 	g.region[1] = 1;

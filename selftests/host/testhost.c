@@ -199,6 +199,19 @@ void th_unmap(struct testhost *th, struct th_as *as, uint64_t va)
 		th_put64(th, e, 0);
 }
 
+void th_place(struct testhost *th, struct th_as *as, uint64_t va,
+	      uint64_t bytes, uint32_t location)
+{
+	uint64_t end = va + bytes, e;
+
+	for (va &= ~(uint64_t)(TH_PAGE - 1); va < end; va += TH_PAGE) {
+		e = th_leaf(th, as, va, false);
+		if (e)
+			th_put64(th, e, (th_get64(th, e) & ~VMGPU_PTE_LOC_MASK) |
+					VMGPU_PTE_LOC(location));
+	}
+}
+
 uint64_t th_as_alloc(struct testhost *th, struct th_as *as, uint64_t bytes,
 		     uint64_t pte_flags)
 {

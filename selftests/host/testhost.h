@@ -74,6 +74,12 @@ void th_unmap(struct testhost *th, struct th_as *as, uint64_t va);
 uint64_t th_as_alloc(struct testhost *th, struct th_as *as, uint64_t bytes,
 		     uint64_t pte_flags);
 /* Host pointer of GPU VA @va (walks the tables), NULL if unmapped. */
+/*
+ * Set the location field (VMGPU_LOC_*) of the pages covering [@va, @va +
+ * @bytes), as DRM_IOCTL_VMGPU_BO_PLACE does (before the GPUs use them).
+ */
+void th_place(struct testhost *th, struct th_as *as, uint64_t va,
+	      uint64_t bytes, uint32_t location);
 void *th_va(struct testhost *th, struct th_as *as, uint64_t va);
 
 /* Registers. */

@@ -29,10 +29,22 @@ void ts_split_init(struct ts_split *t, struct testhost *th, struct th_as *as,
 	for (r = 0; r < g->num_resources; r++) {
 		uint64_t one = 0;
 
-		/* Dynamic: the splitter's resources are one buffer each. */
-		if (!shared_va[r] && t->plan.g.shared[r])
+		/*
+		 * Dynamic, remote, hybrid: the splitter's resources are one
+		 * buffer each, in one GPU's memory or (remote, hybrid) each
+		 * page where it is written, as the library's.
+		 */
+		if (!shared_va[r] && t->plan.g.shared[r]) {
+			uint64_t at;
+
 			one = th_as_alloc(th, as, bytes,
 					  RW | loc(VMGPU_LOC_GPU(r % g->gpus)));
+			for (at = 0; g->allocation != VMGPU_SPLIT_DYNAMIC &&
+			     at < bytes; at += VMGPU_PAGE_SIZE)
+				th_place(th, as, one + at, VMGPU_PAGE_SIZE,
+					 VMGPU_LOC_GPU(split_page_gpu(&t->plan,
+								      at)));
+		}
 		for (gpu = 0; gpu < g->gpus; gpu++)
 			t->res_va[r][gpu] = shared_va[r] ? shared_va[r] : one ? one :
 				th_as_alloc(th, as, bytes,
@@ -136,14 +148,30 @@ static int ts_table_write(void *ctx, uint64_t offset, uint32_t value)
 }
 
 static int ts_copy(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
-		   const struct vmgpu_copy_rect *rect)
+		   const struct vmgpu_copy_rect *rect, uint32_t epoch,
+		   const struct split_copy_opts *async)
 {
 	struct ts_split *t = ctx;
+	struct vmgpu_cmd_copy c = vmgpu_encode_copy(
+		t->res_va[r][src] + rect->src_offset,
+		t->res_va[r][dst] + rect->dst_offset, rect->width_bytes,
+		rect->height, rect->height > 1 ? rect->src_pitch : 0,
+		rect->height > 1 ? rect->dst_pitch : 0);
+	struct vmgpu_cmd_copy_async a;
 
-	th_cb_copy(t->cb, t->res_va[r][src] + rect->src_offset,
-		   t->res_va[r][dst] + rect->dst_offset, rect->width_bytes,
-		   rect->height, rect->height > 1 ? rect->src_pitch : 0,
-		   rect->height > 1 ? rect->dst_pitch : 0);
+	if (!async) {
+		TH_CB_PUT(t->cb, c);
+		return 0;
+	}
+	a = vmgpu_encode_copy_async(&c, epoch,
+				    async->after == SPLIT_NO_ENTRY ? 0 : t->table,
+				    async->after == SPLIT_NO_ENTRY ? 0 : async->after,
+				    async->signal == SPLIT_NO_ENTRY ? 0 : t->table,
+				    async->signal == SPLIT_NO_ENTRY ? 0 :
+				    async->signal);
+	if (async->replicate)
+		a.flags |= VMGPU_COPY_REPLICATE;
+	TH_CB_PUT(t->cb, a);
 	return 0;
 }
 

@@ -153,7 +153,7 @@ TEST_F(split, chain_matches_the_cpu_on_1_2_4_gpus_in_every_mode)
 				struct vmgpu_split *s;
 				int run;
 
-				if (mv == VMGPU_MOVE_PUSH &&
+				if (mv != VMGPU_MOVE_PULL &&
 				    mode < VMGPU_SPLIT_PORTION)
 					continue;
 				chain_desc(&d, self->blur, self->in, self->out,
