@@ -263,6 +263,63 @@ static const char reduce_sum_src[] =
 	"done:\n"
 	"	exit\n";
 
+static const char relief_shadow_src[] =
+	"; relief_shadow: a draw-style pass (one thread per pixel, a block per\n"
+	"; screen tile) shading a w x h f32 height field lit from the top left:\n"
+	"; out = h0 * (0.5 if any of the steps samples up-left along the\n"
+	"; diagonal, in[max(y - i, 0)][max(x - i, 0)] for i = 1..steps, is above\n"
+	"; h0 + 0.25 i, else 1.0). It reads up to steps pixels away, anywhere a\n"
+	"; split puts them: a whole-resource dependency (SPEC R9).\n"
+	"; args: +0 w, +4 h (u32), +8 in, +16 out (f32 *), +24 steps (u32)\n"
+	"; launch: 2-D, blocks dividing w x h\n"
+	".args 28\n"
+	".kernel relief_shadow\n"
+	".param w, i32, 0\n"
+	".param h, i32, 4\n"
+	".param in, buf_ro, 8\n"
+	".param out, buf_wo, 16\n"
+	".param steps, i32, 24\n"
+	"	s2r r0, %ctaid.x\n"
+	"	s2r r1, %ntid.x\n"
+	"	s2r r2, %tid.x\n"
+	"	mad r0, r0, r1, r2\n"
+	"	s2r r1, %ctaid.y\n"
+	"	s2r r2, %ntid.y\n"
+	"	s2r r3, %tid.y\n"
+	"	mad r1, r1, r2, r3\n"
+	"	ldarg r2, 0\n"
+	"	ldarg.64 r10, 8\n"
+	"	mad r16, r1, r2, r0\n"
+	"	lea r18, r10, r16, 2\n"
+	"	ld.32 r20, [r18]\n"
+	"	mov r21, 0x3f800000\n"
+	"	mov r22, 0x3f000000\n"
+	"	ldarg r4, 24\n"
+	"	mov r5, 1\n"
+	"loop:\n"
+	"	setp.gt p0, r5, r4\n"
+	"	bra p0, done\n"
+	"	sub r6, r0, r5\n"
+	"	max r6, r6, 0\n"
+	"	sub r7, r1, r5\n"
+	"	max r7, r7, 0\n"
+	"	mad r17, r7, r2, r6\n"
+	"	lea r18, r10, r17, 2\n"
+	"	ld.32 r8, [r18]\n"
+	"	i2f r9, r5\n"
+	"	fmul r9, r9, 0.25\n"
+	"	fadd r9, r9, r20\n"
+	"	fsetp.gt p1, r8, r9\n"
+	"	sel r21, p1, r22, r21\n"
+	"	add r5, r5, 1\n"
+	"	bra loop\n"
+	"done:\n"
+	"	fmul r20, r20, r21\n"
+	"	ldarg.64 r10, 16\n"
+	"	lea r18, r10, r16, 2\n"
+	"	st.32 [r18], r20\n"
+	"	exit\n";
+
 static const char stencil5_src[] =
 	"; stencil5: a 5-point stencil with work, for multi-GPU experiments: per\n"
 	"; pixel of a w x h f32 image, spin work iterations (plus extra inside\n"
@@ -634,6 +691,18 @@ static const char kernels_cl[] =
 	"	s = s + in[u * w + x];\n"
 	"	s = s + in[d * w + x];\n"
 	"	out[y * w + x] = s * 0.2f;\n"
+	"}\n"
+	"kernel void relief_shadow(uint w, uint h, global const float *in,\n"
+	"                          global float *out, uint steps)\n"
+	"{\n"
+	"	int x = get_global_id(0), y = get_global_id(1);\n"
+	"	float h0 = in[y * w + x], lit = 1.0f;\n"
+	"	for (int i = 1; i <= (int)steps; i++) {\n"
+	"		int xs = max(x - i, 0), ys = max(y - i, 0);\n"
+	"		if (in[ys * w + xs] > (float)i * 0.25f + h0)\n"
+	"			lit = 0.5f;\n"
+	"	}\n"
+	"	out[y * w + x] = h0 * lit;\n"
 	"}\n";
 
 static const struct {
@@ -649,11 +718,12 @@ static const struct {
 	{ "matmul_tiled", matmul_tiled_src },
 	{ "block_sm", block_sm_src },
 	{ "stencil5", stencil5_src },
+	{ "relief_shadow", relief_shadow_src },
 };
 
 static const char *const builtin_names[] = {
 	"saxpy", "vecadd", "fill", "blur3x3", "reduce_sum", "histogram",
-	"matmul_tiled", "block_sm", "stencil5", NULL,
+	"matmul_tiled", "block_sm", "stencil5", "relief_shadow", NULL,
 };
 
 const char *vmgpu_builtin_kernel_source(const char *name)

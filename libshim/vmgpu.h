@@ -548,12 +548,18 @@ enum vmgpu_split_movement {
 	VMGPU_MOVE_NUM
 };
 
-/* A resource a kernel reads, @radius pixels around each of its pixels. */
+/*
+ * A resource a kernel reads, @radius pixels around each of its pixels,
+ * or anywhere (VMGPU_SPLIT_WHOLE in both: a texture sampled at computed
+ * coordinates; its portions wait for every portion of the writer).
+ */
 struct vmgpu_split_read {
 	uint32_t resource;
-	uint32_t radius[2];		/* x, y; at most one block */
+	uint32_t radius[2];		/* x, y; at most one block, or WHOLE */
 	uint32_t args_offset;		/* its u64 address in the arguments */
 };
+
+#define VMGPU_SPLIT_WHOLE		UINT32_MAX
 
 /*
  * One kernel of the chain: one thread per pixel of the whole image, in
@@ -569,7 +575,18 @@ struct vmgpu_split_kernel {
 	struct vmgpu_split_read reads[VMGPU_SPLIT_MAX_READS];
 	uint32_t write;			/* the resource it writes */
 	uint32_t write_args_offset;
+	uint32_t flags;			/* VMGPU_SPLIT_DRAW */
 };
+
+/*
+ * A draw-style pass (SPEC R9): its blocks are screen tiles. Each portion
+ * is one dispatch whose tiles the device issues in raster order, waiting
+ * before it starts for all its tiles read, and signalling each region
+ * (rows of tiles) as soon as it is drawn, so compute kernels after it
+ * start region by region, and compute before it is waited for as any
+ * consumer waits: dependencies in both directions.
+ */
+#define VMGPU_SPLIT_DRAW		(1u << 0)
 
 /*
  * A chain of kernels over one 2-D index space split across GPUs 0..gpus-1.

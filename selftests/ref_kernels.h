@@ -54,4 +54,28 @@ static inline void ref_stencil5(const float *in, float *out, uint32_t w,
 		}
 }
 
+/*
+ * relief_shadow: h0 halved if a sample up-left along the diagonal rises
+ * above h0 + 0.25 i, in the kernel's arithmetic.
+ */
+static inline void ref_relief_shadow(const float *in, float *out, uint32_t w,
+				     uint32_t h, uint32_t steps)
+{
+	uint32_t x, y, i;
+
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++) {
+			float h0 = in[y * w + x], lit = 1.0f;
+
+			for (i = 1; i <= steps; i++) {
+				uint32_t xs = x > i ? x - i : 0;
+				uint32_t ys = y > i ? y - i : 0;
+
+				if (in[ys * w + xs] > (float)i * 0.25f + h0)
+					lit = 0.5f;
+			}
+			out[y * w + x] = h0 * lit;
+		}
+}
+
 #endif

@@ -83,13 +83,14 @@ static struct split_rect px_of(const struct split_plan *p,
 	return r;
 }
 
-/* @r grown by @rad pixels, cut to the image. */
+/* @r grown by @rad pixels (VMGPU_SPLIT_WHOLE: all), cut to the image. */
 static struct split_rect grow(const struct split_plan *p, struct split_rect r,
 			      const uint32_t rad[2])
 {
 	uint32_t x0 = r.x > rad[0] ? r.x - rad[0] : 0;
 	uint32_t y0 = r.y > rad[1] ? r.y - rad[1] : 0;
-	uint32_t x1 = r.x + r.w + rad[0], y1 = r.y + r.h + rad[1];
+	uint64_t x1 = (uint64_t)r.x + r.w + rad[0];
+	uint64_t y1 = (uint64_t)r.y + r.h + rad[1];
 	struct split_rect g;
 
 	if (x1 > p->g.width)
@@ -98,8 +99,8 @@ static struct split_rect grow(const struct split_plan *p, struct split_rect r,
 		y1 = p->g.height;
 	g.x = x0;
 	g.y = y0;
-	g.w = x1 - x0;
-	g.h = y1 - y0;
+	g.w = (uint32_t)x1 - x0;
+	g.h = (uint32_t)y1 - y0;
 	return g;
 }
 
@@ -219,6 +220,10 @@ static struct vmgpu_region_map wait_map(const struct split_plan *p,
 	uint32_t i, span;
 
 	memset(&m, 0, sizeof(m));
+	if (rad[0] == VMGPU_SPLIT_WHOLE) {
+		m.kind = VMGPU_MAP_SUPERSET;	/* all zero: every unit */
+		return m;
+	}
 	m.kind = VMGPU_MAP_IDENTITY;
 	m.policy = VMGPU_MAP_IGNORE;
 	for (i = 0; i < 2; i++) {
@@ -428,9 +433,9 @@ static int plan_barrier_kernel(struct split_plan *p, struct copied *seen,
 		if (p->g.k[k].radius[i][1] > rad[1])
 			rad[1] = p->g.k[k].radius[i][1];
 	}
-	/* Blocks of the rim whose pixels read another portion's. */
-	bx = (rad[0] + p->g.block[0] - 1) / p->g.block[0];
-	by = (rad[1] + p->g.block[1] - 1) / p->g.block[1];
+	/* Blocks of the rim whose pixels read another portion's (whole). */
+	bx = (uint32_t)(((uint64_t)rad[0] + p->g.block[0] - 1) / p->g.block[0]);
+	by = (uint32_t)(((uint64_t)rad[1] + p->g.block[1] - 1) / p->g.block[1]);
 	for (py = 0; py < p->g.portions[1]; py++) {
 		for (px = 0; px < p->g.portions[0]; px++) {
 			struct split_rect b = portion_blocks(p, px, py), in = b;
@@ -438,7 +443,7 @@ static int plan_barrier_kernel(struct split_plan *p, struct copied *seen,
 			if (split_portion_gpu(p, px, py) != gpu)
 				continue;
 			if (p->g.mode == VMGPU_SPLIT_OVERLAP && (bx || by) &&
-			    b.w > 2 * bx && b.h > 2 * by) {
+			    b.w > 2ull * bx && b.h > 2ull * by) {
 				/* Interior first: it needs nothing copied. */
 				in.x += bx;
 				in.y += by;
@@ -656,52 +661,111 @@ static int plan_fetches(struct split_plan *p, struct copied *seen,
 	return ret;
 }
 
-/* Modes c and d, kernel @k's units on @gpu, boundary units first. */
+/*
+ * Before unit @u of kernel @k runs on @gpu: its waits for what it reads,
+ * per the movement, and (pull) the copies of it.
+ */
+static int unit_waits(struct split_plan *p, struct copied *seen, uint32_t gpu,
+		      uint32_t k, uint32_t u)
+{
+	struct split_rect b = unit_blocks(p, u);
+	uint32_t mv = p->g.movement, i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->g.k[k].num_reads; i++) {
+		uint32_t r = p->g.k[k].read[i];
+		uint32_t w = p->writer[r];
+		const uint32_t *rad = p->g.k[k].radius[i];
+
+		if (w == NONE)
+			continue;
+		if (mv == VMGPU_MOVE_PUSH && !p->g.shared[r])
+			ret = arrived_waits(p, gpu, w, sec_pushed(p, w), u,
+					    rad);
+		else if (mv == VMGPU_MOVE_PREFETCH && !p->g.shared[r])
+			ret = arrived_waits(p, gpu, w, sec_fetched(p, gpu, k),
+					    u, rad);
+		else
+			ret = radius_wait(p, gpu, w, u, rad);
+		if (!ret && mv == VMGPU_MOVE_PULL)
+			ret = pull(p, seen, gpu, r, grow(p, px_of(p, b), rad));
+	}
+	return ret;
+}
+
+/* Push each boundary unit of @k other GPUs read, once it is issued. */
+static int maybe_push(struct split_plan *p, uint32_t gpu, uint32_t k,
+		      uint32_t u)
+{
+	if (p->g.movement != VMGPU_MOVE_PUSH || !unit_on_boundary(p, k, u) ||
+	    p->g.shared[p->g.k[k].write] ||
+	    !is_read_later(p, p->g.k[k].write, k))
+		return 0;
+	return push_unit(p, gpu, k, u);
+}
+
+static int contains(struct split_rect outer, struct split_rect in)
+{
+	return in.x >= outer.x && in.y >= outer.y &&
+	       in.x + in.w <= outer.x + outer.w &&
+	       in.y + in.h <= outer.y + outer.h;
+}
+
+/*
+ * A draw pass (R9) on @gpu: each of its portions one dispatch, its tiles
+ * issued by the device in raster order and signalled unit by unit (rows
+ * of tiles) as they complete; before it, the waits of all its units.
+ */
+static int plan_draw_kernel(struct split_plan *p, struct copied *seen,
+			    uint32_t gpu, uint32_t k)
+{
+	uint32_t px, py, u;
+	int ret = 0;
+
+	for (py = 0; !ret && py < p->g.portions[1]; py++) {
+		for (px = 0; !ret && px < p->g.portions[0]; px++) {
+			struct split_rect b = portion_blocks(p, px, py);
+
+			if (split_portion_gpu(p, px, py) != gpu)
+				continue;
+			for (u = 0; !ret && u < num_units(p); u++)
+				if (contains(b, unit_blocks(p, u)))
+					ret = unit_waits(p, seen, gpu, k, u);
+			if (!ret)
+				ret = op_dispatch(p, gpu, k, b, 1);
+			for (u = 0; !ret && u < num_units(p); u++)
+				if (contains(b, unit_blocks(p, u)))
+					ret = maybe_push(p, gpu, k, u);
+		}
+	}
+	return ret;
+}
+
+/*
+ * Modes c and d, kernel @k's units on @gpu, boundary units first; a draw
+ * pass by portions.
+ */
 static int plan_dep_kernel(struct split_plan *p, struct copied *seen,
 			   uint32_t gpu, uint32_t k)
 {
-	uint32_t units = num_units(p), pass, u, i;
+	uint32_t units = num_units(p), pass, u;
 	uint32_t mv = p->g.movement;
 	int ret = 0;
 
 	if (mv == VMGPU_MOVE_PREFETCH || mv == VMGPU_MOVE_HYBRID)
 		ret = plan_fetches(p, seen, gpu, k);
+	if (!ret && (p->g.k[k].flags & VMGPU_SPLIT_DRAW))
+		return plan_draw_kernel(p, seen, gpu, k);
 	for (pass = 0; !ret && pass < 2; pass++) {
 		for (u = 0; !ret && u < units; u++) {
-			struct split_rect b = unit_blocks(p, u);
-
 			if (unit_gpu(p, u) != gpu ||
 			    unit_on_boundary(p, k, u) != !pass)
 				continue;
-			for (i = 0; !ret && i < p->g.k[k].num_reads; i++) {
-				uint32_t r = p->g.k[k].read[i];
-				uint32_t w = p->writer[r];
-				const uint32_t *rad = p->g.k[k].radius[i];
-
-				if (w == NONE)
-					continue;
-				if (mv == VMGPU_MOVE_PUSH && !p->g.shared[r])
-					ret = arrived_waits(p, gpu, w,
-							    sec_pushed(p, w),
-							    u, rad);
-				else if (mv == VMGPU_MOVE_PREFETCH &&
-					 !p->g.shared[r])
-					ret = arrived_waits(p, gpu, w,
-							    sec_fetched(p, gpu, k),
-							    u, rad);
-				else
-					ret = radius_wait(p, gpu, w, u, rad);
-				if (!ret && mv == VMGPU_MOVE_PULL)
-					ret = pull(p, seen, gpu, r,
-						   grow(p, px_of(p, b), rad));
-			}
+			ret = unit_waits(p, seen, gpu, k, u);
 			if (!ret)
-				ret = op_dispatch(p, gpu, k, b, 1);
-			/* Push each boundary unit as soon as it is issued. */
-			if (!ret && mv == VMGPU_MOVE_PUSH && !pass &&
-			    !p->g.shared[p->g.k[k].write] &&
-			    is_read_later(p, p->g.k[k].write, k))
-				ret = push_unit(p, gpu, k, u);
+				ret = op_dispatch(p, gpu, k, unit_blocks(p, u), 1);
+			if (!ret)
+				ret = maybe_push(p, gpu, k, u);
 		}
 	}
 	return ret;
@@ -810,6 +874,12 @@ static int check_geom(const struct split_geom *g, const char **why)
 		if (written[g->k[k].write]++)
 			return reject(why, -EINVAL,
 				      "a resource written by two kernels");
+		if (g->k[k].flags & ~VMGPU_SPLIT_DRAW)
+			return reject(why, -EINVAL, "unknown kernel flags");
+		if ((g->k[k].flags & VMGPU_SPLIT_DRAW) &&
+		    g->allocation == VMGPU_SPLIT_DYNAMIC)
+			return reject(why, -EINVAL,
+				      "dynamic allocation: no draw passes");
 		if (g->allocation == VMGPU_SPLIT_DYNAMIC) {
 			uint32_t inchain = 0, j;
 
@@ -827,10 +897,19 @@ static int check_geom(const struct split_geom *g, const char **why)
 			if (g->k[k].read[i] == g->k[k].write)
 				return reject(why, -EINVAL,
 					      "kernel reads what it writes");
-			if (g->k[k].radius[i][0] > g->block[0] ||
-			    g->k[k].radius[i][1] > g->block[1])
+			if ((g->k[k].radius[i][0] == VMGPU_SPLIT_WHOLE) !=
+			    (g->k[k].radius[i][1] == VMGPU_SPLIT_WHOLE))
+				return reject(why, -EINVAL,
+					      "a whole read is whole in x and y");
+			if (g->k[k].radius[i][0] != VMGPU_SPLIT_WHOLE &&
+			    (g->k[k].radius[i][0] > g->block[0] ||
+			     g->k[k].radius[i][1] > g->block[1]))
 				return reject(why, -EINVAL,
 					      "read radius over one block");
+			if (g->k[k].radius[i][0] == VMGPU_SPLIT_WHOLE &&
+			    g->allocation == VMGPU_SPLIT_DYNAMIC)
+				return reject(why, -EINVAL,
+					      "dynamic allocation: no whole reads");
 		}
 	}
 	/* A resource read before its writer ran would need a WAR wait. */

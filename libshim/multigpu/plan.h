@@ -68,6 +68,7 @@ struct split_geom {
 		uint32_t read[VMGPU_SPLIT_MAX_READS];	/* resources */
 		uint32_t radius[VMGPU_SPLIT_MAX_READS][2];
 		uint32_t write;
+		uint32_t flags;		/* VMGPU_SPLIT_DRAW */
 	} k[VMGPU_SPLIT_MAX_KERNELS];
 	/* Resource r is shared (one buffer all GPUs use) or per GPU. */
 	uint8_t shared[VMGPU_SPLIT_MAX_RESOURCES];

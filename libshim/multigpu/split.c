@@ -91,6 +91,7 @@ static int check_desc(struct vmgpu_device *dev, const struct vmgpu_split_desc *d
 						      k, offs[i], sk->args_bytes);
 		g->k[k].num_reads = sk->num_reads;
 		g->k[k].write = sk->write;
+		g->k[k].flags = sk->flags;
 		for (i = 0; i < sk->num_reads; i++) {
 			g->k[k].read[i] = sk->reads[i].resource;
 			g->k[k].radius[i][0] = sk->reads[i].radius[0];

@@ -181,6 +181,46 @@ TEST_F(kern, blur3x3_odd_blocks)
 	run_blur(_metadata, self->tm, 40, 1, 32, 1);
 }
 
+/* relief_shadow: the CPU's shading, bit for bit, on two step counts. */
+TEST_F(kern, relief_shadow)
+{
+	const uint32_t w = 48, h = 40, bx = 16, by = 8;
+	struct vg_kernel *k = testmem_builtin("relief_shadow");
+	uint64_t inva = testmem_alloc(self->tm, w * h * 4);
+	uint64_t outva = testmem_alloc(self->tm, w * h * 4);
+	float *in = testmem_ptr(self->tm, inva);
+	float *out = testmem_ptr(self->tm, outva);
+	float *ref = malloc(w * h * 4);
+	struct vg_fault_info fault;
+	uint8_t args[28] = { 0 };
+	struct testmem_launch tl = {
+		.grid = { w / bx, h / by, 1 }, .block = { bx, by, 1 },
+		.args = args, .args_bytes = sizeof(args),
+	};
+	uint32_t x, steps, shaded = 0;
+
+	ASSERT_NE(NULL, ref);
+	for (x = 0; x < w * h; x++)
+		in[x] = rng_float() * 8.0f;
+	put_u32(args, 0, w);
+	put_u32(args, 4, h);
+	put_u64(args, 8, inva);
+	put_u64(args, 16, outva);
+	for (steps = 4; steps <= 24; steps += 20) {
+		ref_relief_shadow(in, ref, w, h, steps);
+		put_u32(args, 24, steps);
+		memset(out, 0, w * h * 4);
+		ASSERT_EQ(0, testmem_run(self->tm, k, &tl, &fault, NULL));
+		ASSERT_EQ(0, memcmp(ref, out, w * h * 4));
+	}
+	for (x = 0; x < w * h; x++)
+		shaded += out[x] != in[x];
+	/* Both outcomes occur: the test sees the condition. */
+	EXPECT_LT(0, shaded);
+	EXPECT_GT(w * h, shaded);
+	free(ref);
+}
+
 /*
  * stencil5: the 5-point mean in the kernel's order; the work it spins
  * (more in the hot rectangle) shows in its instruction count only.

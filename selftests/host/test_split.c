@@ -4,8 +4,9 @@
  * model: a chain of 3x3 blurs split over 1, 2 and 4 GPUs in each mode and
  * movement gives exactly the one-GPU result (and the CPU's), with one
  * packet and one interrupt per GPU and no register write between
- * portions; a delayed producer holds exactly the GPUs that read it; bad
- * chains are refused with their rule.
+ * portions; a delayed producer holds exactly the GPUs that read it; a
+ * draw pass takes part in the scheme both ways; bad chains are refused
+ * with their rule.
  */
 #include <string.h>
 
@@ -233,6 +234,148 @@ TEST(every_movement_moves_only_what_is_read)
 }
 
 /*
+ * Draw-style work (R9): blur (compute) -> relief_shadow (a draw pass over
+ * screen tiles, reading the blurred image anywhere: a whole read) ->
+ * blur. Every mode and movement on 1, 2 and 4 GPUs gives the CPU's
+ * image. On 4 GPUs per region: no draw portion starts before the last
+ * compute portion it reads (all of them) ends, and the compute after the
+ * draw starts before the last draw portion ends (region by region).
+ */
+#define DRAW_STEPS	48
+
+static void draw_chain_geom(struct split_geom *g, uint32_t gpus,
+			    uint32_t mode, uint32_t movement)
+{
+	chain_geom(g, gpus, mode, movement);
+	g->num_kernels = 3;
+	g->num_resources = 4;
+	g->shared[KERNELS] = 0;
+	g->shared[3] = 1;
+	g->k[1].radius[0][0] = VMGPU_SPLIT_WHOLE;
+	g->k[1].radius[0][1] = VMGPU_SPLIT_WHOLE;
+	g->k[1].flags = VMGPU_SPLIT_DRAW;
+}
+
+TEST(draw_pass_takes_part_in_region_dependencies)
+{
+	static const uint32_t gpus[] = { 1, 2, 4 };
+	static float tmp[W * H], tmp2[W * H], ref[W * H];
+	uint32_t gi, mode, mv, gpu, i, runs = 0;
+	struct split_geom g;
+
+	input(tmp);
+	ref_blur3x3(tmp, tmp2, W, H);
+	ref_relief_shadow(tmp2, tmp, W, H, DRAW_STEPS);
+	ref_blur3x3(tmp, ref, W, H);
+	for (gi = 0; gi < 3; gi++) {
+		for (mode = 0; mode < VMGPU_SPLIT_NUM_MODES; mode++) {
+			for (mv = 0; mv < VMGPU_MOVE_NUM; mv++) {
+				struct ts_kernel k[3];
+				uint64_t shared[4] = { 0 };
+				uint32_t wh[2] = { W, H };
+				struct testhost *th;
+				struct vg_config c;
+				struct ts_split t;
+				struct th_as as;
+				uint64_t in, out, blur, relief;
+
+				if (mv != VMGPU_MOVE_PULL &&
+				    mode < VMGPU_SPLIT_PORTION)
+					continue;
+				draw_chain_geom(&g, gpus[gi], mode, mv);
+				/*
+				 * Direct remote reads on the design's 2 x 2
+				 * portions (4 tile rows each) for the timing.
+				 */
+				if (gpus[gi] == 4 && mv == VMGPU_MOVE_REMOTE) {
+					g.portions[0] = 2;
+					g.portions[1] = 2;
+				}
+				vg_config_defaults(&c);
+				c.gpus = 4;
+				c.sms = 2;
+				/* Launches shorter than a draw portion. */
+				c.launch_ns = 200;
+				th = th_new(64 << 20);
+				th_device_new(th, &c, 4);
+				vg_device_trace_keep(th->dev, true);
+				th_as_init(th, &as, VA0);
+				for (i = 0; i < 4; i++) {
+					th_gpu_setup(th, i, 16);
+					th_set_root(th, i, 0, &as);
+				}
+				blur = th_builtin(th, &as, "blur3x3");
+				relief = th_builtin(th, &as, "relief_shadow");
+				in = th_as_alloc(th, &as, W * H * 4,
+						 VMGPU_PTE_READ | VMGPU_PTE_WRITE);
+				out = th_as_alloc(th, &as, W * H * 4,
+						  VMGPU_PTE_READ | VMGPU_PTE_WRITE);
+				input(th_va(th, &as, in));
+				shared[0] = in;
+				shared[3] = out;
+				memset(k, 0, sizeof(k));
+				for (i = 0; i < 3; i++) {
+					k[i].code_va = i == 1 ? relief : blur;
+					k[i].args_bytes = i == 1 ? 28 : 24;
+					memcpy(k[i].args, wh, 8);
+					k[i].read_offset[0] = 8;
+					k[i].write_offset = 16;
+				}
+				k[1].args[24] = DRAW_STEPS;
+				ts_split_init(&t, th, &as, &g, k, shared);
+				ts_split_run(&t, NULL, NULL);
+				ASSERT_EQ(0, memcmp(ref, th_va(th, &as, out),
+						    sizeof(ref))) {
+					TH_LOG("%u GPUs, mode %u, movement %u",
+					       gpus[gi], mode, mv);
+				}
+				if (gpus[gi] == 4 && mode == VMGPU_SPLIT_REGION &&
+				    mv == VMGPU_MOVE_REMOTE) {
+					uint64_t end0 = 0, start2 = UINT64_MAX;
+					uint64_t start1 = UINT64_MAX, end1 = 0;
+
+					for (gpu = 0; gpu < 4; gpu++) {
+						uint32_t d = 0, o;
+
+						for (o = 0; o < t.plan.nops[gpu]; o++) {
+							const struct split_op *op =
+								&t.plan.ops[gpu][o];
+							const struct vmgpu_trace_record *rec;
+
+							if (op->kind != SPLIT_OP_DISPATCH)
+								continue;
+							rec = th_trace_find(th->dev,
+								VMGPU_TRACE_DISPATCH, gpu,
+								t.seqno, d++);
+							ASSERT_NE(NULL, rec);
+							if (op->kernel == 0 && rec->end_ns > end0)
+								end0 = rec->end_ns;
+							if (op->kernel == 1 && rec->start_ns < start1)
+								start1 = rec->start_ns;
+							if (op->kernel == 1 && rec->end_ns > end1)
+								end1 = rec->end_ns;
+							if (op->kernel == 2 && rec->start_ns < start2)
+								start2 = rec->start_ns;
+						}
+					}
+					EXPECT_LE(end0, start1);
+					EXPECT_LT(start2, end1);
+					TH_LOG("compute ends %llu, draw %llu..%llu, compute after it from %llu",
+					       (unsigned long long)end0,
+					       (unsigned long long)start1,
+					       (unsigned long long)end1,
+					       (unsigned long long)start2);
+				}
+				ts_split_free(&t);
+				th_free(th);
+				runs++;
+			}
+		}
+	}
+	TH_LOG("%u configurations, each bit-identical to the CPU", runs);
+}
+
+/*
  * Dynamic allocation (R7): the GPUs take 8 x 8 portions as they become
  * free; 1, 2 and 4 GPUs, two runs each, give the CPU's result, and every
  * portion of every kernel ran once (the GPUs' dispatch counters add up).
@@ -381,6 +524,19 @@ TEST(bad_chains_are_refused_with_their_rule)
 	chain_geom(&g, 4, VMGPU_SPLIT_PORTION, VMGPU_MOVE_NUM);
 	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
 	EXPECT_STREQ("unknown mode or movement", why);
+	chain_geom(&g, 4, VMGPU_SPLIT_PORTION, 0);
+	g.k[1].radius[0][0] = VMGPU_SPLIT_WHOLE;
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	EXPECT_STREQ("a whole read is whole in x and y", why);
+	chain_geom(&g, 4, VMGPU_SPLIT_PORTION, 0);
+	g.k[1].flags = 2;
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	EXPECT_STREQ("unknown kernel flags", why);
+	chain_geom(&g, 4, VMGPU_SPLIT_PORTION, 0);
+	g.k[1].flags = VMGPU_SPLIT_DRAW;
+	g.allocation = VMGPU_SPLIT_DYNAMIC;
+	EXPECT_EQ(-EINVAL, split_plan_build(&p, &g, &why));
+	EXPECT_STREQ("dynamic allocation: no draw passes", why);
 	chain_geom(&g, 4, VMGPU_SPLIT_REGION, 0);
 	g.region[0] = 3;
 	g.region[1] = 1;
