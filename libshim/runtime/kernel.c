@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libvmgpurt kernel objects (SPEC P3) and their execution history (P6).
+ *
+ * A kernel is an executable with a signature, checked once here as a
+ * device loads it (the interpreter's loader, vg_kernel_load(), for the
+ * ISA version of the CPU device); each GPU loads it when an instance
+ * first runs there.
+ *
+ * History: per kernel, device and size (the threads of the instance's
+ * grid, its "footprint"), the last RT_CPU_SAMPLES device times. The
+ * estimate is their median (lower median): a timing outlier among three
+ * samples or more does not move it, where a mean would be dragged by it
+ * (StarPU's models, starpu#50). Without a sample of that size on that
+ * device: a sample of another size there, scaled by threads; else the
+ * estimate of another device scaled by compute power; else 0 (an
+ * unmeasured device looks free, so it is tried and measured).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "rt_internal.h"
+
+void rt_kernel_free(struct vmgpu_rt *rt, struct rt_kernel *k)
+{
+	vg_kernel_free(k->cpu);
+	free(k->image);
+	free(k);
+}
+
+static int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
+			 uint32_t private_bytes, struct rt_kernel **out)
+{
+	const char *why = "";
+	uint32_t bad_pc = 0;
+	struct rt_kernel *k = NULL;
+	int r;
+
+	if (!image || bytes < VMGPU_EXEC_HEADER_BYTES)
+		return rt_err(rt, -EINVAL, "no executable image");
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return rt_err(rt, -ENOMEM, "out of memory");
+	k->o.kind = RT_KIND_KERNEL;
+	k->o.refs = 1;
+	vmgpu_exec_header_read(&k->h, image);
+	if (!vmgpu_exec_header_valid(&k->h) ||
+	    bytes != vmgpu_exec_file_bytes(&k->h)) {
+		r = rt_err(rt, -EINVAL, "invalid executable header or size");
+		goto fail;
+	}
+	r = vmgpu_exec_sig_read(&k->h, image, bytes, &k->sig, k->params, &why);
+	if (r <= 0) {
+		r = rt_err(rt, -EINVAL, "executable: %s",
+			   r ? why : "no signature (a .kernel with .params)");
+		goto fail;
+	}
+	k->user_params = k->sig.num_params;
+	if (private_bytes) {
+		const struct vmgpu_exec_param *last =
+			&k->params[k->sig.num_params - 1];
+
+		if (!k->sig.num_params || strcmp(last->name, "vmgpu_private") ||
+		    !vmgpu_param_is_buffer(last->type)) {
+			r = rt_err(rt, -EINVAL,
+				   "private bytes without a vmgpu_private parameter");
+			goto fail;
+		}
+		k->user_params--;
+	}
+	k->private_bytes = private_bytes;
+	r = vg_kernel_load(&k->cpu, image, bytes, VMGPU_ISA_VERSION, &bad_pc);
+	if (r != VMGPU_FAULT_NONE) {
+		r = rt_err(rt, -ENOEXEC, "executable refused (fault %d at pc %u)",
+			   r, bad_pc);
+		goto fail;
+	}
+	k->image = malloc(bytes);
+	if (!k->image) {
+		r = rt_err(rt, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(k->image, image, bytes);
+	k->bytes = bytes;
+	*out = k;
+	return 0;
+fail:
+	rt_kernel_free(rt, k);
+	return r;
+}
+
+int vmgpu_rt_kernel_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
+			   const void *image, size_t bytes,
+			   uint32_t private_bytes, vmgpu_rt_handle *kernel)
+{
+	struct rt_kernel *k = NULL;
+	struct rt_obj *o;
+	int r;
+
+	if (!rt || !kernel)
+		return -EINVAL;
+	*kernel = 0;
+	pthread_mutex_lock(&rt->lock);
+	r = rt_lookup(rt, ctx, RT_KIND_CONTEXT, &o);
+	if (!r)
+		r = rt_kernel_new(rt, image, bytes, private_bytes, &k);
+	if (!r) {
+		r = rt_handle_new(rt, &k->o, kernel);
+		if (r)
+			rt_kernel_free(rt, k);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return r;
+}
+
+int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel)
+{
+	struct rt_obj *o;
+	int r;
+
+	if (!rt)
+		return -EINVAL;
+	pthread_mutex_lock(&rt->lock);
+	r = rt_lookup(rt, kernel, RT_KIND_KERNEL, &o);
+	if (!r)
+		r = (int)((struct rt_kernel *)o)->user_params;
+	pthread_mutex_unlock(&rt->lock);
+	return r;
+}
+
+/* ---- history ---- */
+
+static uint64_t hist_median(const struct rt_hist *h)
+{
+	uint64_t v[RT_CPU_SAMPLES], t;
+	uint32_t i, j;
+
+	for (i = 0; i < h->n; i++) {
+		t = h->samples[i];
+		for (j = i; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	return v[(h->n - 1) / 2];
+}
+
+static uint64_t hist_value(const struct rt_hist *h, bool mean)
+{
+	return mean ? h->sum / h->count : hist_median(h);
+}
+
+/* On one device: exact size, else scaled from the nearest size. */
+static bool estimate_on(const struct rt_kernel *k, uint32_t phys,
+			uint64_t threads, bool mean, uint64_t *ns)
+{
+	const struct rt_hist *best = NULL;
+	uint64_t bd = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < RT_MAX_FOOTPRINTS; i++) {
+		const struct rt_hist *h = &k->hist[phys][i];
+		uint64_t d;
+
+		if (!h->n)
+			continue;
+		if (h->threads == threads) {
+			*ns = hist_value(h, mean);
+			return true;
+		}
+		d = h->threads > threads ? h->threads - threads :
+					   threads - h->threads;
+		if (d < bd) {
+			bd = d;
+			best = h;
+		}
+	}
+	if (!best)
+		return false;
+	*ns = (uint64_t)((double)hist_value(best, mean) * threads /
+			 best->threads);
+	return true;
+}
+
+uint64_t rt_estimate(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys,
+		     uint64_t threads, bool mean)
+{
+	uint64_t ns;
+	uint32_t d;
+
+	if (estimate_on(k, phys, threads, mean, &ns))
+		return ns;
+	/* Another device of the same type first, then any. */
+	for (d = 0; d < rt->nphys; d++)
+		if (d != phys &&
+		    rt->phys[d].caps.type == rt->phys[phys].caps.type &&
+		    estimate_on(k, d, threads, mean, &ns))
+			return (uint64_t)((double)ns * rt->phys[d].power /
+					  rt->phys[phys].power);
+	for (d = 0; d < rt->nphys; d++)
+		if (d != phys && estimate_on(k, d, threads, mean, &ns))
+			return (uint64_t)((double)ns * rt->phys[d].power /
+					  rt->phys[phys].power);
+	return 0;
+}
+
+void rt_sample(struct rt_kernel *k, uint32_t phys, uint64_t threads,
+	       uint64_t ns)
+{
+	struct rt_hist *h = NULL, *old = NULL;
+	uint32_t i;
+
+	for (i = 0; i < RT_MAX_FOOTPRINTS && !h; i++) {
+		struct rt_hist *c = &k->hist[phys][i];
+
+		if (c->n && c->threads == threads)
+			h = c;
+		else if (!c->n)
+			h = c;
+		else if (!old || c->count < old->count)
+			old = c;
+	}
+	if (!h) {
+		h = old;
+		memset(h, 0, sizeof(*h));
+	}
+	if (!h->n)
+		h->threads = threads;
+	h->samples[h->next] = ns;
+	h->next = (h->next + 1) % RT_CPU_SAMPLES;
+	if (h->n < RT_CPU_SAMPLES)
+		h->n++;
+	h->count++;
+	h->sum += ns;
+}
