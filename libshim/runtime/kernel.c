@@ -11,9 +11,12 @@
  * grid, its "footprint"), the last RT_CPU_SAMPLES device times. The
  * estimate is their median (lower median): a timing outlier among three
  * samples or more does not move it, where a mean would be dragged by it
- * (StarPU's models, starpu#50). Without a sample of that size on that
- * device: a sample of another size there, scaled by threads; else the
- * estimate of another device scaled by compute power; else 0 (an
+ * (StarPU's models, starpu#50). A device is calibrated for a kernel and
+ * size after RT_CALIBRATED samples; until then its estimate is that of a
+ * calibrated device of its type (scaled by compute power), so that one
+ * outlier among its first samples does not starve it of the work that
+ * would correct it; else its own samples (another size: scaled by
+ * threads); else any device's, scaled by compute power; else 0 (an
  * unmeasured device looks free, so it is tried and measured).
  */
 #include <errno.h>
@@ -151,9 +154,13 @@ static uint64_t hist_value(const struct rt_hist *h, bool mean)
 	return mean ? h->sum / h->count : hist_median(h);
 }
 
-/* On one device: exact size, else scaled from the nearest size. */
+/*
+ * On one device, from samples of at least @min: the exact size, else
+ * (@any_size) scaled from the nearest size.
+ */
 static bool estimate_on(const struct rt_kernel *k, uint32_t phys,
-			uint64_t threads, bool mean, uint64_t *ns)
+			uint64_t threads, bool mean, uint32_t min,
+			bool any_size, uint64_t *ns)
 {
 	const struct rt_hist *best = NULL;
 	uint64_t bd = UINT64_MAX;
@@ -163,7 +170,7 @@ static bool estimate_on(const struct rt_kernel *k, uint32_t phys,
 		const struct rt_hist *h = &k->hist[phys][i];
 		uint64_t d;
 
-		if (!h->n)
+		if (!h->n || h->n < min)
 			continue;
 		if (h->threads == threads) {
 			*ns = hist_value(h, mean);
@@ -176,11 +183,19 @@ static bool estimate_on(const struct rt_kernel *k, uint32_t phys,
 			best = h;
 		}
 	}
-	if (!best)
+	if (!best || !any_size)
 		return false;
 	*ns = (uint64_t)((double)hist_value(best, mean) * threads /
 			 best->threads);
 	return true;
+}
+
+/* From device @from to @to: by compute power. */
+static uint64_t rescale(struct vmgpu_rt *rt, uint64_t ns, uint32_t from,
+			uint32_t to)
+{
+	return (uint64_t)((double)ns * rt->phys[from].power /
+			  rt->phys[to].power);
 }
 
 uint64_t rt_estimate(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys,
@@ -189,19 +204,26 @@ uint64_t rt_estimate(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys,
 	uint64_t ns;
 	uint32_t d;
 
-	if (estimate_on(k, phys, threads, mean, &ns))
+	/* Calibrated here. */
+	if (estimate_on(k, phys, threads, mean, RT_CALIBRATED, false, &ns))
 		return ns;
-	/* Another device of the same type first, then any. */
+	/* Calibrated on a device of the same type. */
 	for (d = 0; d < rt->nphys; d++)
 		if (d != phys &&
 		    rt->phys[d].caps.type == rt->phys[phys].caps.type &&
-		    estimate_on(k, d, threads, mean, &ns))
-			return (uint64_t)((double)ns * rt->phys[d].power /
-					  rt->phys[phys].power);
+		    estimate_on(k, d, threads, mean, RT_CALIBRATED, false, &ns))
+			return rescale(rt, ns, d, phys);
+	/* Any sample here, of any size; then elsewhere. */
+	if (estimate_on(k, phys, threads, mean, 1, true, &ns))
+		return ns;
 	for (d = 0; d < rt->nphys; d++)
-		if (d != phys && estimate_on(k, d, threads, mean, &ns))
-			return (uint64_t)((double)ns * rt->phys[d].power /
-					  rt->phys[phys].power);
+		if (d != phys &&
+		    rt->phys[d].caps.type == rt->phys[phys].caps.type &&
+		    estimate_on(k, d, threads, mean, 1, true, &ns))
+			return rescale(rt, ns, d, phys);
+	for (d = 0; d < rt->nphys; d++)
+		if (d != phys && estimate_on(k, d, threads, mean, 1, true, &ns))
+			return rescale(rt, ns, d, phys);
 	return 0;
 }
 

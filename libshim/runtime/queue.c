@@ -15,7 +15,8 @@
  * clock. Among the instances whose dependencies are done it takes the
  * one that can start first (the later of when it became ready and when
  * a device it may use is free), then the one of highest priority, then
- * the earliest enqueued; then places it by the policy:
+ * the longest expected, then the earliest enqueued; then places it by
+ * the policy:
  *   dmda: for each device it may use, expected completion = when the
  *     device is free (its queue) + moving its buffers there + its
  *     execution estimated from history (kernel.c), slowed by the GPU's
@@ -502,6 +503,9 @@ int vmgpu_rt_wait(struct vmgpu_rt *rt, vmgpu_rt_handle event,
 			break;
 		}
 	if (!r) {
+		/* The application saw the end: its clock is past it. */
+		if (in->end_ns > rt->now)
+			rt->now = in->end_ns;
 		r = in->error;
 		if (r)
 			rt_err(rt, r, "instance of %s failed (%d)",
@@ -531,6 +535,8 @@ int vmgpu_rt_finish(struct vmgpu_rt *rt, vmgpu_rt_handle queue)
 	rt_flush_all(rt);
 	while (q->done != q->enqueued)
 		pthread_cond_wait(&rt->done, &rt->lock);
+	if (q->last_end > rt->now)
+		rt->now = q->last_end;
 	r = q->first_error;
 	q->first_error = 0;
 	rt_put(rt, o);
@@ -620,16 +626,22 @@ static uint64_t slowed(const struct rt_phys *p, uint64_t ns)
 	return ns * 100 / (100 - p->graphics_load);
 }
 
-/* The instance to run next (removed from the list), or NULL. */
+/*
+ * The instance to run next (removed from the list), or NULL: the one that
+ * can start first, then the highest priority, then the longest expected
+ * (the longest first leaves the short ones to fill the devices' last
+ * gaps), then the earliest enqueued.
+ */
 static struct rt_instance *pick(struct vmgpu_rt *rt, uint64_t *key_out)
 {
 	struct rt_instance **pp, **best = NULL;
-	uint64_t best_key = 0;
+	uint64_t best_key = 0, best_len = 0;
 	uint32_t d[VMGPU_RT_MAX_DEVICES];
+	bool mean = rt->policy == VMGPU_RT_POLICY_DMDA_MEAN;
 
 	for (pp = &rt->runnable; *pp; pp = &(*pp)->rnext) {
 		struct rt_instance *in = *pp, *b;
-		uint64_t free_at, key;
+		uint64_t free_at, key, len = 0;
 
 		if (in->pending_deps)
 			continue;
@@ -640,14 +652,19 @@ static struct rt_instance *pick(struct vmgpu_rt *rt, uint64_t *key_out)
 			if (!candidates(rt, in, d, &free_at))
 				continue;
 			key = free_at > in->ready_ns ? free_at : in->ready_ns;
+			len = rt_estimate(rt, in->kernel, d[0], threads_of(in),
+					  mean);
 		}
 		b = best ? *best : NULL;
 		if (!b || key < best_key ||
-		    (key == best_key && (in->priority > b->priority ||
-					 (in->priority == b->priority &&
-					  in->seq < b->seq)))) {
+		    (key == best_key &&
+		     (in->priority > b->priority ||
+		      (in->priority == b->priority &&
+		       (len > best_len ||
+			(len == best_len && in->seq < b->seq)))))) {
 			best = pp;
 			best_key = key;
+			best_len = len;
 		}
 	}
 	if (!best)
@@ -843,6 +860,8 @@ static void complete(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 	in->nwaiters = 0;
 	rt_instance_drop(rt, in);
 	in->queue->done++;
+	if (in->end_ns > in->queue->last_end)
+		in->queue->last_end = in->end_ns;
 	if (err && !in->queue->first_error)
 		in->queue->first_error = err;
 	pthread_cond_broadcast(&rt->done);

@@ -54,6 +54,7 @@ struct rt_slot {
 
 #define RT_CPU_SAMPLES		5	/* history kept per kernel and device */
 #define RT_MAX_FOOTPRINTS	8
+#define RT_CALIBRATED		3	/* samples before a device's own estimate */
 
 struct rt_phys {
 	struct vmgpu_rt_caps caps;
@@ -132,6 +133,7 @@ struct rt_queue {
 	struct rt_instance *pending;	/* enqueued, not flushed (list) */
 	struct rt_instance **pending_tail;
 	uint64_t enqueued, done;
+	uint64_t last_end;		/* virtual: latest end of its instances */
 	int first_error;
 };
 
@@ -211,7 +213,12 @@ struct vmgpu_rt {
 
 	uint64_t seq;			/* instances enqueued */
 	uint64_t order;			/* instances started */
-	uint64_t now;			/* virtual clock: latest decision */
+	/*
+	 * The virtual clock: the latest scheduling decision, or the end of
+	 * an instance the application waited for (it cannot enqueue
+	 * earlier than it saw that end). Flushed instances are ready then.
+	 */
+	uint64_t now;
 	struct rt_instance *runnable;	/* SUBMITTED (list, by seq) */
 	uint32_t unflushed;		/* instances QUEUED in any queue */
 	struct rt_queue **queues;	/* live queues, for a flush of all */

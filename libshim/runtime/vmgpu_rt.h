@@ -257,7 +257,11 @@ int vmgpu_rt_device_status(struct vmgpu_rt *rt, uint32_t phys,
 #define VMGPU_RT_GRAPHICS_BUSY		50u
 int vmgpu_rt_set_graphics_load(struct vmgpu_rt *rt, uint32_t phys,
 			       uint32_t percent);
-/* The virtual time: the latest decision of the scheduler (ns). */
+/*
+ * The virtual time (ns): the latest decision of the scheduler, or the end
+ * of the latest instance the application waited for; instances flushed
+ * become ready then.
+ */
 uint64_t vmgpu_rt_now_ns(struct vmgpu_rt *rt);
 
 /* ------------------------------------------------------------------ */

@@ -150,6 +150,22 @@ static int trt_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 	if (t->spike_period && t->runs % t->spike_period == 0) {
 		*device_ns *= t->spike_factor;
 		t->spikes++;
+	} else if (t->spike_first_mask & (1u << gpu)) {
+		unsigned int i;
+
+		for (i = 0; i < 32; i++)
+			if (!t->seen[gpu][i].code ||
+			    (t->seen[gpu][i].code == l->code &&
+			     t->seen[gpu][i].grid == l->grid[0]))
+				break;
+		if (i < 32) {
+			t->seen[gpu][i].code = l->code;
+			t->seen[gpu][i].grid = l->grid[0];
+			if (t->seen[gpu][i].runs++ < t->spike_first) {
+				*device_ns *= t->spike_factor;
+				t->spikes++;
+			}
+		}
 	}
 	return 0;
 }

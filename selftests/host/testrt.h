@@ -25,10 +25,18 @@ struct trt {
 	uint64_t runs;			/* dispatches run, all GPUs */
 	/*
 	 * Timing outliers (the benchmark's): every @spike_period-th run
-	 * reports @spike_factor times its device time. 0: none.
+	 * takes @spike_factor times its device time (0: none); and on the
+	 * GPUs of @spike_first_mask, the first @spike_first runs of each
+	 * kernel and grid do (a cold start, as the outliers that corrupt
+	 * performance models in the field).
 	 */
 	uint32_t spike_period, spike_factor;
+	uint32_t spike_first_mask, spike_first;
 	uint64_t spikes;
+	struct {
+		uint64_t code;
+		uint32_t grid, runs;
+	} seen[VMGPU_MAX_GPUS][32];
 };
 
 /* @gpus GPUs of @sms SMs (0: the model's default), @mem_mb of memory. */
