@@ -326,7 +326,7 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 	if (r)
 		goto out;
 	q = (struct rt_queue *)o;
-	if (inst->flags) {
+	if (inst->flags & ~VMGPU_RT_INSTANCE_SPLIT) {
 		r = rt_err(rt, -EINVAL, "unknown instance flags %#x",
 			   inst->flags);
 		goto out;
@@ -771,7 +771,8 @@ static int cmp_range(const void *a, const void *b)
  * Called without rt->lock.
  */
 static int run_on(struct vmgpu_rt *rt, struct rt_instance *in, uint32_t phys,
-		  uint64_t code, uint64_t *device_ns)
+		  uint64_t code, const uint32_t grid[3],
+		  const uint32_t origin[3], uint64_t *device_ns)
 {
 	struct rt_kernel *k = in->kernel;
 	uint8_t args[VMGPU_MAX_ARGS_BYTES];
@@ -813,9 +814,9 @@ static int run_on(struct vmgpu_rt *rt, struct rt_instance *in, uint32_t phys,
 		qsort(ranges, n, sizeof(*ranges), cmp_range);
 		l.nranges = n;
 		for (i = 0; i < 3; i++) {
-			l.grid[i] = in->grid[i];
+			l.grid[i] = grid[i];
 			l.block[i] = in->block[i];
-			l.origin[i] = 0;
+			l.origin[i] = origin[i];
 			l.grid_total[i] = in->grid[i];
 		}
 		r = rt_cpu_run(rt->cpudev, &l, device_ns, &fault);
@@ -829,8 +830,10 @@ static int run_on(struct vmgpu_rt *rt, struct rt_instance *in, uint32_t phys,
 		};
 
 		for (i = 0; i < 3; i++) {
-			l.grid[i] = in->grid[i];
+			l.grid[i] = grid[i];
 			l.block[i] = in->block[i];
+			l.origin[i] = origin[i];
+			l.grid_total[i] = in->grid[i];
 		}
 		pthread_mutex_lock(&rt->be_lock);
 		r = be->ops->run(be->opaque, p->index, &l, device_ns, &fault);
@@ -868,14 +871,218 @@ static void complete(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 	rt_put(rt, &in->o);		/* the list's reference */
 }
 
+
+/* ---- split instances (P7) ---- */
+
+#define RT_MAX_PARTS	8
+
+struct rt_part {
+	uint32_t phys;
+	uint32_t origin[3], grid[3];
+	uint64_t code, start, xfer, device_ns;
+	int err;
+};
+
+/* Load @k on GPU @phys if needed (rt->lock held). */
+static int load_on(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys)
+{
+	const struct rt_phys *p = &rt->phys[phys];
+	const struct vmgpu_rt_backend *be;
+	int r = 0;
+
+	if (phys == rt->cpu || k->code[phys])
+		return 0;
+	be = &rt->backends[p->backend];
+	pthread_mutex_lock(&rt->be_lock);
+	r = be->ops->kernel_load(be->opaque, p->index, k->image, k->bytes,
+				 &k->code[phys]);
+	pthread_mutex_unlock(&rt->be_lock);
+	return r;
+}
+
+/*
+ * Run @in in portions of its grid along x, one per device it may use,
+ * at once; merge what each wrote. A written buffer's bytes before the
+ * run are kept aside: a portion's device copy differs from them exactly
+ * where the portion wrote (or wrote another value), so those bytes go
+ * to the result; the CPU's portion writes into the host copy itself.
+ */
+static void execute_split(struct vmgpu_rt *rt, struct rt_instance *in,
+			  uint64_t key, const uint32_t *cand, uint32_t n)
+{
+	struct rt_part part[RT_MAX_PARTS];
+	uint8_t *base[VMGPU_MAX_PARAMS + 1] = { NULL };
+	double w[RT_MAX_PARTS], wsum = 0;
+	bool mean = rt->policy == VMGPU_RT_POLICY_DMDA_MEAN;
+	uint32_t i, j, d, given = 0, np = 0;
+	uint64_t end = 0;
+	int r = 0;
+
+	if (n > RT_MAX_PARTS)
+		n = RT_MAX_PARTS;
+	if (n > in->grid[0])
+		n = in->grid[0];
+	/* Shares by expected speed: history, else compute power. */
+	for (i = 0; i < n; i++) {
+		uint64_t est = rt_estimate(rt, in->kernel, cand[i],
+					   threads_of(in), mean);
+
+		w[i] = est ? 1.0 / (double)slowed(&rt->phys[cand[i]], est) :
+			     0;
+	}
+	for (i = 0; i < n; i++)
+		if (!w[i])
+			break;
+	for (j = 0; j < n; j++) {
+		if (i < n)
+			w[j] = (double)rt->phys[cand[j]].power;
+		wsum += w[j];
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t blocks = i + 1 == n ? in->grid[0] - given :
+			(uint32_t)((double)in->grid[0] * w[i] / wsum + 0.5);
+
+		if (blocks > in->grid[0] - given - (n - i - 1))
+			blocks = in->grid[0] - given - (n - i - 1);
+		if (!blocks)
+			continue;
+		memset(&part[np], 0, sizeof(part[np]));
+		part[np].phys = cand[i];
+		part[np].origin[0] = given;
+		part[np].grid[0] = blocks;
+		part[np].grid[1] = in->grid[1];
+		part[np].grid[2] = in->grid[2];
+		given += blocks;
+		np++;
+	}
+	in->state = RT_RUNNING;
+	in->order = ++rt->order;
+	in->phys = part[0].phys;
+	in->parts = np;
+	if (key > rt->now)
+		rt->now = key;
+	/* The bytes of the written buffers before the run, on the host. */
+	for (i = 0; i < in->nuses && !r; i++) {
+		struct rt_buffer *b = in->uses[i].buf;
+
+		if (!in->uses[i].write)
+			continue;
+		for (j = 0; j < i; j++)
+			if (in->uses[j].buf == b && base[j])
+				break;
+		if (j < i)
+			continue;
+		r = rt_buffer_to_host(rt, b);
+		base[i] = r ? NULL : malloc(b->bytes);
+		if (!r && !base[i])
+			r = -ENOMEM;
+		if (!r)
+			memcpy(base[i], b->host, b->bytes);
+	}
+	for (j = 0; j < np && !r; j++) {
+		struct rt_part *pt = &part[j];
+		struct rt_phys *p = &rt->phys[pt->phys];
+
+		pt->start = p->busy_until > in->ready_ns ? p->busy_until :
+							   in->ready_ns;
+		for (i = 0; i < in->nuses && !r; i++) {
+			uint64_t ns, moved;
+
+			r = rt_buffer_make_valid(rt, in->uses[i].buf, pt->phys,
+						 &ns, &moved);
+			pt->xfer += ns;
+			p->transfer_bytes += moved;
+		}
+		if (!r)
+			r = load_on(rt, in->kernel, pt->phys);
+		pt->code = in->kernel->code[pt->phys];
+		p->running++;
+	}
+	if (r) {
+		rt_err(rt, r, "moving buffers or loading %s for a split run",
+		       in->kernel->sig.name);
+		r = -EIO;
+	}
+	if (!r) {
+		pthread_mutex_unlock(&rt->lock);
+		for (j = 0; j < np && !r; j++)
+			r = part[j].err = run_on(rt, in, part[j].phys,
+						 part[j].code, part[j].grid,
+						 part[j].origin,
+						 &part[j].device_ns);
+		pthread_mutex_lock(&rt->lock);
+	}
+	/* Merge: the GPUs' portions over the host copy. */
+	for (i = 0; i < in->nuses && !r; i++) {
+		struct rt_buffer *b = in->uses[i].buf;
+
+		if (!base[i])
+			continue;
+		for (j = 0; j < np; j++) {
+			const uint8_t *c = b->copy[part[j].phys].host;
+			uint64_t x;
+
+			if (part[j].phys == rt->cpu)
+				continue;
+			for (x = 0; x < b->bytes; x++)
+				if (c[x] != base[i][x])
+					b->host[x] = c[x];
+		}
+		for (d = 0; d < rt->nphys; d++)
+			b->copy[d].valid = false;
+		b->host_valid = true;
+	}
+	for (j = 0; j < np; j++) {
+		struct rt_part *pt = &part[j];
+		struct rt_phys *p = &rt->phys[pt->phys];
+		uint64_t back = 0, e;
+
+		/* Each GPU's portion comes back over its host bus. */
+		for (i = 0; i < in->nuses; i++)
+			if (base[i] && pt->phys != rt->cpu)
+				back += p->caps.host_lat_ns +
+					in->uses[i].buf->bytes * 1000 /
+					(p->caps.host_bw_mbps ?
+					 p->caps.host_bw_mbps : 1);
+		if (!r && pt->device_ns)
+			rt_sample(in->kernel, pt->phys,
+				  threads_of(in) / in->grid[0] * pt->grid[0],
+				  pt->device_ns);
+		e = pt->start + pt->xfer + slowed(p, pt->device_ns) + back;
+		p->busy_until = e;
+		p->busy_ns += e - pt->start;
+		p->running--;
+		p->instances++;
+		if (e > end)
+			end = e;
+		in->transfer_ns += pt->xfer + back;
+		in->exec_ns += slowed(p, pt->device_ns);
+	}
+	for (i = 0; i < VMGPU_MAX_PARAMS + 1; i++)
+		free(base[i]);
+	in->start_ns = part[0].start;
+	for (j = 1; j < np; j++)
+		if (part[j].start < in->start_ns)
+			in->start_ns = part[j].start;
+	in->end_ns = end;
+	complete(rt, in, r);
+}
+
 static void execute(struct vmgpu_rt *rt, struct rt_instance *in,
 		    uint64_t key)
 {
 	uint64_t est_xfer, est_exec, xfer = 0, device_ns = 0, code = 0;
 	struct rt_phys *p;
-	uint32_t phys, i, d;
+	uint32_t phys, i, d, cand[VMGPU_RT_MAX_DEVICES], n;
 	int r = 0;
 
+	if (in->flags & VMGPU_RT_INSTANCE_SPLIT) {
+		n = candidates(rt, in, cand, &est_xfer);
+		if (n > 1 && in->grid[0] > 1) {
+			execute_split(rt, in, key, cand, n);
+			return;
+		}
+	}
 	phys = place(rt, in, &est_xfer, &est_exec);
 	p = &rt->phys[phys];
 	in->phys = phys;
@@ -918,7 +1125,9 @@ static void execute(struct vmgpu_rt *rt, struct rt_instance *in,
 	}
 	if (!r) {
 		pthread_mutex_unlock(&rt->lock);
-		r = run_on(rt, in, phys, code, &device_ns);
+		static const uint32_t zero[3];
+
+		r = run_on(rt, in, phys, code, in->grid, zero, &device_ns);
 		pthread_mutex_lock(&rt->lock);
 	}
 	if (!r)

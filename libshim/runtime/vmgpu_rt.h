@@ -91,6 +91,8 @@ struct vmgpu_rt_launch_desc {
 	const void *args;
 	uint32_t args_bytes;
 	uint32_t grid[3], block[3];
+	/* A portion (P7): its first block and the whole grid. */
+	uint32_t origin[3], grid_total[3];
 	uint32_t shared_bytes;
 };
 
@@ -346,8 +348,14 @@ struct vmgpu_rt_arg {
 	uint64_t offset;		/* bytes into @buf */
 };
 
-/* vmgpu_rt_instance.flags */
-/* P7: split the grid along its largest dimension over the set's devices */
+/*
+ * vmgpu_rt_instance.flags. SPLIT (P7): the grid is cut along x into one
+ * portion per device it may use (sized by their expected speed), run
+ * at once on all of them; the bytes each portion wrote are merged into
+ * the buffer. For kernels whose blocks write disjoint bytes and do not
+ * combine results with atomics across blocks: then the results are those
+ * of one device, bit for bit.
+ */
 #define VMGPU_RT_INSTANCE_SPLIT		(1u << 0)
 
 struct vmgpu_rt_instance {

@@ -807,4 +807,64 @@ TEST_F(rt, busy_gpu_placement)
 	}
 }
 
+/* ---- P7: one instance split across GPUs and the CPU ---- */
+
+TEST_F(rt, split_instance_matches_one_device)
+{
+	uint32_t all[4] = { 0, 1, 3, self->cpu }, one = 2, i, round;
+	static int32_t x[4096], y0[4096], got[2][4096];
+
+	for (i = 0; i < 4096; i++) {
+		x[i] = (int32_t)rng();
+		y0[i] = (int32_t)rng();
+	}
+	for (round = 0; round < 3; round++) {
+		uint32_t s;
+
+		for (s = 0; s < 2; s++) {
+			vmgpu_rt_handle ctx = ctx_on(_metadata, self->rt,
+						     s ? all : &one, s ? 4 : 1,
+						     0);
+			vmgpu_rt_handle k = kernel(_metadata, self, ctx, "mad");
+			vmgpu_rt_handle q, bx, by, ev;
+			struct vmgpu_rt_event_info info;
+			struct vmgpu_rt_arg args[4];
+			struct vmgpu_rt_instance inst = {
+				.kernel = k, .num_args = 4, .args = args,
+				.grid = { 4096 / 64 - round }, .block = { 64 },
+				.flags = s ? VMGPU_RT_INSTANCE_SPLIT : 0,
+			};
+
+			ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, ctx, &q));
+			ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, ctx,
+							    sizeof(x), &bx));
+			ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, ctx,
+							    sizeof(x), &by));
+			ASSERT_EQ(0, vmgpu_rt_buffer_write(self->rt, bx, 0, x,
+							   sizeof(x)));
+			ASSERT_EQ(0, vmgpu_rt_buffer_write(self->rt, by, 0, y0,
+							   sizeof(y0)));
+			args[0] = buf_arg(VMGPU_PARAM_BUF_RO, bx);
+			args[1] = buf_arg(VMGPU_PARAM_BUF_RW, by);
+			args[2] = i32_arg(7 + (int)round);
+			args[3] = i32_arg(4096 - 100 * (int)round);
+			ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+			/* twice: the second on the merged result */
+			ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+			ASSERT_EQ(0, vmgpu_rt_wait(self->rt, ev, -1));
+			ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, ev, &info));
+			EXPECT_EQ(s ? 4 : 1, info.parts);
+			ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, by, 0,
+							  got[s], sizeof(y0)));
+			vmgpu_rt_release(self->rt, ctx);
+		}
+		for (i = 0; i < 4096; i++)
+			ASSERT_EQ(got[0][i], got[1][i]);
+		/* and the work was done: y = (y * k + x) * k + x */
+		EXPECT_EQ((int32_t)(((uint32_t)y0[5] * (7 + round) +
+				     (uint32_t)x[5]) * (7 + round) +
+				    (uint32_t)x[5]), got[1][5]);
+	}
+}
+
 TEST_HARNESS_MAIN

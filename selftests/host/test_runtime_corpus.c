@@ -5,7 +5,9 @@
  * the same inputs: every buffer identical byte for byte afterwards
  * (SPEC P6: the CPU device runs the same executables). compact's output
  * order depends on the order its blocks' atomics run in, on any device:
- * its count is compared, and its output as a sorted set.
+ * its count is compared, and its output as a sorted set. And each kernel
+ * but the two that combine blocks' results with atomics (compact,
+ * dot_int) split across the GPU and the CPU (SPEC P7): identical too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -143,21 +145,22 @@ TEST(corpus_identical_on_cpu_and_gpu)
 	};
 	struct vmgpu_program *prog = NULL;
 	struct vmgpu_rt *rt;
-	vmgpu_rt_handle ctx[2], q[2];
-	uint32_t phys, kn, nk, d, ran = 0, on[2] = { 0 };
+	vmgpu_rt_handle ctx[3], q[3];
+	uint32_t phys, kn, nk, d, ran = 0, on[3] = { 0 }, split = 0;
 	char *log = NULL;
 	static uint32_t init[MAX_BUFS][BUF_BYTES / 4];
-	static uint32_t out[2][MAX_BUFS][BUF_BYTES / 4];
+	static uint32_t out[3][MAX_BUFS][BUF_BYTES / 4];
 
 	ASSERT_EQ(0, vmgpu_program_build(corpus_src, "-ffp-contract=off",
 					 &prog, &log));
 	free(log);
 	ASSERT_EQ(0, vmgpu_rt_create(&cfg, &rt));
-	for (d = 0; d < 2; d++) {
-		uint32_t dev;
+	for (d = 0; d < 3; d++) {
+		uint32_t dev, both[2] = { 0, 1 };
 
-		phys = d;		/* 0: the GPU, 1: the CPU */
-		ASSERT_EQ(0, vmgpu_rt_logical_device(rt, &phys, 1, &dev));
+		phys = d;		/* 0: the GPU, 1: the CPU, 2: both */
+		ASSERT_EQ(0, vmgpu_rt_logical_device(rt, d < 2 ? &phys : both,
+						     d < 2 ? 1 : 2, &dev));
 		ASSERT_EQ(0, vmgpu_rt_context_create(rt, dev, 0, &ctx[d]));
 		ASSERT_EQ(0, vmgpu_rt_queue_create(rt, ctx[d], &q[d]));
 	}
@@ -186,7 +189,10 @@ TEST(corpus_identical_on_cpu_and_gpu)
 				ASSERT_GT(MAX_BUFS, nbufs);
 				fill(name, params[i].name, init[nbufs++]);
 			}
-		for (d = 0; d < 2; d++) {
+		bool splittable = strcmp(name, "compact") &&
+				  strcmp(name, "dot_int");
+
+		for (d = 0; d < (splittable ? 3u : 2u); d++) {
 			struct vmgpu_rt_arg args[VMGPU_MAX_PARAMS];
 			vmgpu_rt_handle k, bufs[MAX_BUFS], ev;
 			struct vmgpu_rt_event_info info;
@@ -219,6 +225,7 @@ TEST(corpus_identical_on_cpu_and_gpu)
 				b++;
 			}
 			inst.kernel = k;
+			inst.flags = d == 2 ? VMGPU_RT_INSTANCE_SPLIT : 0;
 			shape_of(name, inst.grid, inst.block);
 			ASSERT_EQ(0, vmgpu_rt_enqueue(rt, q[d], &inst, &ev));
 			if (vmgpu_rt_wait(rt, ev, -1)) {
@@ -230,7 +237,11 @@ TEST(corpus_identical_on_cpu_and_gpu)
 				ASSERT_TRUE(0);
 			}
 			ASSERT_EQ(0, vmgpu_rt_event_query(rt, ev, &info));
-			ASSERT_EQ(d, info.phys);
+			if (d < 2) {
+				ASSERT_EQ(d, info.phys);
+			} else {
+				split += info.parts == 2;
+			}
 			on[d]++;
 			for (b = 0; b < nbufs; b++) {
 				ASSERT_EQ(0, vmgpu_rt_buffer_read(
@@ -257,6 +268,11 @@ TEST(corpus_identical_on_cpu_and_gpu)
 				       b);
 				ASSERT_TRUE(0);
 			}
+			if (splittable &&
+			    memcmp(out[0][b], out[2][b], BUF_BYTES)) {
+				TH_LOG("%s: buffer %u differs split", name, b);
+				ASSERT_TRUE(0);
+			}
 			changed |= memcmp(out[0][b], init[b], BUF_BYTES) != 0;
 		}
 		/* Every kernel wrote something: the comparison means it. */
@@ -269,6 +285,9 @@ TEST(corpus_identical_on_cpu_and_gpu)
 	EXPECT_EQ(nk, ran);
 	EXPECT_EQ(nk, on[0]);
 	EXPECT_EQ(nk, on[1]);
+	EXPECT_EQ(nk - 2, on[2]);
+	/* in two parts, but those of one block row (gemv_local) */
+	EXPECT_LE(nk - 3, split);
 	vmgpu_rt_destroy(rt);
 	vmgpu_program_destroy(prog);
 	trt_free(t);

@@ -127,7 +127,8 @@ static int trt_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 	th_cb_timestamp(cb, t->stamp_va[gpu]);
 	TH_CB_PUT(cb, vmgpu_encode_dispatch(l->code, t->args_va[gpu],
 					    l->args_bytes, l->grid, l->block,
-					    NULL, NULL, l->shared_bytes, 0));
+					    l->origin, l->grid_total,
+					    l->shared_bytes, 0));
 	th_cb_barrier(cb);
 	th_cb_timestamp(cb, t->stamp_va[gpu] + 8);
 	th_cb_end(cb);
