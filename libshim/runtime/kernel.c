@@ -28,12 +28,71 @@
 
 void rt_kernel_free(struct vmgpu_rt *rt, struct rt_kernel *k)
 {
+	uint32_t v;
+
 	vg_kernel_free(k->cpu);
-	free(k->image);
+	for (v = 0; v <= VMGPU_ISA_VERSION; v++)
+		free(k->exec[v].image);
 	free(k);
 }
 
-static int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
+int rt_kernel_image(struct vmgpu_rt *rt, const struct rt_kernel *k,
+		    uint32_t isa, const void **image, size_t *bytes)
+{
+	uint32_t v = isa > VMGPU_ISA_VERSION ? VMGPU_ISA_VERSION : isa;
+
+	for (; v >= VMGPU_ISA_VERSION_MIN; v--)
+		if (k->exec[v].image) {
+			*image = k->exec[v].image;
+			*bytes = k->exec[v].bytes;
+			return 0;
+		}
+	return rt_err(rt, -ENOEXEC,
+		      "kernel %s has no executable for ISA version %u or older",
+		      k->sig.name, isa);
+}
+
+/* Check @image (its header, signature equal to @k's) and keep a copy. */
+int rt_kernel_add_exec(struct vmgpu_rt *rt, struct rt_kernel *k,
+		       const void *image, size_t bytes)
+{
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	struct vmgpu_exec_header h;
+	struct vmgpu_exec_sig sig;
+	const char *why = "";
+	uint32_t i;
+
+	if (!image || bytes < VMGPU_EXEC_HEADER_BYTES)
+		return rt_err(rt, -EINVAL, "no executable image");
+	vmgpu_exec_header_read(&h, image);
+	if (!vmgpu_exec_header_valid(&h) || bytes != vmgpu_exec_file_bytes(&h))
+		return rt_err(rt, -EINVAL, "invalid executable header or size");
+	if (vmgpu_exec_sig_read(&h, image, bytes, &sig, params, &why) != 1)
+		return rt_err(rt, -EINVAL, "executable without a valid signature");
+	if (strcmp(sig.name, k->sig.name) ||
+	    sig.num_params != k->sig.num_params)
+		return rt_err(rt, -EINVAL, "executable of %s is not kernel %s",
+			      sig.name, k->sig.name);
+	for (i = 0; i < sig.num_params; i++)
+		if (params[i].type != k->params[i].type ||
+		    params[i].offset != k->params[i].offset)
+			return rt_err(rt, -EINVAL,
+				      "kernel %s: parameter %u differs between versions",
+				      k->sig.name, i);
+	if (h.args_bytes != k->h.args_bytes)
+		return rt_err(rt, -EINVAL, "kernel %s: argument blocks differ",
+			      k->sig.name);
+	if (k->exec[h.isa_version].image)
+		return 0;	/* that version already: the same kernel */
+	k->exec[h.isa_version].image = malloc(bytes);
+	if (!k->exec[h.isa_version].image)
+		return rt_err(rt, -ENOMEM, "out of memory");
+	memcpy(k->exec[h.isa_version].image, image, bytes);
+	k->exec[h.isa_version].bytes = bytes;
+	return 0;
+}
+
+int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 			 uint32_t private_bytes, struct rt_kernel **out)
 {
 	const char *why = "";
@@ -80,13 +139,9 @@ static int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 			   r, bad_pc);
 		goto fail;
 	}
-	k->image = malloc(bytes);
-	if (!k->image) {
-		r = rt_err(rt, -ENOMEM, "out of memory");
+	r = rt_kernel_add_exec(rt, k, image, bytes);
+	if (r)
 		goto fail;
-	}
-	memcpy(k->image, image, bytes);
-	k->bytes = bytes;
 	*out = k;
 	return 0;
 fail:

@@ -27,7 +27,8 @@
  * the device time the run reported.
  *
  * The devices an instance may use: its context's logical device, less
- * the GPUs whose graphics load is 100 %; plus, when the context allows
+ * the GPUs whose graphics load is 100 % and those of an ISA version the
+ * kernel has no executable for; plus, when the context allows
  * CPU fallback and the set has no CPU, the CPU when every GPU of the set
  * is busy (running work or busy with graphics) as the instance becomes
  * ready. Off by default: no silent host fallback (kokkos#5254).
@@ -140,6 +141,19 @@ out:
 }
 
 /* ---- enqueue ---- */
+
+/* Has @k an executable a device of ISA version @isa runs? */
+static bool runs_on(const struct rt_kernel *k, uint32_t isa)
+{
+	uint32_t v;
+
+	for (v = VMGPU_ISA_VERSION_MIN; v <= isa && v <= VMGPU_ISA_VERSION;
+	     v++)
+		if (k->exec[v].image)
+			return true;
+	return false;
+}
+
 
 static int add_dep(struct vmgpu_rt *rt, struct rt_instance *in,
 		   struct rt_instance *dep)
@@ -343,6 +357,20 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 		goto fail;
 	in->kernel = (struct rt_kernel *)o;
 	rt_get(o);
+	{
+		const struct rt_logical *l = &rt->logical[q->ctx->device];
+		bool any = q->ctx->flags & VMGPU_RT_CTX_CPU_FALLBACK;
+
+		for (i = 0; i < l->count; i++)
+			any |= runs_on(in->kernel,
+				       rt->phys[l->phys[i]].caps.isa_version);
+		if (!any) {
+			r = rt_err(rt, -ENOEXEC,
+				   "kernel %s has no executable for a device of the queue's set",
+				   in->kernel->sig.name);
+			goto fail;
+		}
+	}
 	for (i = 0; i < 3; i++) {
 		in->grid[i] = inst->grid[i] ? inst->grid[i] : 1;
 		in->block[i] = inst->block[i] ? inst->block[i] : 1;
@@ -605,7 +633,8 @@ static uint32_t candidates(struct vmgpu_rt *rt, const struct rt_instance *in,
 			if (p->graphics_load < VMGPU_RT_GRAPHICS_BUSY &&
 			    p->busy_until <= in->ready_ns)
 				all_busy = false;
-			if (p->graphics_load >= 100)
+			if (p->graphics_load >= 100 ||
+			    !runs_on(in->kernel, p->caps.isa_version))
 				continue;
 		}
 		d[n++] = l->phys[i];
@@ -888,15 +917,23 @@ static int load_on(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys)
 {
 	const struct rt_phys *p = &rt->phys[phys];
 	const struct vmgpu_rt_backend *be;
+	const void *image;
+	size_t bytes;
 	int r = 0;
 
 	if (phys == rt->cpu || k->code[phys])
 		return 0;
+	r = rt_kernel_image(rt, k, p->caps.isa_version, &image, &bytes);
+	if (r)
+		return r;
 	be = &rt->backends[p->backend];
 	pthread_mutex_lock(&rt->be_lock);
-	r = be->ops->kernel_load(be->opaque, p->index, k->image, k->bytes,
+	r = be->ops->kernel_load(be->opaque, p->index, image, bytes,
 				 &k->code[phys]);
 	pthread_mutex_unlock(&rt->be_lock);
+	if (r)
+		rt_err(rt, r, "loading kernel %s on device %u", k->sig.name,
+		       phys);
 	return r;
 }
 
@@ -998,7 +1035,7 @@ static void execute_split(struct vmgpu_rt *rt, struct rt_instance *in,
 		pt->code = in->kernel->code[pt->phys];
 		p->running++;
 	}
-	if (r) {
+	if (r && r != -ENOEXEC) {
 		rt_err(rt, r, "moving buffers or loading %s for a split run",
 		       in->kernel->sig.name);
 		r = -EIO;
@@ -1105,20 +1142,13 @@ static void execute(struct vmgpu_rt *rt, struct rt_instance *in,
 		xfer += ns;
 		p->transfer_bytes += moved;
 	}
-	if (!r && phys != rt->cpu) {
-		const struct vmgpu_rt_backend *be = &rt->backends[p->backend];
-
-		if (!in->kernel->code[phys]) {
-			pthread_mutex_lock(&rt->be_lock);
-			r = be->ops->kernel_load(be->opaque, p->index,
-						 in->kernel->image,
-						 in->kernel->bytes,
-						 &in->kernel->code[phys]);
-			pthread_mutex_unlock(&rt->be_lock);
-		}
+	if (!r) {
+		r = load_on(rt, in->kernel, phys);
 		code = in->kernel->code[phys];
 	}
-	if (r) {
+	if (r == -ENOEXEC) {
+		/* no executable for the device's ISA: the message is set */
+	} else if (r) {
 		rt_err(rt, r, "moving buffers or loading %s on device %u",
 		       in->kernel->sig.name, phys);
 		r = -EIO;

@@ -115,8 +115,15 @@ struct rt_hist {
 
 struct rt_kernel {
 	struct rt_obj o;
-	uint8_t *image;
-	size_t bytes;
+	/*
+	 * Executables per ISA version (the header's: the oldest version
+	 * that runs it); a device of version V runs the newest one <= V.
+	 * The first one added gives the signature and the CPU's load.
+	 */
+	struct {
+		uint8_t *image;
+		size_t bytes;
+	} exec[VMGPU_ISA_VERSION + 1];
 	struct vmgpu_exec_header h;
 	struct vmgpu_exec_sig sig;
 	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
@@ -255,6 +262,14 @@ uint64_t rt_buffer_va(struct vmgpu_rt *rt, const struct rt_buffer *b,
 
 /* kernel.c */
 void rt_kernel_free(struct vmgpu_rt *rt, struct rt_kernel *k);
+/* The executable a device of ISA version @isa runs; -ENOEXEC if none. */
+int rt_kernel_image(struct vmgpu_rt *rt, const struct rt_kernel *k,
+		    uint32_t isa, const void **image, size_t *bytes);
+/* Another executable of the same kernel (same signature). */
+int rt_kernel_add_exec(struct vmgpu_rt *rt, struct rt_kernel *k,
+		       const void *image, size_t bytes);
+int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
+		  uint32_t private_bytes, struct rt_kernel **out);
 uint64_t rt_estimate(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys,
 		     uint64_t threads, bool mean);
 void rt_sample(struct rt_kernel *k, uint32_t phys, uint64_t threads,

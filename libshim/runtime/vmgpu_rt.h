@@ -329,6 +329,22 @@ int vmgpu_rt_kernel_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 int vmgpu_rt_kernel_from_program(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 				 const struct vmgpu_program *prog,
 				 const char *name, vmgpu_rt_handle *kernel);
+/*
+ * Online compilation (P4): kernel @name of the library @lib, for every
+ * ISA version among @ctx's devices (and the CPU's with CPU fallback),
+ * each by vmgpu_kernlib_build() with @cc and @options: the library's
+ * executables of that version as they are, else its source compiled
+ * (once: @cc's kernel cache), else an older executable. A version that
+ * gives nothing is left out, and its devices do not take the kernel's
+ * instances; -ENOEXEC when no version gives anything. *@log (NULL
+ * allowed; free() it) gets the builds' logs, each saying which rule
+ * applied.
+ */
+int vmgpu_rt_kernel_from_library(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
+				 struct vmgpu_compiler *cc,
+				 struct vmgpu_kernlib *lib, const char *name,
+				 const char *options, vmgpu_rt_handle *kernel,
+				 char **log);
 /* Parameters the application sets (the private buffer not counted). */
 int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 

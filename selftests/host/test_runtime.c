@@ -807,6 +807,110 @@ TEST_F(rt, busy_gpu_placement)
 	}
 }
 
+/* ---- P4: online compilation for each device's ISA version ---- */
+
+TEST_F(rt, kernels_compiled_online_per_isa_version)
+{
+	static const char lcount_src[] =
+		"kernel void lcount(global int *out)\n"
+		"{\n"
+		"	local int c;\n"
+		"	if (get_local_id(0) == 0)\n"
+		"		c = 0;\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	atomic_inc(&c);\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	if (get_local_id(0) == 0)\n"
+		"		out[get_group_id(0)] = c;\n"
+		"}\n";
+	uint32_t mixed[3] = { 0, 2, self->cpu }, isa1 = 2, both[2] = { 0, 2 };
+	struct vmgpu_compiler_stats st;
+	struct vmgpu_compiler *cc;
+	struct vmgpu_kernlib *lib, *lib2;
+	struct vmgpu_program *prog = NULL;
+	vmgpu_rt_handle ctx, c1, c2, k, k2, q, b, ev;
+	struct vmgpu_rt_event_info info;
+	char *log = NULL;
+	int32_t v[4];
+	int i;
+
+	ASSERT_EQ(0, vmgpu_compiler_create(NULL, VMGPU_COMPILER_NO_CACHE, &cc));
+	ASSERT_EQ(0, vmgpu_kernlib_create("t", kernels_src, NULL, &lib));
+	ctx = ctx_on(_metadata, self->rt, mixed, 3, 0);
+	ASSERT_EQ(0, vmgpu_rt_kernel_from_library(self->rt, ctx, cc, lib,
+						  "poke", NULL, &k, &log));
+	ASSERT_NE(NULL, log);
+	free(log);
+	ASSERT_EQ(0, vmgpu_compiler_get_stats(cc, &st));
+	EXPECT_EQ(2, st.compiles);	/* for ISA 2 and for ISA 1 */
+	/* Runs on the ISA 1 GPU. */
+	c1 = ctx_on(_metadata, self->rt, &isa1, 1, 0);
+	ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, c1, &q));
+	ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, c1, 64, &b));
+	{
+		struct vmgpu_rt_arg args[2];
+		struct vmgpu_rt_instance inst = {
+			.kernel = k, .num_args = 2, .args = args,
+			.grid = { 1 }, .block = { 1 },
+		};
+
+		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
+		args[1] = i32_arg(2);
+		ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+		ASSERT_EQ(0, vmgpu_rt_wait(self->rt, ev, -1));
+		ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, ev, &info));
+		EXPECT_EQ(2, info.phys);
+		ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b, 0, v, 16));
+		EXPECT_EQ(1, v[2]);
+	}
+	/* A library of an ISA 2 executable (local atomics), no source. */
+	ASSERT_EQ(0, vmgpu_program_build(lcount_src, NULL, &prog, &log));
+	free(log);
+	ASSERT_EQ(0, vmgpu_kernlib_create("t2", NULL, NULL, &lib2));
+	ASSERT_EQ(0, vmgpu_kernlib_add_program(lib2, prog, NULL, 0));
+	c2 = ctx_on(_metadata, self->rt, both, 2, 0);
+	ASSERT_EQ(0, vmgpu_rt_kernel_from_library(self->rt, c2, cc, lib2,
+						  "lcount", NULL, &k2, NULL));
+	{
+		struct vmgpu_rt_arg args[1];
+		struct vmgpu_rt_instance inst = {
+			.kernel = k2, .num_args = 1, .args = args,
+			.grid = { 4 }, .block = { 32 },
+		};
+		vmgpu_rt_handle q2, b2, evs[6];
+
+		/* Not on the ISA 1 GPU alone: no executable for it. */
+		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
+		EXPECT_EQ(-ENOEXEC, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+		/* On the pair, only on the ISA 2 GPU. */
+		ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, c2, &q2));
+		for (i = 0; i < 6; i++) {
+			ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, c2, 64,
+							    &b2));
+			args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b2);
+			ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q2, &inst,
+						      &evs[i]));
+		}
+		ASSERT_EQ(0, vmgpu_rt_finish(self->rt, q2));
+		for (i = 0; i < 6; i++) {
+			ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, evs[i],
+							  &info));
+			EXPECT_EQ(0, info.phys);
+		}
+		ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b2, 0, v, 16));
+		for (i = 0; i < 4; i++)
+			EXPECT_EQ(32, v[i]);
+	}
+	/* Nothing for any device: -ENOEXEC. */
+	EXPECT_EQ(-ENOEXEC, vmgpu_rt_kernel_from_library(self->rt, c1, cc,
+							 lib2, "lcount", NULL,
+							 &k2, NULL));
+	vmgpu_program_destroy(prog);
+	vmgpu_kernlib_destroy(lib);
+	vmgpu_kernlib_destroy(lib2);
+	vmgpu_compiler_destroy(cc);
+}
+
 /* ---- P7: one instance split across GPUs and the CPU ---- */
 
 TEST_F(rt, split_instance_matches_one_device)
