@@ -209,7 +209,8 @@ struct vmgpu_rt {
 
 	struct vmgpu_rt_backend backends[VMGPU_MAX_GPUS];
 	uint32_t num_backends;
-	struct vmgpu_device *owned_dev[VMGPU_MAX_GPUS];	/* render nodes */
+	struct rt_drm *drm[VMGPU_MAX_GPUS];	/* render nodes it opened */
+	uint32_t ndrm;
 	struct rt_phys phys[VMGPU_RT_MAX_DEVICES];
 	uint32_t nphys, cpu;		/* the CPU is phys[cpu], the last */
 	struct rt_logical *logical;
@@ -297,6 +298,12 @@ struct rt_cpu_launch {
 /* Run a launch on the workers: device time on the cost model, fault. */
 int rt_cpu_run(struct rt_cpu *c, const struct rt_cpu_launch *l,
 	       uint64_t *device_ns, uint32_t *fault);
+
+/* drm.c: the back end over a render node */
+struct rt_drm;
+extern const struct vmgpu_rt_gpu_ops rt_drm_ops;
+int rt_drm_open(unsigned int index, struct rt_drm **out);
+void rt_drm_free(struct rt_drm *d);
 
 /* queue.c */
 void rt_instance_free(struct vmgpu_rt *rt, struct rt_instance *in);

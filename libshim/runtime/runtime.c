@@ -325,6 +325,22 @@ int vmgpu_rt_create(const struct vmgpu_rt_config *cfg, struct vmgpu_rt **out)
 		if (r)
 			goto fail;
 	}
+	if (!cfg->num_backends) {
+		/* Every render node that opens (none: the CPU alone). */
+		int n = vmgpu_device_count();
+
+		for (i = 0; n > 0 && i < (uint32_t)n && i < VMGPU_MAX_GPUS;
+		     i++) {
+			struct vmgpu_rt_backend be = { .ops = &rt_drm_ops };
+
+			if (rt_drm_open(i, &rt->drm[rt->ndrm]))
+				continue;
+			be.opaque = rt->drm[rt->ndrm++];
+			r = rt_add_backend(rt, &be);
+			if (r)
+				goto fail;
+		}
+	}
 	r = rt_cpu_new(cfg->cpu_threads ? cfg->cpu_threads : 4, &rt->cpudev);
 	if (r)
 		goto fail;
@@ -369,8 +385,8 @@ void vmgpu_rt_destroy(struct vmgpu_rt *rt)
 		}
 	pthread_mutex_unlock(&rt->lock);
 	rt_cpu_free(rt->cpudev);
-	for (i = 0; i < VMGPU_MAX_GPUS; i++)
-		vmgpu_device_close(rt->owned_dev[i]);
+	for (i = 0; i < rt->ndrm; i++)
+		rt_drm_free(rt->drm[i]);
 	free(rt->slots);
 	free(rt->logical);
 	free(rt->queues);

@@ -136,7 +136,11 @@ enum vmgpu_rt_policy {
 };
 
 struct vmgpu_rt_config {
-	/* GPU back ends; none: the GPUs of every vmgpu render node. */
+	/*
+	 * GPU back ends; none: the GPUs of every vmgpu render node that
+	 * opens, through libvmgpu (libshim/runtime/drm.c), and with none,
+	 * the CPU device alone.
+	 */
 	const struct vmgpu_rt_backend *backends;
 	uint32_t num_backends;
 	/* Worker threads of the CPU device (its compute units); 0: 4. */

@@ -275,7 +275,8 @@ TEST_F(rt, logical_devices_mix_gpus_and_cpu)
 TEST_F(rt, context_refcount_and_stale_handles)
 {
 	uint32_t phys = 0, dev;
-	vmgpu_rt_handle ctx, buf, q, other_ctx, h;
+	vmgpu_rt_handle ctx, buf, q, other_ctx, h, foreign;
+	uint32_t cpu_only = 0;
 	struct vmgpu_rt *other;
 	char msg[256];
 
@@ -313,18 +314,12 @@ TEST_F(rt, context_refcount_and_stale_handles)
 	EXPECT_EQ(-EBADF, vmgpu_rt_buffer_create(self->rt, q, 64, &h));
 	/* A handle of another runtime. */
 	ASSERT_EQ(0, vmgpu_rt_create(NULL, &other));
-	{
-		uint32_t cpu_only = 0;
-		vmgpu_rt_handle foreign;
-
-		ASSERT_EQ(0, vmgpu_rt_logical_device(other, &cpu_only, 1,
-						     &dev));
-		ASSERT_EQ(0, vmgpu_rt_context_create(other, dev, 0, &foreign));
-		EXPECT_EQ(-EBADF, vmgpu_rt_context_device(self->rt, foreign,
-							  &dev));
-		EXPECT_EQ(-EBADF, vmgpu_rt_release(self->rt, foreign));
-		EXPECT_EQ(0, vmgpu_rt_release(other, foreign));
-	}
+	ASSERT_EQ(0, vmgpu_rt_logical_device(other, &cpu_only, 1, &dev));
+	ASSERT_EQ(0, vmgpu_rt_context_create(other, dev, 0, &foreign));
+	EXPECT_EQ(-EBADF, vmgpu_rt_context_device(self->rt, foreign, &dev));
+	EXPECT_EQ(-EBADF, vmgpu_rt_release(self->rt, foreign));
+	EXPECT_EQ(0, vmgpu_rt_release(other, foreign));
+	EXPECT_EQ(-ESTALE, vmgpu_rt_release(other, foreign));
 	vmgpu_rt_destroy(other);
 	EXPECT_EQ(-EINVAL, vmgpu_rt_context_create(self->rt, 0, 0x80, &h));
 	EXPECT_EQ(-ENODEV, vmgpu_rt_context_create(self->rt, 99, 0, &h));
@@ -828,8 +823,12 @@ TEST_F(rt, kernels_compiled_online_per_isa_version)
 	struct vmgpu_compiler *cc;
 	struct vmgpu_kernlib *lib, *lib2;
 	struct vmgpu_program *prog = NULL;
-	vmgpu_rt_handle ctx, c1, c2, k, k2, q, b, ev;
+	vmgpu_rt_handle ctx, c1, c2, k, k2, q, b, ev, q2, b2, evs[6];
 	struct vmgpu_rt_event_info info;
+	struct vmgpu_rt_arg args[2];
+	struct vmgpu_rt_instance inst = {
+		.num_args = 2, .args = args, .grid = { 1 }, .block = { 1 },
+	};
 	char *log = NULL;
 	int32_t v[4];
 	int i;
@@ -847,22 +846,15 @@ TEST_F(rt, kernels_compiled_online_per_isa_version)
 	c1 = ctx_on(_metadata, self->rt, &isa1, 1, 0);
 	ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, c1, &q));
 	ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, c1, 64, &b));
-	{
-		struct vmgpu_rt_arg args[2];
-		struct vmgpu_rt_instance inst = {
-			.kernel = k, .num_args = 2, .args = args,
-			.grid = { 1 }, .block = { 1 },
-		};
-
-		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
-		args[1] = i32_arg(2);
-		ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
-		ASSERT_EQ(0, vmgpu_rt_wait(self->rt, ev, -1));
-		ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, ev, &info));
-		EXPECT_EQ(2, info.phys);
-		ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b, 0, v, 16));
-		EXPECT_EQ(1, v[2]);
-	}
+	inst.kernel = k;
+	args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
+	args[1] = i32_arg(2);
+	ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+	ASSERT_EQ(0, vmgpu_rt_wait(self->rt, ev, -1));
+	ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, ev, &info));
+	EXPECT_EQ(2, info.phys);
+	ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b, 0, v, 16));
+	EXPECT_EQ(1, v[2]);
 	/* A library of an ISA 2 executable (local atomics), no source. */
 	ASSERT_EQ(0, vmgpu_program_build(lcount_src, NULL, &prog, &log));
 	free(log);
@@ -871,36 +863,28 @@ TEST_F(rt, kernels_compiled_online_per_isa_version)
 	c2 = ctx_on(_metadata, self->rt, both, 2, 0);
 	ASSERT_EQ(0, vmgpu_rt_kernel_from_library(self->rt, c2, cc, lib2,
 						  "lcount", NULL, &k2, NULL));
-	{
-		struct vmgpu_rt_arg args[1];
-		struct vmgpu_rt_instance inst = {
-			.kernel = k2, .num_args = 1, .args = args,
-			.grid = { 4 }, .block = { 32 },
-		};
-		vmgpu_rt_handle q2, b2, evs[6];
-
-		/* Not on the ISA 1 GPU alone: no executable for it. */
-		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
-		EXPECT_EQ(-ENOEXEC, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
-		/* On the pair, only on the ISA 2 GPU. */
-		ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, c2, &q2));
-		for (i = 0; i < 6; i++) {
-			ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, c2, 64,
-							    &b2));
-			args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b2);
-			ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q2, &inst,
-						      &evs[i]));
-		}
-		ASSERT_EQ(0, vmgpu_rt_finish(self->rt, q2));
-		for (i = 0; i < 6; i++) {
-			ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, evs[i],
-							  &info));
-			EXPECT_EQ(0, info.phys);
-		}
-		ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b2, 0, v, 16));
-		for (i = 0; i < 4; i++)
-			EXPECT_EQ(32, v[i]);
+	inst.kernel = k2;
+	inst.num_args = 1;
+	inst.grid[0] = 4;
+	inst.block[0] = 32;
+	/* Not on the ISA 1 GPU alone: no executable for it. */
+	args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b);
+	EXPECT_EQ(-ENOEXEC, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+	/* On the pair, only on the ISA 2 GPU. */
+	ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, c2, &q2));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, c2, 64, &b2));
+		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b2);
+		ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q2, &inst, &evs[i]));
 	}
+	ASSERT_EQ(0, vmgpu_rt_finish(self->rt, q2));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, vmgpu_rt_event_query(self->rt, evs[i], &info));
+		EXPECT_EQ(0, info.phys);
+	}
+	ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b2, 0, v, 16));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(32, v[i]);
 	/* Nothing for any device: -ENOEXEC. */
 	EXPECT_EQ(-ENOEXEC, vmgpu_rt_kernel_from_library(self->rt, c1, cc,
 							 lib2, "lcount", NULL,
