@@ -13,6 +13,7 @@
  * depends on it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -952,6 +953,98 @@ TEST_F(rt, split_instance_matches_one_device)
 		EXPECT_EQ((int32_t)(((uint32_t)y0[5] * (7 + round) +
 				     (uint32_t)x[5]) * (7 + round) +
 				    (uint32_t)x[5]), got[1][5]);
+	}
+}
+
+/* ---- Threads: one runtime used from several at once ---- */
+
+struct worker {
+	FIXTURE_DATA(rt) *self;
+	uint32_t phys[2], nphys;
+	int seed, errors;
+};
+
+/* A chain of mad on a buffer of its own, checked against C. */
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct vmgpu_rt *rt = w->self->rt;
+	vmgpu_rt_handle ctx, k, q, x, y, ev[20];
+	int32_t xv[N], yv[N], want[N];
+	uint32_t dev, s = (uint32_t)w->seed;
+	int i, j;
+
+	if (vmgpu_rt_logical_device(rt, w->phys, w->nphys, &dev) ||
+	    vmgpu_rt_context_create(rt, dev, 0, &ctx) ||
+	    vmgpu_rt_kernel_from_program(rt, ctx, w->self->prog, "mad", &k) ||
+	    vmgpu_rt_queue_create(rt, ctx, &q) ||
+	    vmgpu_rt_buffer_create(rt, ctx, sizeof(xv), &x) ||
+	    vmgpu_rt_buffer_create(rt, ctx, sizeof(yv), &y)) {
+		w->errors++;
+		return NULL;
+	}
+	for (i = 0; i < N; i++) {
+		s = s * 1103515245 + 12345;
+		xv[i] = (int32_t)(s >> 8);
+		want[i] = yv[i] = i;
+	}
+	if (vmgpu_rt_buffer_write(rt, x, 0, xv, sizeof(xv)) ||
+	    vmgpu_rt_buffer_write(rt, y, 0, yv, sizeof(yv)))
+		w->errors++;
+	for (j = 0; j < 20; j++) {
+		struct vmgpu_rt_arg args[4];
+		struct vmgpu_rt_instance inst = {
+			.kernel = k, .num_args = 4, .args = args,
+			.grid = { N / 64 }, .block = { 64 },
+		};
+
+		args[0] = buf_arg(VMGPU_PARAM_BUF_RO, x);
+		args[1] = buf_arg(VMGPU_PARAM_BUF_RW, y);
+		args[2] = i32_arg(j % 3 + 1);
+		args[3] = i32_arg(N);
+		if (vmgpu_rt_enqueue(rt, q, &inst, &ev[j]))
+			w->errors++;
+		for (i = 0; i < N; i++)
+			want[i] = (int32_t)((uint32_t)want[i] * (j % 3 + 1) +
+					    (uint32_t)xv[i]);
+		if (j % 7 == 0)
+			vmgpu_rt_flush(rt, q);
+	}
+	/* Released before they ran: the instances still run. */
+	for (j = 0; j < 19; j++)
+		if (vmgpu_rt_release(rt, ev[j]))
+			w->errors++;
+	if (vmgpu_rt_wait(rt, ev[19], -1) ||
+	    vmgpu_rt_buffer_read(rt, y, 0, yv, sizeof(yv)))
+		w->errors++;
+	for (i = 0; i < N; i++)
+		if (yv[i] != want[i])
+			w->errors++;
+	vmgpu_rt_release(rt, ev[19]);
+	vmgpu_rt_release(rt, x);
+	vmgpu_rt_release(rt, y);
+	vmgpu_rt_release(rt, q);
+	vmgpu_rt_release(rt, k);
+	vmgpu_rt_release(rt, ctx);
+	return NULL;
+}
+
+TEST_F(rt, threads_share_a_runtime)
+{
+	struct worker w[4];
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .self = self, .seed = 100 + i };
+		w[i].phys[0] = (uint32_t)i;
+		w[i].phys[1] = self->cpu;
+		w[i].nphys = 2;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, w[i].errors);
 	}
 }
 
