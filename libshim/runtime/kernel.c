@@ -8,7 +8,7 @@
  * first runs there.
  *
  * History: per kernel, device and size (the threads of the instance's
- * grid, its "footprint"), the last RT_CPU_SAMPLES device times. The
+ * grid, its "footprint"), the last RT_SAMPLES device times. The
  * estimate is their median (lower median): a timing outlier among three
  * samples or more does not move it, where a mean would be dragged by it
  * (StarPU's models, starpu#50). A device is calibrated for a kernel and
@@ -192,7 +192,7 @@ int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel)
 
 static uint64_t hist_median(const struct rt_hist *h)
 {
-	uint64_t v[RT_CPU_SAMPLES], t;
+	uint64_t v[RT_SAMPLES], t;
 	uint32_t i, j;
 
 	for (i = 0; i < h->n; i++) {
@@ -305,8 +305,8 @@ void rt_sample(struct rt_kernel *k, uint32_t phys, uint64_t threads,
 	if (!h->n)
 		h->threads = threads;
 	h->samples[h->next] = ns;
-	h->next = (h->next + 1) % RT_CPU_SAMPLES;
-	if (h->n < RT_CPU_SAMPLES)
+	h->next = (h->next + 1) % RT_SAMPLES;
+	if (h->n < RT_SAMPLES)
 		h->n++;
 	h->count++;
 	h->sum += ns;

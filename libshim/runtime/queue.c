@@ -271,24 +271,23 @@ static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 	/* Data flow, once per buffer with the union of its uses. */
 	for (i = 0; i < in->nuses; i++) {
 		struct rt_buffer *b = in->uses[i].buf;
-		bool rd = false, wr = false, seen = false;
+		bool wr = false, seen = false;
 
 		for (j = 0; j < i; j++)
 			seen |= in->uses[j].buf == b;
 		if (seen)
 			continue;
 		for (j = i; j < in->nuses; j++)
-			if (in->uses[j].buf == b) {
-				rd |= in->uses[j].read;
+			if (in->uses[j].buf == b)
 				wr |= in->uses[j].write;
-			}
+		/* RAW, or WAW: after the last writer, reading or writing. */
 		if (b->writer && (r = add_dep(rt, in, b->writer)))
 			return r;
+		/* WAR: a writer after the readers since. */
 		if (wr)
 			for (j = 0; j < b->nreaders; j++)
 				if ((r = add_dep(rt, in, b->readers[j])))
 					return r;
-		(void)rd;
 	}
 	return 0;
 }
@@ -360,6 +359,8 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 	{
 		const struct rt_logical *l = &rt->logical[q->ctx->device];
 		bool any = q->ctx->flags & VMGPU_RT_CTX_CPU_FALLBACK;
+
+		/* A device of the set (or the CPU) must run some version. */
 
 		for (i = 0; i < l->count; i++)
 			any |= runs_on(in->kernel,

@@ -52,7 +52,7 @@ struct rt_slot {
 	uint32_t next_free;
 };
 
-#define RT_CPU_SAMPLES		5	/* history kept per kernel and device */
+#define RT_SAMPLES		5	/* history kept per kernel and device */
 #define RT_MAX_FOOTPRINTS	8
 #define RT_CALIBRATED		3	/* samples before a device's own estimate */
 
@@ -110,7 +110,7 @@ struct rt_hist {
 	uint32_t n, next;
 	uint64_t count;			/* samples ever */
 	uint64_t sum;			/* of every sample (the mean policy) */
-	uint64_t samples[RT_CPU_SAMPLES];
+	uint64_t samples[RT_SAMPLES];
 };
 
 struct rt_kernel {
