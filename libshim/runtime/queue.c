@@ -281,13 +281,12 @@ static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 			if (in->uses[j].buf == b)
 				wr |= in->uses[j].write;
 		/* RAW, or WAW: after the last writer, reading or writing. */
-		if (b->writer && (r = add_dep(rt, in, b->writer)))
-			return r;
+		r = b->writer ? add_dep(rt, in, b->writer) : 0;
 		/* WAR: a writer after the readers since. */
-		if (wr)
-			for (j = 0; j < b->nreaders; j++)
-				if ((r = add_dep(rt, in, b->readers[j])))
-					return r;
+		for (j = 0; wr && !r && j < b->nreaders; j++)
+			r = add_dep(rt, in, b->readers[j]);
+		if (r)
+			return r;
 	}
 	return 0;
 }
