@@ -46,8 +46,12 @@ CCXXFLAGS := $(LLVM_CXXFLAGS) $(CXXWARN) -fPIC -pthread \
 	     -DVMGPU_CLANG_RESOURCE_DIR='"$(CLANG_RESOURCE_DIR)"'
 
 CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
-# The library: a small core in libshim/, one subfolder per subsystem.
-SHIM_SRC  := $(sort $(wildcard libshim/*.c) $(wildcard libshim/*/*.c))
+# The library: a small core in libshim/, one subfolder per subsystem;
+# but the runtime (libshim/runtime), its own library: GPL-2.0-or-later, as
+# its CPU device links the device model's interpreter (libvgcore).
+SHIM_SRC  := $(sort $(wildcard libshim/*.c) \
+	       $(filter-out libshim/runtime/%,$(wildcard libshim/*/*.c)))
+RT_SRC    := $(sort $(wildcard libshim/runtime/*.c))
 COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
@@ -70,6 +74,8 @@ COMP_AOBJ := $(COMP_SRC:%.cpp=$(O)/asan/%.o)
 CORE_AOBJ := $(CORE_SRC:%.c=$(O)/asan/%.o)
 SHIM_AOBJ := $(SHIM_SRC:%.c=$(O)/asan/%.o)
 HLIB_AOBJ := $(HTEST_LIB:%.c=$(O)/asan/%.o)
+RT_OBJ    := $(RT_SRC:%.c=$(O)/rel/%.o)
+RT_AOBJ   := $(RT_SRC:%.c=$(O)/asan/%.o)
 
 # The version's one definition is in vmgpu.h.
 vmgpu_version = $(shell sed -n 's/^.define VMGPU_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\)$$/\1/p' libshim/vmgpu.h)
@@ -82,6 +88,7 @@ LIBVMGPU_A  := $(O)/libvmgpu.a
 LIBVMGPU_SONAME := libvmgpu.so.$(VERSION_MAJOR)
 LIBVMGPU_SO := $(O)/libvmgpu.so.$(VERSION)
 LIBCORE_A   := $(O)/libvgcore.a
+LIBRT_A     := $(O)/libvmgpurt.a
 TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
 HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
 VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
@@ -91,7 +98,8 @@ BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
 	checkpatch vm-tests tools stress install uninstall
 all: host vm-tests
-host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) tools $(HTESTS) $(BENCHES)
+host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) tools $(HTESTS) \
+	$(BENCHES)
 tools: $(TOOLS)
 vm-tests: $(VTESTS) $(VTESTS_DYN) tools
 benches: $(BENCHES)
@@ -132,6 +140,11 @@ $(LIBVMGPU_SO): $(SHIM_OBJ) $(COMP_OBJ) libshim/libvmgpu.map
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
+# The runtime (Documentation/runtime.rst): link it before libvgcore.a and
+# libvmgpu.a.
+$(LIBRT_A): $(RT_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
 # Tools are linked statically so they run unchanged inside the VM's initramfs.
 $(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A) $(LIBCORE_A)
 	@mkdir -p $(@D)
@@ -151,6 +164,11 @@ $(O)/bench/%: $(O)/rel/scripts/bench/%.o $(HLIB_ROBJ) $(LIBCORE_A) \
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
 
+$(O)/bench/runtime: $(O)/rel/scripts/bench/runtime.o $(HLIB_ROBJ) $(LIBRT_A) \
+		$(LIBCORE_A) $(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
+
 # The compiler's benchmark uses clang and LLVM: linked dynamically.
 $(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
 		$(LIBVMGPU_A)
@@ -163,6 +181,13 @@ $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM
 
 $(O)/host-tests/test_compiler: $(O)/asan/selftests/host/test_compiler.o \
 		$(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ) $(COMP_AOBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
+# The runtime's tests: the runtime and the compiler (the corpus).
+RT_HTESTS := $(filter $(O)/host-tests/test_runtime%,$(HTESTS))
+$(RT_HTESTS): $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) \
+		 $(RT_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ) $(COMP_AOBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
