@@ -30,6 +30,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(VmgpuState, VMGPU)
 /*
  * One thread per GPU runs that GPU (vg_device_run_gpu); vCPUs and other
  * GPUs only kick it, so no GPU waits for another and no vCPU for any.
+ * With the setting time-order=1 one thread runs every GPU, always the
+ * earliest event first (vg_device_run, as the host tests do): device
+ * time is then exact across GPUs and repeatable for the same host
+ * actions, and the GPUs share that thread (no vCPU waits for it either).
  */
 typedef struct VmgpuRunner {
     VmgpuState *s;
@@ -48,6 +52,7 @@ struct VmgpuState {
     struct vg_config cfg;
     struct vg_device *core;
     VmgpuRunner runner[VMGPU_MAX_GPUS];
+    unsigned int runners; /* gpus, or 1 with time-order=1 */
 };
 
 static int vmgpu_dma_read(void *opaque, uint64_t addr, void *buf,
@@ -173,7 +178,7 @@ static void vmgpu_trace_mmu_walk(void *opaque, unsigned int gpu,
 static void vmgpu_kick(void *opaque, unsigned int gpu)
 {
     VmgpuState *s = opaque;
-    VmgpuRunner *r = &s->runner[gpu];
+    VmgpuRunner *r = &s->runner[s->runners == 1 ? 0 : gpu];
 
     qemu_mutex_lock(&r->lock);
     r->kicked = true;
@@ -196,7 +201,11 @@ static void *vmgpu_runner_thread(void *opaque)
         }
         r->kicked = false;
         qemu_mutex_unlock(&r->lock);
-        vg_device_run_gpu(r->s->core, r->gpu);
+        if (r->s->runners == 1 && r->s->cfg.gpus > 1) {
+            vg_device_run(r->s->core);
+        } else {
+            vg_device_run_gpu(r->s->core, r->gpu);
+        }
     }
     return NULL;
 }
@@ -205,7 +214,7 @@ static void vmgpu_runners_stop(VmgpuState *s)
 {
     unsigned int i;
 
-    for (i = 0; i < s->cfg.gpus; i++) {
+    for (i = 0; i < s->runners; i++) {
         VmgpuRunner *r = &s->runner[i];
 
         qemu_mutex_lock(&r->lock);
@@ -293,7 +302,8 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    for (i = 0; i < s->cfg.gpus; i++) {
+    s->runners = s->cfg.time_order ? 1 : s->cfg.gpus;
+    for (i = 0; i < s->runners; i++) {
         VmgpuRunner *r = &s->runner[i];
 
         r->s = s;

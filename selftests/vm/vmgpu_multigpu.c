@@ -379,10 +379,10 @@ static void *place_racer(void *arg)
 			.offset = first * 4096,
 			.size = (1 + rand_r(&seed) % (pages - first)) * 4096,
 		};
-		int closed = __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE);
-
+		/* closed is set before the close: read it after a refusal. */
 		if (drmIoctl(r->fd, DRM_IOCTL_VMGPU_BO_PLACE, &a) &&
-		    !(closed && errno == ENOENT))
+		    !(errno == ENOENT &&
+		      __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE)))
 			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
