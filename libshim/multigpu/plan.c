@@ -305,11 +305,34 @@ static int remember_copy(struct copied *seen, uint32_t r, uint32_t src,
 	return 0;
 }
 
+/*
+ * A copy on @gpu of @rect of @r from @src's buffer to @dst's: a COPY, or
+ * with @after not SPLIT_NO_ENTRY a COPY_ASYNC after that entry (it
+ * signals nothing; the caller sets the last copy of a unit to).
+ */
+static int copy_op(struct split_plan *p, uint32_t gpu, uint32_t r,
+		   uint32_t src, uint32_t dst, struct split_rect rect,
+		   uint32_t after, int replicate)
+{
+	struct split_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = SPLIT_OP_COPY;
+	op.resource = r;
+	op.src_gpu = src;
+	op.dst_gpu = dst;
+	op.rect = rect;
+	op.async = after != SPLIT_NO_ENTRY;
+	op.replicate = (uint8_t)replicate;
+	op.after = after;
+	op.signal = SPLIT_NO_ENTRY;
+	return push_op(p, gpu, &op);
+}
+
 static int copy_once(struct split_plan *p, struct copied *seen, uint32_t gpu,
 		     uint32_t r, uint32_t src, uint32_t dst,
 		     struct split_rect rect)
 {
-	struct split_op op;
 	int ret;
 
 	if (copied_before(seen, r, src, dst, rect))
@@ -317,37 +340,7 @@ static int copy_once(struct split_plan *p, struct copied *seen, uint32_t gpu,
 	ret = remember_copy(seen, r, src, dst, rect);
 	if (ret)
 		return ret;
-	memset(&op, 0, sizeof(op));
-	op.kind = SPLIT_OP_COPY;
-	op.resource = r;
-	op.src_gpu = src;
-	op.dst_gpu = dst;
-	op.rect = rect;
-	return push_op(p, gpu, &op);
-}
-
-/*
- * An asynchronous copy on @gpu's copy engine of @rect of @r, from @src's
- * buffer to @dst's, after entry @after; it signals nothing (the caller
- * sets the last copy of a unit to).
- */
-static int copy_async(struct split_plan *p, uint32_t gpu, uint32_t r,
-		      uint32_t src, uint32_t dst, struct split_rect rect,
-		      uint32_t after, int replicate)
-{
-	struct split_op op;
-
-	memset(&op, 0, sizeof(op));
-	op.kind = SPLIT_OP_COPY;
-	op.resource = r;
-	op.src_gpu = src;
-	op.dst_gpu = dst;
-	op.rect = rect;
-	op.async = 1;
-	op.replicate = (uint8_t)replicate;
-	op.after = after;
-	op.signal = SPLIT_NO_ENTRY;
-	return push_op(p, gpu, &op);
+	return copy_op(p, gpu, r, src, dst, rect, SPLIT_NO_ENTRY, 0);
 }
 
 /* Pull into @gpu what @need of per-GPU resource @r other GPUs hold. */
@@ -599,7 +592,7 @@ static int push_unit(struct split_plan *p, uint32_t gpu, uint32_t k,
 			if (owner != gpu &&
 			    meet(grow(p, px_of(p, portion_blocks(p, px, py)),
 				      rad), mine, &o))
-				ret = copy_async(p, gpu, r, gpu, owner, o,
+				ret = copy_op(p, gpu, r, gpu, owner, o,
 						 k * num_units(p) + u, 0);
 		}
 	}
@@ -644,7 +637,7 @@ static int plan_fetches(struct split_plan *p, struct copied *seen,
 					if (hybrid && copied_before(seen, r, owner,
 								    owner, o))
 						continue;
-					ret = copy_async(p, gpu, r, owner,
+					ret = copy_op(p, gpu, r, owner,
 							 hybrid ? owner : gpu, o,
 							 w * num_units(p) + u,
 							 hybrid);

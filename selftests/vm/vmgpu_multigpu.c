@@ -173,65 +173,6 @@ TEST_F(mgpu, halves_released_by_one_syncobj_overlap)
  * bytes go over the link between them and show in the counters the
  * library reads (Documentation/device-model.rst, "Memory system").
  */
-TEST_F(mgpu, remote_reads_counted_per_link)
-{
-	const uint32_t n = 4096;
-	struct vmgpu_dispatch_desc d = { 0 };
-	struct vmgpu_sync outs = { 0 };
-	struct vmgpu_submit_info si = { .gpu = 1, .out = &outs,
-					.out_count = 1 };
-	uint64_t rr0, rr1, l0, l1, lg0, lg1;
-	struct vmgpu_bo *saxpy, *x, *y;
-	struct vmgpu_cmdbuf *cb;
-	struct vmgpu_args *a;
-	uint32_t done;
-
-	if (self->info.num_gpus < 2)
-		SKIP(return, "needs two GPUs");
-	saxpy = make_kernel(self->dev, vmgpu_builtin_kernel_source("saxpy"));
-	ASSERT_NE(NULL, saxpy);
-	ASSERT_EQ(0, vmgpu_bo_create(self->dev, n * 4, 0,
-				     VMGPU_PLACEMENT_GPU(0), &x));
-	ASSERT_EQ(0, vmgpu_bo_create(self->dev, n * 4, 0,
-				     VMGPU_PLACEMENT_GPU(1), &y));
-	ASSERT_EQ(0, vmgpu_cmdbuf_create(self->dev, &cb));
-	ASSERT_EQ(0, vmgpu_syncobj_create(self->dev, &done));
-	ASSERT_EQ(0, vmgpu_args_create(saxpy, &a));
-	ASSERT_EQ(0, vmgpu_args_set_i32(a, 0, n));
-	ASSERT_EQ(0, vmgpu_args_set_f32(a, 1, 2.0f));
-	ASSERT_EQ(0, vmgpu_args_set_buffer(a, 2, x, 0));
-	ASSERT_EQ(0, vmgpu_args_set_buffer(a, 3, y, 0));
-	d.kernel = saxpy;
-	d.typed_args = a;
-	d.grid[0] = n / 128;
-	d.block[0] = 128;
-	ASSERT_LE(0, vmgpu_cmdbuf_dispatch(cb, &d));
-
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_bytes_remote_read",
-				       &rr0));
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_link_bytes0", &l0));
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 0, "hw_link_bytes1", &lg0));
-	outs.handle = done;
-	ASSERT_EQ(1, vmgpu_submit(self->ctx, cb, &si));
-	ASSERT_EQ(0, vmgpu_syncobj_wait(self->dev, done, 0, 60 * SEC_NS));
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_bytes_remote_read",
-				       &rr1));
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_link_bytes0", &l1));
-	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 0, "hw_link_bytes1", &lg1));
-	/* x (n floats) read over link 0-1; y is GPU 1's own. */
-	EXPECT_EQ(n * 4, rr1 - rr0);
-	EXPECT_EQ(n * 4, l1 - l0);
-	/* One link, seen from both ends. */
-	EXPECT_EQ(l1 - l0, lg1 - lg0);
-
-	vmgpu_args_destroy(a);
-	vmgpu_syncobj_destroy(self->dev, done);
-	vmgpu_cmdbuf_destroy(cb);
-	vmgpu_bo_destroy(y);
-	vmgpu_bo_destroy(x);
-	vmgpu_bo_destroy(saxpy);
-}
-
 /* One saxpy (y = 2x + y) of @n floats on @gpu; its remote-read bytes. */
 static uint64_t saxpy_remote(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(mgpu) *self, struct vmgpu_bo *saxpy,
@@ -270,6 +211,35 @@ static uint64_t saxpy_remote(struct __test_metadata *_metadata,
 	vmgpu_syncobj_destroy(self->dev, done);
 	vmgpu_cmdbuf_destroy(cb);
 	return rr1 - rr0;
+}
+
+TEST_F(mgpu, remote_reads_counted_per_link)
+{
+	const uint32_t n = 4096;
+	uint64_t l0, l1, lg0, lg1;
+	struct vmgpu_bo *saxpy, *x, *y;
+
+	if (self->info.num_gpus < 2)
+		SKIP(return, "needs two GPUs");
+	saxpy = make_kernel(self->dev, vmgpu_builtin_kernel_source("saxpy"));
+	ASSERT_NE(NULL, saxpy);
+	ASSERT_EQ(0, vmgpu_bo_create(self->dev, n * 4, 0,
+				     VMGPU_PLACEMENT_GPU(0), &x));
+	ASSERT_EQ(0, vmgpu_bo_create(self->dev, n * 4, 0,
+				     VMGPU_PLACEMENT_GPU(1), &y));
+	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_link_bytes0", &l0));
+	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 0, "hw_link_bytes1", &lg0));
+	/* x (n floats) read over link 0-1; y is GPU 1's own. */
+	EXPECT_EQ(n * 4, saxpy_remote(_metadata, self, saxpy, x, y, n, 1));
+	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 1, "hw_link_bytes0", &l1));
+	ASSERT_EQ(0, vmgpu_gpu_counter(self->dev, 0, "hw_link_bytes1", &lg1));
+	EXPECT_EQ(n * 4, l1 - l0);
+	/* One link, seen from both ends. */
+	EXPECT_EQ(l1 - l0, lg1 - lg0);
+
+	vmgpu_bo_destroy(y);
+	vmgpu_bo_destroy(x);
+	vmgpu_bo_destroy(saxpy);
 }
 
 /*
