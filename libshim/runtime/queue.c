@@ -206,6 +206,25 @@ static uint64_t threads_of(const struct rt_instance *in)
 	       in->block[0] * in->block[1] * in->block[2];
 }
 
+/*
+ * Is use @i the first of its buffer in @in's uses? Then *@wr says whether
+ * any of the instance's uses of that buffer writes it.
+ */
+static bool first_use(const struct rt_instance *in, uint32_t i, bool *wr)
+{
+	const struct rt_buffer *b = in->uses[i].buf;
+	uint32_t j;
+
+	for (j = 0; j < i; j++)
+		if (in->uses[j].buf == b)
+			return false;
+	*wr = false;
+	for (j = i; j < in->nuses; j++)
+		if (in->uses[j].buf == b)
+			*wr |= in->uses[j].write;
+	return true;
+}
+
 /* Check and record the arguments of @inst into @in (rt->lock held). */
 static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 		     const struct vmgpu_rt_instance *inst)
@@ -271,15 +290,10 @@ static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 	/* Data flow, once per buffer with the union of its uses. */
 	for (i = 0; i < in->nuses; i++) {
 		struct rt_buffer *b = in->uses[i].buf;
-		bool wr = false, seen = false;
+		bool wr;
 
-		for (j = 0; j < i; j++)
-			seen |= in->uses[j].buf == b;
-		if (seen)
+		if (!first_use(in, i, &wr))
 			continue;
-		for (j = i; j < in->nuses; j++)
-			if (in->uses[j].buf == b)
-				wr |= in->uses[j].write;
 		/* RAW, or WAW: after the last writer, reading or writing. */
 		r = b->writer ? add_dep(rt, in, b->writer) : 0;
 		/* WAR: a writer after the readers since. */
@@ -294,19 +308,14 @@ static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 /* Record @in as the user of its buffers (after every check passed). */
 static int note_uses(struct vmgpu_rt *rt, struct rt_instance *in)
 {
-	uint32_t i, j;
+	uint32_t i;
 
 	for (i = 0; i < in->nuses; i++) {
 		struct rt_buffer *b = in->uses[i].buf;
-		bool wr = false, seen = false;
+		bool wr;
 
-		for (j = 0; j < i; j++)
-			seen |= in->uses[j].buf == b;
-		if (seen)
+		if (!first_use(in, i, &wr))
 			continue;
-		for (j = i; j < in->nuses; j++)
-			if (in->uses[j].buf == b)
-				wr |= in->uses[j].write;
 		if (wr) {
 			b->writer = in;
 			b->nreaders = 0;
