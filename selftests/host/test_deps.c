@@ -1090,4 +1090,40 @@ TEST_F(deps, replicated_pages_are_read_locally_once_the_copy_lands)
 	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
 }
 
+/*
+ * A copy waiting for an entry that never comes holds its packet (END
+ * waits for it); a GPU reset drops it with the queue, and the GPU runs
+ * the next packet, its copies included.
+ */
+TEST_F(deps, a_reset_drops_copies_waiting_for_their_entry)
+{
+	uint64_t buf = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint32_t *p = th_va(self->th, &self->as, buf);
+	struct th_cmdbuf cb;
+
+	p[0] = 77;
+	th_cb_init(&cb);
+	copy_async(&cb, buf, buf + 64, 4, 3, self->table, 20, 0, 0);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 90);
+	vg_device_run(self->dev);
+	EXPECT_EQ(0, th_fence_mem(self->th, 0));
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_STATUS) & VMGPU_STATUS_IDLE);
+	EXPECT_EQ(0, p[16]);
+	th_wr(self->th, 0, VMGPU_GPU_RESET, 1);
+	EXPECT_EQ(VMGPU_STATUS_IDLE, th_rd(self->th, 0, VMGPU_GPU_STATUS));
+	/* The entry comes now: the dropped copy must not run. */
+	self->entry[20] = vmgpu_dep_pack(3, 1, VMGPU_DEP_READY);
+	th_gpu_setup(self->th, 0, 16);
+	th_set_root(self->th, 0, 0, &self->as);
+	th_cb_init(&cb);
+	copy_async(&cb, buf, buf + 128, 4, 3, self->table, 20, 0, 0);
+	th_cb_end(&cb);
+	th_cb_submit(self->th, &self->as, 0, &cb, 91);
+	vg_device_run(self->dev);
+	EXPECT_EQ(91, th_fence_mem(self->th, 0));
+	EXPECT_EQ(77, p[32]);
+	EXPECT_EQ(0, p[16]);
+}
+
 TEST_HARNESS_MAIN
