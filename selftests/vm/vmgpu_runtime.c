@@ -8,7 +8,8 @@
  * requests of Documentation/examples/runtime.c (capability request,
  * context, a kernel compiled online, run) give on a GPU the CPU
  * device's bytes; instances with data-flow dependencies (RAW, WAR, WAW)
- * spread over the GPUs give the serial result; a released context is
+ * spread over the GPUs give the serial result; a faulting instance ends
+ * with -EFAULT and the GPU runs the next one; a released context is
  * refused with -ESTALE ("invalid context"); the CPU takes work only from
  * a context that allows fallback.
  *
@@ -244,6 +245,8 @@ static uint32_t run_scale(struct __test_metadata *_metadata,
 	rt_fail(_metadata, rt, r);
 	EXPECT_EQ(0, r);
 	EXPECT_EQ(VMGPU_RT_EVENT_COMPLETE, info.state);
+	/* a GPU's TIMESTAMP difference, the CPU's cost model */
+	EXPECT_LT(0, info.exec_ns);
 	return info.phys;
 }
 
@@ -384,6 +387,48 @@ TEST_F(rt, dataflow_across_gpus)
 			       j < N ? got[j] : 0, j < N ? ref[b][j] : 0);
 		}
 	}
+}
+
+/*
+ * A store far outside every buffer faults the packet (the driver bans
+ * the back end's libvmgpu context): the instance ends with -EFAULT, one
+ * that writes what it wrote is cancelled, and the next instance on that
+ * GPU runs (the back end made a new context).
+ */
+TEST_F(rt, fault_then_next_runs)
+{
+	vmgpu_rt_handle ctx = ctx_on(_metadata, self->rt, self->gpus, 1, 0);
+	vmgpu_rt_handle k = 0, q, b[2], ev[3];
+	int32_t at[3] = { 1 << 28, 3, 5 }, got = 0;
+	uint32_t i;
+
+	ASSERT_EQ(0, vmgpu_rt_kernel_from_program(self->rt, ctx, self->prog,
+						  "poke", &k));
+	ASSERT_EQ(0, vmgpu_rt_queue_create(self->rt, ctx, &q));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, ctx, 64, &b[i]));
+	for (i = 0; i < 3; i++) {
+		struct vmgpu_rt_arg args[2];
+		struct vmgpu_rt_instance inst = {
+			.kernel = k, .num_args = 2, .args = args,
+			.grid = { 1 }, .block = { 1 },
+		};
+
+		/*
+		 * 0: faults; 1: after it (WAW), cancelled; 2, once they
+		 * ended: another buffer, runs.
+		 */
+		args[0] = buf_arg(VMGPU_PARAM_BUF_WO, b[i == 2]);
+		args[1] = i32_arg(at[i]);
+		ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev[i]));
+		if (i != 1)
+			continue;
+		EXPECT_EQ(-EFAULT, vmgpu_rt_wait(self->rt, ev[0], WAIT_NS));
+		EXPECT_EQ(-ECANCELED, vmgpu_rt_wait(self->rt, ev[1], WAIT_NS));
+	}
+	EXPECT_EQ(0, vmgpu_rt_wait(self->rt, ev[2], WAIT_NS));
+	ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, b[1], 20, &got, 4));
+	EXPECT_EQ(1, got);
 }
 
 /* A released context: -ESTALE, the design's "invalid context". */
