@@ -56,9 +56,10 @@ COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
 HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))
-# vmgpu_compile runs the compiler in the guest: linked dynamically (not
-# in vm-tests/, whose static binaries scripts/check runs in every VM).
-VTEST_DYN := selftests/vm/vmgpu_compile.c
+# vmgpu_compile and vmgpu_runtime run the compiler in the guest: linked
+# dynamically (not in vm-tests/, whose static binaries scripts/check runs
+# in every VM).
+VTEST_DYN := selftests/vm/vmgpu_compile.c selftests/vm/vmgpu_runtime.c
 VTEST_SRC := $(filter-out $(VTEST_DYN),$(sort $(wildcard selftests/vm/*.c)))
 BENCH_SRC := $(sort $(wildcard scripts/bench/*.c))
 
@@ -201,6 +202,13 @@ $(O)/vm-tests/%: selftests/vm/%.c $(LIBVMGPU_A)
 $(O)/rel/selftests/vm/%.o: CPPFLAGS += -I$(KSELFTEST)
 $(O)/rel/selftests/vm/%.o: CFLAGS += $(TEST_WARN)
 $(O)/vm-tests-dynamic/%: $(O)/rel/selftests/vm/%.o $(LIBVMGPU_A) $(LIBCORE_A)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
+# The runtime over the render nodes (libshim/runtime/drm.c), with online
+# compilation: libvmgpurt.a before libvgcore.a and libvmgpu.a.
+$(O)/vm-tests-dynamic/vmgpu_runtime: $(O)/rel/selftests/vm/vmgpu_runtime.o \
+		$(LIBRT_A) $(LIBCORE_A) $(LIBVMGPU_A)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
