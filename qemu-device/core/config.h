@@ -75,7 +75,7 @@
       "default warp instructions per dispatch (stops a runaway kernel)")       \
     X(isa_version, "isa-version", VMGPU_ISA_VERSION, VMGPU_ISA_VERSION_MIN,    \
       VMGPU_ISA_VERSION, "",                                                   \
-      "ISA version the GPUs run; executables above it are refused")           \
+      "ISA version the GPUs run; executables above it are refused")            \
     X(time_order, "time-order", 0, 0, 1, "",                                   \
       "QEMU: 0 a runner thread per GPU, 1 one for all GPUs in device time")
 
