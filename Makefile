@@ -11,8 +11,10 @@
 #   make bench         benchmarks (see Documentation/benchmarks.rst)
 #   make stress        the long concurrency and lifecycle stress run, 30 min
 #                      (Documentation/robustness.rst; scripts/stress)
-#   make install       the library, its headers and vmgpu.pc, the tools and
-#                      the man pages under PREFIX (default /usr/local);
+#   make install       the library, its headers and vmgpu.pc, the runtime
+#                      (libvmgpurt.a, libvgcore.a, runtime/vmgpu_rt.h,
+#                      vmgpurt.pc), the tools and the man pages under
+#                      PREFIX (default /usr/local);
 #                      DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR and
 #                      PKGCONFIGDIR as usual (Documentation/first-program.rst)
 #   make uninstall     remove what make install put there
@@ -260,20 +262,30 @@ MAN7     := man/vmgpu.7
 # that pkg-config --define-prefix can move the tree.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
-install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(TOOLS) $(MAN1) $(MAN7) \
-		libshim/vmgpu.pc.in
+# The runtime (GPL-2.0-or-later): its library, the device model's core it
+# runs CPU kernels with, its header (as runtime/vmgpu_rt.h) and vmgpurt.pc.
+install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
+		$(MAN1) $(MAN7) libshim/vmgpu.pc.in \
+		libshim/runtime/vmgpurt.pc.in
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/vmgpu $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 $(LIBRT_A) $(LIBCORE_A) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 libshim/runtime/vmgpu_rt.h \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime/
+	for pc in libshim/vmgpu.pc.in libshim/runtime/vmgpurt.pc.in; do \
+		n=$${pc##*/}; \
+		sed -e 's|@PREFIX@|$(PREFIX)|' \
+			-e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+			-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
+			-e 's|@VERSION@|$(VERSION)|' \
+			$$pc >$(DESTDIR)$(PKGCONFIGDIR)/$${n%.in} || exit 1; \
+	done
 	$(INSTALL) -m 644 $(LIBVMGPU_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 755 $(LIBVMGPU_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sfn $(notdir $(LIBVMGPU_SO)) $(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME)
 	ln -sfn $(LIBVMGPU_SONAME) $(DESTDIR)$(LIBDIR)/libvmgpu.so
 	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
-		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
-		-e 's|@VERSION@|$(VERSION)|' \
-		libshim/vmgpu.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	for f in $(MAN1) $(MAN7); do \
 		sed 's|@VERSION@|$(VERSION)|' $$f \
@@ -285,10 +297,14 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME) \
 		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBVMGPU_SO)) \
 		$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc \
+		$(DESTDIR)$(LIBDIR)/libvmgpurt.a $(DESTDIR)$(LIBDIR)/libvgcore.a \
+		$(DESTDIR)$(PKGCONFIGDIR)/vmgpurt.pc \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime/vmgpu_rt.h \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime 2>/dev/null || true
 	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu 2>/dev/null || true
 
 # Kbuild's products of the module build, without needing the kernel headers.
