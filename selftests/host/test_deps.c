@@ -125,35 +125,13 @@ static uint64_t cnt(struct testhost *th, unsigned int gpu, uint32_t n)
 	return th_rd64(th, gpu, VMGPU_GPU_CNT_LO(n));
 }
 
-/*
- * The record of @kind on @gpu in packet @seqno with @dispatch, @block and
- * @aux (VMGPU_TRACE_NONE: any) each.
- */
-static const struct vmgpu_trace_record *
-find_rec(struct vg_device *dev, uint8_t kind, unsigned int gpu,
-	 uint64_t seqno, uint32_t dispatch, uint32_t block, uint32_t aux)
-{
-	const struct vmgpu_trace_record *r;
-	size_t n, i;
-
-	r = vg_device_trace_records(dev, &n);
-	for (i = 0; i < n; i++)
-		if (r[i].kind == kind && r[i].gpu == gpu &&
-		    r[i].seqno == seqno &&
-		    (dispatch == VMGPU_TRACE_NONE || r[i].dispatch == dispatch) &&
-		    (block == VMGPU_TRACE_NONE || r[i].block == block) &&
-		    (aux == VMGPU_TRACE_NONE || r[i].aux == aux))
-			return &r[i];
-	return NULL;
-}
-
 /* The BLOCK record of block @block of a dispatch. */
 static const struct vmgpu_trace_record *
 find_block(struct vg_device *dev, unsigned int gpu, uint64_t seqno,
 	   uint32_t dispatch, uint32_t block)
 {
-	return find_rec(dev, VMGPU_TRACE_BLOCK, gpu, seqno, dispatch, block,
-			VMGPU_TRACE_NONE);
+	return th_trace_match(dev, VMGPU_TRACE_BLOCK, gpu, seqno, dispatch, block,
+			      VMGPU_TRACE_NONE);
 }
 
 /*
@@ -781,8 +759,8 @@ static const struct vmgpu_trace_record *
 find_copy(struct vg_device *dev, unsigned int gpu, uint64_t seqno,
 	  uint32_t op, uint32_t entry)
 {
-	return find_rec(dev, VMGPU_TRACE_CMD, gpu, seqno, VMGPU_TRACE_NONE,
-			entry, op);
+	return th_trace_match(dev, VMGPU_TRACE_CMD, gpu, seqno,
+			      VMGPU_TRACE_NONE, entry, op);
 }
 
 /*

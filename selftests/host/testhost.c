@@ -492,9 +492,9 @@ char *th_read_file(const char *path, size_t *len)
 	return text;
 }
 
-const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
-					       uint8_t kind, unsigned int gpu,
-					       uint64_t seqno, uint32_t dispatch)
+const struct vmgpu_trace_record *
+th_trace_match(struct vg_device *dev, uint8_t kind, unsigned int gpu,
+	       uint64_t seqno, uint32_t dispatch, uint32_t block, uint32_t aux)
 {
 	const struct vmgpu_trace_record *r;
 	size_t n, i;
@@ -502,7 +502,17 @@ const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
 	r = vg_device_trace_records(dev, &n);
 	for (i = 0; i < n; i++)
 		if (r[i].kind == kind && r[i].gpu == gpu &&
-		    r[i].seqno == seqno && r[i].dispatch == dispatch)
+		    r[i].seqno == seqno && r[i].dispatch == dispatch &&
+		    (block == VMGPU_TRACE_NONE || r[i].block == block) &&
+		    (aux == VMGPU_TRACE_NONE || r[i].aux == aux))
 			return &r[i];
 	return NULL;
+}
+
+const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
+					       uint8_t kind, unsigned int gpu,
+					       uint64_t seqno, uint32_t dispatch)
+{
+	return th_trace_match(dev, kind, gpu, seqno, dispatch,
+			      VMGPU_TRACE_NONE, VMGPU_TRACE_NONE);
 }

@@ -51,6 +51,10 @@ struct th_as {
 const struct vmgpu_trace_record *th_trace_find(struct vg_device *dev,
 					       uint8_t kind, unsigned int gpu,
 					       uint64_t seqno, uint32_t dispatch);
+/* The same, also of @block and with @aux (VMGPU_TRACE_NONE: any). */
+const struct vmgpu_trace_record *
+th_trace_match(struct vg_device *dev, uint8_t kind, unsigned int gpu,
+	       uint64_t seqno, uint32_t dispatch, uint32_t block, uint32_t aux);
 /* Print @what and abort: a test's setup cannot go on. */
 void th_die(const char *what);
 struct testhost *th_new(uint64_t mem_bytes);
