@@ -20,26 +20,9 @@
 
 #include "kselftest_harness.h"
 
+#include "../runtime_cases.h"
 #include "testrt.h"
 
-static const char kernels_src[] =
-	"kernel void add(global const int *a, global const int *b,\n"
-	"                global int *c, int n)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		c[i] = a[i] + b[i];\n"
-	"}\n"
-	"kernel void mad(global const int *x, global int *y, int k, int n)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		y[i] = y[i] * k + x[i];\n"
-	"}\n"
-	"kernel void poke(global int *p, int at)\n" /* p: buf_wo */
-	"{\n"
-	"	p[at] = 1;\n"
-	"}\n";
 
 #define N	256	/* elements of a test buffer */
 
@@ -56,7 +39,7 @@ static struct vmgpu_program *build_kernels(void)
 	struct vmgpu_program *prog = NULL;
 	char *log = NULL;
 
-	if (vmgpu_program_build(kernels_src, NULL, &prog, &log)) {
+	if (vmgpu_program_build(rt_kernels_src, NULL, &prog, &log)) {
 		fprintf(stderr, "%s\n", log ? log : "build failed");
 		abort();
 	}
@@ -120,22 +103,6 @@ static vmgpu_rt_handle kernel(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, vmgpu_rt_kernel_from_program(self->rt, ctx, self->prog,
 						  name, &k));
 	return k;
-}
-
-static struct vmgpu_rt_arg buf_arg(uint32_t type, vmgpu_rt_handle b)
-{
-	struct vmgpu_rt_arg a = { .type = type };
-
-	a.buf = b;
-	return a;
-}
-
-static struct vmgpu_rt_arg i32_arg(int32_t v)
-{
-	struct vmgpu_rt_arg a = { .type = VMGPU_PARAM_I32 };
-
-	a.i32 = v;
-	return a;
 }
 
 /* ---- P1 ---- */
@@ -835,7 +802,7 @@ TEST_F(rt, kernels_compiled_online_per_isa_version)
 	int i;
 
 	ASSERT_EQ(0, vmgpu_compiler_create(NULL, VMGPU_COMPILER_NO_CACHE, &cc));
-	ASSERT_EQ(0, vmgpu_kernlib_create("t", kernels_src, NULL, &lib));
+	ASSERT_EQ(0, vmgpu_kernlib_create("t", rt_kernels_src, NULL, &lib));
 	ctx = ctx_on(_metadata, self->rt, mixed, 3, 0);
 	ASSERT_EQ(0, vmgpu_rt_kernel_from_library(self->rt, ctx, cc, lib,
 						  "poke", NULL, &k, &log));

@@ -20,25 +20,8 @@
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
 #include "runtime/vmgpu_rt.h"
+#include "../runtime_cases.h"
 
-static const char kernels_src[] =
-	"kernel void add(global const int *a, global const int *b,\n"
-	"                global int *c, int n)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		c[i] = a[i] + b[i];\n"
-	"}\n"
-	"kernel void mad(global const int *x, global int *y, int k, int n)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		y[i] = y[i] * k + x[i];\n"
-	"}\n"
-	"kernel void poke(global int *p, int at)\n"
-	"{\n"
-	"	p[at] = 1;\n"
-	"}\n";
 
 /* Documentation/examples/runtime.c's kernel */
 static const char scale_src[] =
@@ -59,22 +42,6 @@ static uint32_t rng(void)
 {
 	seed = seed * 1103515245 + 12345;
 	return seed >> 8;
-}
-
-static struct vmgpu_rt_arg buf_arg(uint32_t type, vmgpu_rt_handle b)
-{
-	struct vmgpu_rt_arg a = { .type = type };
-
-	a.buf = b;
-	return a;
-}
-
-static struct vmgpu_rt_arg i32_arg(int32_t v)
-{
-	struct vmgpu_rt_arg a = { .type = VMGPU_PARAM_I32 };
-
-	a.i32 = v;
-	return a;
 }
 
 /* GPUs of every vmgpu device, as the driver reports them. */
@@ -119,7 +86,7 @@ FIXTURE_SETUP(rt)
 	self->cpu = n - 1;
 	for (n = 0; n < (int)self->ngpus; n++)
 		self->gpus[n] = n;
-	if (vmgpu_program_build(kernels_src, NULL, &self->prog, &log))
+	if (vmgpu_program_build(rt_kernels_src, NULL, &self->prog, &log))
 		TH_LOG("%s", log ? log : "build failed");
 	free(log);
 	ASSERT_NE(NULL, self->prog);

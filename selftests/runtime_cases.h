@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the runtime's tests share (host: test_runtime on the device model;
+ * VM: vmgpu_runtime through the driver): the kernel library they build
+ * online and the argument constructors. Header only, as ref_kernels.h.
+ */
+#ifndef VMGPU_RUNTIME_CASES_H
+#define VMGPU_RUNTIME_CASES_H
+
+#include "runtime/vmgpu_rt.h"
+
+/* add: c = a + b; mad: y = y * k + x; poke: p[at] = 1 (p: buf_wo). */
+static const char rt_kernels_src[] =
+	"kernel void add(global const int *a, global const int *b,\n"
+	"                global int *c, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		c[i] = a[i] + b[i];\n"
+	"}\n"
+	"kernel void mad(global const int *x, global int *y, int k, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		y[i] = y[i] * k + x[i];\n"
+	"}\n"
+	"kernel void poke(global int *p, int at)\n"
+	"{\n"
+	"	p[at] = 1;\n"
+	"}\n";
+
+static inline struct vmgpu_rt_arg buf_arg(uint32_t type, vmgpu_rt_handle b)
+{
+	struct vmgpu_rt_arg a = { .type = type };
+
+	a.buf = b;
+	return a;
+}
+
+static inline struct vmgpu_rt_arg i32_arg(int32_t v)
+{
+	struct vmgpu_rt_arg a = { .type = VMGPU_PARAM_I32 };
+
+	a.i32 = v;
+	return a;
+}
+
+#endif
