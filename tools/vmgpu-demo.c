@@ -547,6 +547,20 @@ static void mgpu_print(const char *name, const struct mgpu_result *r,
 	printf("\n");
 }
 
+/* The runs of the pipeline: the barrier first (the speed-ups' base). */
+static const struct {
+	const char *name, *svg;
+	uint32_t mode, movement;
+} mgpu_runs[] = {
+	{ "(a) barrier + copy-all", "barrier", VMGPU_SPLIT_BARRIER,
+	  VMGPU_MOVE_PULL },
+	{ "(d) per-region, halo copies", "region", VMGPU_SPLIT_REGION,
+	  VMGPU_MOVE_PULL },
+	{ "(d) per-region, hybrid movement", "hybrid", VMGPU_SPLIT_REGION,
+	  VMGPU_MOVE_HYBRID },
+};
+#define MGPU_RUNS (sizeof(mgpu_runs) / sizeof(mgpu_runs[0]))
+
 /*
  * The pipeline, STAGES 5-point stencils of a MW x MH image in system
  * memory, each pixel doing WORK iterations of work, on every GPU (2 x 2
@@ -561,7 +575,7 @@ static int multigpu_part(struct vmgpu_device *dev, struct vmgpu_context *ctx,
 	static float ref[MW * MH], tmp[MW * MH];
 	struct vmgpu_bo *in = NULL, *out = NULL, *kst;
 	struct stencil5_args args = { MW, MH, 0, 0, 0, 0, 0, WORK };
-	struct mgpu_result bar, reg, hyb;
+	struct mgpu_result res[MGPU_RUNS];
 	struct vmgpu_split_desc d;
 	char svg[320];
 	float *pin, *pout;
@@ -607,29 +621,20 @@ static int multigpu_part(struct vmgpu_device *dev, struct vmgpu_context *ctx,
 	d.gpus = gpus;
 	printf("\nvmgpu-demo: multi-GPU image pipeline, %u stencil5 passes (%u iterations of work a pixel) over %ux%u on %u GPUs, one packet per GPU, GPUs wait for each other in memory\n",
 	       STAGES, WORK, MW, MH, gpus);
-	snprintf(svg, sizeof(svg), "%s-barrier.svg", svg_base);
-	ret = mgpu_run(dev, ctx, &d, VMGPU_SPLIT_BARRIER, VMGPU_MOVE_PULL, ref,
-		       pout, svg, &bar);
-	if (ret)
-		goto out;
-	memset(pout, 0, 4 * MW * MH);
-	snprintf(svg, sizeof(svg), "%s-region.svg", svg_base);
-	ret = mgpu_run(dev, ctx, &d, VMGPU_SPLIT_REGION, VMGPU_MOVE_PULL, ref,
-		       pout, svg, &reg);
-	if (ret)
-		goto out;
-	memset(pout, 0, 4 * MW * MH);
-	snprintf(svg, sizeof(svg), "%s-hybrid.svg", svg_base);
-	ret = mgpu_run(dev, ctx, &d, VMGPU_SPLIT_REGION, VMGPU_MOVE_HYBRID, ref,
-		       pout, svg, &hyb);
-	if (ret)
-		goto out;
-	mgpu_print("(a) barrier + copy-all", &bar, gpus);
-	mgpu_print("(d) per-region, halo copies", &reg, gpus);
-	mgpu_print("(d) per-region, hybrid movement", &hyb, gpus);
+	for (i = 0; i < MGPU_RUNS; i++) {
+		memset(pout, 0, 4 * MW * MH);
+		snprintf(svg, sizeof(svg), "%s-%s.svg", svg_base,
+			 mgpu_runs[i].svg);
+		ret = mgpu_run(dev, ctx, &d, mgpu_runs[i].mode,
+			       mgpu_runs[i].movement, ref, pout, svg, &res[i]);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < MGPU_RUNS; i++)
+		mgpu_print(mgpu_runs[i].name, &res[i], gpus);
 	printf("  speed-up over the barrier in this VM run: %.2fx (halo copies), %.2fx (hybrid)\n",
-	       (double)bar.st.makespan_ns / reg.st.makespan_ns,
-	       (double)bar.st.makespan_ns / hyb.st.makespan_ns);
+	       (double)res[0].st.makespan_ns / res[1].st.makespan_ns,
+	       (double)res[0].st.makespan_ns / res[2].st.makespan_ns);
 	printf("  (device time of this run; the host model's exact figures: build/bench/multigpu)\n");
 	printf("  all three results match the CPU\n");
 out:
