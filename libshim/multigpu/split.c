@@ -415,25 +415,25 @@ static int cb_copy(void *ctx, uint32_t r, uint32_t src, uint32_t dst,
 	struct vmgpu_dep_ref after = { { c->s->table, 0, c->s->plan.entries },
 				       0 };
 	struct vmgpu_dep_ref signal = after;
+	const struct vmgpu_dep_ref *a = NULL, *sg = NULL;
 
 	if (!async)
 		return vmgpu_cmdbuf_copy_rect(c->cb, res_bo(c->s, r, src),
 					      res_bo(c->s, r, dst), rect);
-	after.index = async->after;
-	signal.index = async->signal;
+	if (async->after != SPLIT_NO_ENTRY) {
+		after.index = async->after;
+		a = &after;
+	}
+	if (async->signal != SPLIT_NO_ENTRY) {
+		signal.index = async->signal;
+		sg = &signal;
+	}
 	if (async->replicate)
 		return vmgpu_cmdbuf_replicate(c->cb, res_bo(c->s, r, src), rect,
-					      epoch,
-					      async->after == SPLIT_NO_ENTRY ?
-					      NULL : &after,
-					      async->signal == SPLIT_NO_ENTRY ?
-					      NULL : &signal);
+					      epoch, a, sg);
 	return vmgpu_cmdbuf_copy_async(c->cb, res_bo(c->s, r, src),
-				       res_bo(c->s, r, dst), rect, epoch,
-				       async->after == SPLIT_NO_ENTRY ?
-				       NULL : &after,
-				       async->signal == SPLIT_NO_ENTRY ?
-				       NULL : &signal);
+				       res_bo(c->s, r, dst), rect, epoch, a,
+				       sg);
 }
 
 static int cb_barrier(void *ctx)
