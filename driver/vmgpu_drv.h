@@ -359,6 +359,8 @@ struct vmgpu_bo {
  * @handles: GEM handles of the file that name the buffer (under the
  *	buffer's mappings_lock); 0 once the last is closed, and always 0 for
  *	a kernel-owned command buffer
+ * @unnamed: made by BO_CREATE before its first handle exists; that
+ *	handle's &drm_gem_object_funcs.open adopts it (under mappings_lock)
  */
 struct vmgpu_mapping {
 	struct kref refcount;
@@ -367,6 +369,7 @@ struct vmgpu_mapping {
 	struct drm_mm_node node;
 	struct list_head bo_link;
 	bool read_only;
+	bool unnamed;
 	u32 handles;
 };
 

@@ -72,15 +72,19 @@ void vmgpu_mapping_put(struct vmgpu_mapping *map)
 	kref_put(&map->refcount, vmgpu_mapping_release);
 }
 
-/* The mapping @vf's handles to @bo share; caller holds mappings_lock. */
+/*
+ * The mapping @vf's handles to @bo share, or with @unnamed the one
+ * BO_CREATE made for the first handle; caller holds mappings_lock.
+ */
 static struct vmgpu_mapping *vmgpu_mapping_of_handles(struct vmgpu_bo *bo,
-						      struct vmgpu_file *vf)
+						      struct vmgpu_file *vf,
+						      bool unnamed)
 {
 	struct vmgpu_mapping *map;
 
 	lockdep_assert_held(&bo->mappings_lock);
 	list_for_each_entry(map, &bo->mappings, bo_link)
-		if (map->vf == vf && map->handles)
+		if (map->vf == vf && (map->handles || (unnamed && map->unnamed)))
 			return map;
 	return NULL;
 }
@@ -98,7 +102,7 @@ struct vmgpu_mapping *vmgpu_mapping_find(struct vmgpu_bo *bo,
 	struct vmgpu_mapping *map;
 
 	mutex_lock(&bo->mappings_lock);
-	map = vmgpu_mapping_of_handles(bo, vf);
+	map = vmgpu_mapping_of_handles(bo, vf, false);
 	if (map)
 		kref_get(&map->refcount);
 	mutex_unlock(&bo->mappings_lock);
@@ -139,7 +143,8 @@ static struct vmgpu_mapping *vmgpu_mapping_create(struct vmgpu_bo *bo,
 /*
  * A new handle of @file names the buffer. A file may hold several handles
  * to one buffer (GEM_OPEN of its own flink name, PRIME import of its own
- * export): they share one mapping, one reference per handle.
+ * export): they share one mapping, one reference per handle. The first
+ * handle BO_CREATE makes takes the mapping it made beforehand.
  */
 static int vmgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
@@ -148,8 +153,9 @@ static int vmgpu_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	struct vmgpu_mapping *map;
 
 	mutex_lock(&bo->mappings_lock);
-	map = vmgpu_mapping_of_handles(bo, vf);
+	map = vmgpu_mapping_of_handles(bo, vf, true);
 	if (map) {
+		map->unnamed = false;
 		map->handles++;
 		kref_get(&map->refcount);
 	}
@@ -168,7 +174,7 @@ static void vmgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 	struct vmgpu_mapping *map;
 
 	mutex_lock(&bo->mappings_lock);
-	map = vmgpu_mapping_of_handles(bo, vf);
+	map = vmgpu_mapping_of_handles(bo, vf, false);
 	if (map)
 		map->handles--;
 	mutex_unlock(&bo->mappings_lock);
@@ -250,9 +256,11 @@ static struct vmgpu_bo *vmgpu_bo_create(struct vmgpu_device *vdev, u64 size,
 }
 
 /*
- * Create a buffer and this file's first handle to it; the handle maps it
- * (vmgpu_gem_open). Our own object reference is kept until the VA is read:
- * another thread may close the new handle at once.
+ * Create a buffer and this file's first handle to it. The mapping comes
+ * first, with our own reference, and the handle's open adopts it: the
+ * address returned is the buffer's even when another thread guesses the
+ * new handle and closes it before this returns (the close then unmaps
+ * it, as any close does).
  */
 static int vmgpu_bo_create_handle(struct drm_file *file, u64 size, u32 flags,
 				  u32 placement, u32 *handle, u64 *gpu_va)
@@ -265,14 +273,19 @@ static int vmgpu_bo_create_handle(struct drm_file *file, u64 size, u32 flags,
 	bo = vmgpu_bo_create(vf->vdev, size, flags, placement);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
-	ret = drm_gem_handle_create(file, &bo->base.base, handle);
-	if (!ret) {
-		/* NULL only if a racing GEM_CLOSE took the new handle. */
-		map = vmgpu_mapping_find(bo, vf);
-		*gpu_va = map ? map->node.start : 0;
-		if (map)
-			vmgpu_mapping_put(map);
+	map = vmgpu_mapping_create(bo, vf, flags & DRM_VMGPU_BO_GPU_READ_ONLY,
+				   0);
+	if (IS_ERR(map)) {
+		drm_gem_object_put(&bo->base.base);
+		return PTR_ERR(map);
 	}
+	mutex_lock(&bo->mappings_lock);
+	map->unnamed = true;
+	mutex_unlock(&bo->mappings_lock);
+	ret = drm_gem_handle_create(file, &bo->base.base, handle);
+	if (!ret)
+		*gpu_va = map->node.start;
+	vmgpu_mapping_put(map);
 	drm_gem_object_put(&bo->base.base);
 	return ret;
 }

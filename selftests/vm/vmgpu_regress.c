@@ -560,8 +560,12 @@ static void *race2_creator(void *arg)
 	int ret;
 
 	while (!r->stop) {
-		ret = bo_create(r->fd, 4096, &h, NULL);
+		uint64_t va = 0;
+
+		ret = bo_create(r->fd, 4096, &h, &va);
 		r->creates++;
+		if (!ret && !va)
+			ret = -EFAULT;	/* the uAPI promises the address */
 		if (ret) {
 			if (!r->fails++)
 				r->first_err = ret;
@@ -599,6 +603,9 @@ static void *race2_closer(void *arg)
  *      Expected 0 (0) == r.fails (10)
  *      BO_CREATE failed 10 of 18951 times, first -2 (No such file or
  *      directory)
+ * And until 2026-11 it could succeed with gpu_va 0 when the closer took
+ * the handle before BO_CREATE looked up the mapping (counted as -EFAULT
+ * here): the mapping now exists before the handle does.
  */
 TEST_F_TIMEOUT(regress, regress_2_bo_create_races_gem_close, 60)
 {
