@@ -215,7 +215,11 @@ vmgpu_cmd_check_dispatch(struct vmgpu_cmd_checker *ck, const void *c,
 	return VMGPU_CMD_OK;
 }
 
-/* A later dispatch of the packet is named: END must find it. */
+/*
+ * A later dispatch of the packet is named: END must find it. The caller
+ * has checked @index < max_dispatches, so index + 1 cannot wrap to 0 (a
+ * wrapped "one past" let a SYNC naming dispatch 0xffffffff through).
+ */
 static inline void vmgpu_cmd_names_later(struct vmgpu_cmd_checker *ck,
 					 vmgpu_u32 index)
 {
@@ -542,6 +546,9 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 		if (consumer < ck->dispatches)
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
 							"sync consumer is not a later dispatch");
+		if (consumer >= ck->max_dispatches)
+			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
+						"sync consumer past the packet's dispatch limit");
 		vmgpu_cmd_names_later(ck, consumer);
 		break;
 	case VMGPU_CMD_DEP_SIGNAL:

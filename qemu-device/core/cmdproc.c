@@ -1511,12 +1511,21 @@ static void cp_execute(struct vg_cp *cp)
         cp_next(cp, op, len, cp->seen_dispatches - 1, 0);
         return;
     case VMGPU_CMD_SYNC: {
-        struct vg_cp_dispatch_state *c =
-            &cp->dstate[VMGPU_CMD_U32(p, vmgpu_cmd_sync, consumer)];
+        uint32_t consumer = VMGPU_CMD_U32(p, vmgpu_cmd_sync, consumer);
+        uint32_t producer = VMGPU_CMD_U32(p, vmgpu_cmd_sync, producer);
 
-        if (cp->dstate[VMGPU_CMD_U32(p, vmgpu_cmd_sync, producer)].state !=
-            VG_DISP_DONE) {
-            c->deps++;
+        /*
+         * The packet's check bounds both, but it is the driver's check
+         * too: an index into our arrays is checked where it is used
+         * (robustness.rst, "The device's rule for guest data").
+         */
+        if (consumer >= cp->num_dispatches || producer >= consumer) {
+            cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
+                    cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, NONE);
+            return;
+        }
+        if (cp->dstate[producer].state != VG_DISP_DONE) {
+            cp->dstate[consumer].deps++;
         }
         break;
     }

@@ -1258,6 +1258,14 @@ TEST_F(cp, sync_validation)
 		{ 1, 0, 0 },	/* producer not seen yet */
 		{ 0, 0, 1 },	/* consumer already seen (and self) */
 		{ 2, 0, 1 },	/* consumer beyond the packet */
+		/*
+		 * Regression (robustness.rst, finding 13): "one past" the
+		 * largest index wrapped to 0 and END let it through; the
+		 * device then wrote through dstate[0xffffffff].
+		 */
+		{ 0xffffffffu, 0, 1 },
+		{ VMGPU_MAX_DISPATCHES_PER_PACKET, 0, 1 },
+		{ VMGPU_MAX_TASKS_PER_PACKET, 0, 1 },
 	};
 	struct th_cmdbuf cb;
 	uint64_t cva, args;

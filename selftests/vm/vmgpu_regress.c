@@ -29,6 +29,7 @@
 #include <xf86drm.h>
 
 #include "kselftest_harness.h"
+#include "vmgpu_cmd.h"
 #include "vmgpu_test_util.h"
 
 #define MIB		(1024ull * 1024)
@@ -1818,6 +1819,94 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 {
 	if (!__constructor_order)
 		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+/* ------------------------------------------------------------------ */
+/* 11. A SYNC naming dispatch 0xffffffff crashed QEMU                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The packet check (uapi/vmgpu_cmd.h, shared by the driver and the
+ * device) remembered "one past the largest dispatch a SYNC names" in 32
+ * bits: a consumer of 0xffffffff made it 0, END found nothing missing,
+ * the driver queued the packet, and the device's command processor
+ * incremented dstate[0xffffffff].deps: QEMU died with SIGSEGV in
+ * cp_execute, taking the guest with it (found by a 4-process random
+ * submitter, 3 of 4 runs; robustness.rst, finding 13). Now the driver
+ * refuses it with -EINVAL, and the device checks the index where it
+ * uses it.
+ */
+TEST_F_TIMEOUT(regress, regress_11_sync_consumer_past_the_limit, 60)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	static const uint32_t bad[] = {
+		0xffffffffu, VMGPU_MAX_DISPATCHES_PER_PACKET, 0x80000000u,
+	};
+	struct vmgpu_device *dev;
+	struct vmgpu_context *ctx;
+	struct vmgpu_bo *k, *data;
+	struct drm_vmgpu_submit_bo bos[2];
+	struct drm_vmgpu_submit s;
+	struct vmgpu_cmd_dispatch d;
+	struct vmgpu_cmd_sync sy;
+	struct add_one_args *a;
+	uint32_t w[64], n, i, syncobj;
+	void *map;
+
+	ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
+	ASSERT_EQ(0, vmgpu_context_create(dev, 1, &ctx));
+	k = make_kernel(dev, add_one_src);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(0, vmgpu_bo_create(dev, 4096, 0, 0, &data));
+	ASSERT_EQ(0, vmgpu_bo_map(data, &map));
+	a = map;
+	a->src = vmgpu_bo_gpu_va(data) + 1024;
+	a->dst = vmgpu_bo_gpu_va(data) + 1024;
+	ASSERT_EQ(0, vmgpu_syncobj_create(dev, &syncobj));
+	d = vmgpu_encode_dispatch(vmgpu_bo_gpu_va(k), vmgpu_bo_gpu_va(data),
+				  sizeof(*a), one, one, NULL, NULL, 0, 0);
+	memset(bos, 0, sizeof(bos));
+	bos[0].handle = vmgpu_bo_handle(k);
+	bos[0].flags = DRM_VMGPU_SUBMIT_BO_READ;
+	bos[1].handle = vmgpu_bo_handle(data);
+	for (i = 0; i <= ARRAY_SIZE(bad); i++) {
+		struct drm_vmgpu_sync out = { .handle = syncobj };
+
+		/* DISPATCH, SYNC(bad, 0), DISPATCH, END; the last: SYNC(1, 0) */
+		n = 0;
+		memcpy(w + n, &d, sizeof(d));
+		n += VMGPU_CMD_NWORDS(&d);
+		sy = vmgpu_encode_sync(i < ARRAY_SIZE(bad) ? bad[i] : 1, 0);
+		memcpy(w + n, &sy, sizeof(sy));
+		n += VMGPU_CMD_NWORDS(&sy);
+		memcpy(w + n, &d, sizeof(d));
+		n += VMGPU_CMD_NWORDS(&d);
+		w[n++] = VMGPU_CMD_HDR(VMGPU_CMD_END, 1);
+		memset(&s, 0, sizeof(s));
+		s.cmdbuf = (uintptr_t)w;
+		s.cmdbuf_bytes = 4 * n;
+		s.ctx_id = vmgpu_context_id(ctx);
+		s.bos = (uintptr_t)bos;
+		s.bo_count = 2;
+		s.out_syncs = (uintptr_t)&out;
+		s.out_sync_count = 1;
+		if (i < ARRAY_SIZE(bad)) {
+			EXPECT_EQ(-EINVAL, xioctl(vmgpu_device_fd(dev),
+						  DRM_IOCTL_VMGPU_SUBMIT, &s))
+				TH_LOG("SYNC consumer %#x", bad[i]);
+			continue;
+		}
+		/* The device is alive: a good packet runs both dispatches. */
+		ASSERT_EQ(0, xioctl(vmgpu_device_fd(dev),
+				    DRM_IOCTL_VMGPU_SUBMIT, &s));
+		ASSERT_EQ(0, wait_signalled(dev, syncobj, 10 * SEC_NS));
+		EXPECT_EQ(1, vmgpu_syncobj_status(dev, syncobj));
+		EXPECT_EQ(2u, *(uint32_t *)((char *)map + 1024));
+	}
+	vmgpu_bo_destroy(data);
+	vmgpu_bo_destroy(k);
+	vmgpu_context_destroy(ctx);
+	vmgpu_device_close(dev);
 }
 
 int main(int argc, char **argv)
