@@ -11,6 +11,10 @@
 #   make bench         benchmarks (see Documentation/benchmarks.rst)
 #   make stress        the long concurrency and lifecycle stress run, 30 min
 #                      (Documentation/robustness.rst; scripts/stress)
+#   make fuzz          every fuzz target of the device model for
+#                      FUZZ_SECONDS (default 3600) each (scripts/fuzz;
+#                      Documentation/robustness.rst); make fuzzers builds
+#                      them, make fuzz-seeds rewrites their seed corpora
 #   make install       the library, its headers and vmgpu.pc, the runtime
 #                      (libvmgpurt.a, libvgcore.a, runtime/vmgpu_rt.h,
 #                      vmgpurt.pc), the tools and the man pages under
@@ -98,9 +102,21 @@ VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
 VTESTS_DYN  := $(VTEST_DYN:selftests/vm/%.c=$(O)/vm-tests-dynamic/%)
 BENCHES     := $(BENCH_SRC:scripts/bench/%.c=$(O)/bench/%)
 
+# Fuzz targets of the device model (selftests/fuzz): clang's libFuzzer
+# with ASan and UBSan, over the core, the host tests' fake machine and the
+# library (the assembler, for the engine's kernels).
+FUZZ_CC    ?= clang-16
+FUZZ_CXX   ?= clang++-16
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_SRC   := $(sort $(wildcard selftests/fuzz/fuzz_*.c))
+FUZZERS    := $(FUZZ_SRC:selftests/fuzz/%.c=$(O)/fuzz/%)
+FUZZ_LOBJ  := $(patsubst %.c,$(O)/fuzzobj/%.o,$(CORE_SRC) $(SHIM_SRC) \
+		selftests/host/testhost.c selftests/fuzz/fuzzdev.c)
+
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
-	checkpatch vm-tests tools stress install uninstall
-all: host vm-tests
+	checkpatch vm-tests tools stress install uninstall fuzz fuzzers \
+	fuzz-seeds
+all: host vm-tests fuzzers
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) tools $(HTESTS) \
 	$(BENCHES)
 tools: $(TOOLS)
@@ -193,6 +209,31 @@ $(RT_HTESTS): $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) \
 		 $(RT_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ) $(COMP_AOBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
+$(O)/fuzzobj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(DRM_CFLAGS) -Iselftests/host -std=gnu11 \
+		$(WARN) $(TEST_WARN) -pthread $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+
+$(O)/fuzz/fuzz_%: $(O)/fuzzobj/selftests/fuzz/fuzz_%.o $(FUZZ_LOBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ $(DRM_LIBS) \
+		-pthread -lm
+
+$(O)/fuzz/fzseeds: $(O)/fuzzobj/selftests/fuzz/fzseeds.o $(FUZZ_LOBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) -fsanitize=fuzzer-no-link,address,undefined -o $@ $^ \
+		$(DRM_LIBS) -pthread -lm
+
+fuzzers: $(FUZZERS)
+
+fuzz-seeds: $(O)/fuzz/fzseeds
+	rm -rf selftests/fuzz/corpus selftests/fuzz/*.dict
+	$(O)/fuzz/fzseeds selftests/fuzz
+
+fuzz: fuzzers
+	scripts/fuzz --seconds $(or $(FUZZ_SECONDS),3600)
 
 $(O)/vm-tests/%: selftests/vm/%.c $(LIBVMGPU_A)
 	@mkdir -p $(@D)
