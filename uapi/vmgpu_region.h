@@ -243,7 +243,8 @@ static inline void vmgpu_region_map_read(struct vmgpu_region_map *m,
  * Coordinates map @m, which vmgpu_region_map_check() accepted, gives one
  * consumer portion before the policy: the bound on what
  * vmgpu_region_map_needs() writes. @pgrid is needed for a whole-grid
- * SUPERSET only. 0 for an unknown kind.
+ * SUPERSET only. 0 for an unknown kind; for a SUPERSET box of more than
+ * VMGPU_MAP_MAX_ENTRIES, some value above that, not its exact size.
  */
 static inline vmgpu_u64 vmgpu_region_map_span(const struct vmgpu_region_map *m,
 					      const vmgpu_u32 pgrid[3])
@@ -266,7 +267,11 @@ static inline vmgpu_u64 vmgpu_region_map_span(const struct vmgpu_region_map *m,
 	case VMGPU_MAP_SUPERSET:
 		if (!m->size[0] && !m->size[1] && !m->size[2])
 			return vmgpu_region_portions(pgrid);
-		for (i = 0; i < 3; i++)
+		/*
+		 * Stop once over the bound: three 32-bit sides could wrap
+		 * the product to a small value (2^22 * 2^21 * 2^21 = 0).
+		 */
+		for (i = 0; i < 3 && n <= VMGPU_MAP_MAX_ENTRIES; i++)
 			n *= m->size[i];
 		return n;
 	case VMGPU_MAP_TABLE:

@@ -112,6 +112,10 @@ static int arm_one(struct vg_dep_signal *s, uint32_t *left,
             (uint32_t)((end + s->region[i] - 1) / s->region[i]) - s->rfirst[i];
         regions *= s->rcount[i];
         total *= s->rtotal[i];
+        /* Stop before three 32-bit sides wrap the product (2^64 is 0). */
+        if (total > s->entries) {
+            return -1;
+        }
     }
     if (regions > VMGPU_DEP_MAX_SIGNAL_REGIONS ||
         s->first_index + total > s->entries) {

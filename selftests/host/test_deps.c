@@ -531,6 +531,54 @@ static struct vmgpu_curve serpentine(uint32_t x, uint32_t y, uint32_t flags,
 }
 
 /*
+ * Regressions: products of three 32-bit guest values that wrapped to 0 in
+ * 64 bits and so passed a bound.
+ * - A DEP_SIGNAL's index space of 2^22 x 2^21 x 2^21 regions counted as
+ *   0 entries, inside a table of 1: the block at x = 5 wrote entry 5,
+ *   outside the table the command names.
+ * - A SUPERSET box of 2^22 x 2^21 x 2^21 coordinates counted as 0 <=
+ *   VMGPU_MAP_MAX_ENTRIES (the check shared with the driver): a DEP_WAIT's
+ *   portion, or a TAKE's, needed 2048 producer entries, written into the
+ *   device's buffer of 1024 (a stack overflow in find_needs()).
+ */
+TEST_F(deps, products_that_wrap_are_refused)
+{
+	struct vmgpu_region_map box = map_of(VMGPU_MAP_SUPERSET,
+					     VMGPU_MAP_CLAMP, 0, 0);
+	uint32_t total[3] = { 1u << 22, 1u << 21, 1u << 21 };
+	uint32_t org[3] = { 5, 0, 0 }, pg[3] = { 2048, 1, 1 }, zero[3] = { 0 };
+	uint64_t data = th_as_alloc(self->th, &self->as, 4096, RW);
+	uint64_t args = two_ptrs(self->th, &self->as, data, 0);
+	uint64_t big = th_as_alloc(self->th, &self->as, 4096 * 8, RW);
+	uint64_t take = th_as_alloc(self->th, &self->as, 2048 * 4, RW);
+	uint64_t code = th_kernel(self->th, &self->as, count_src);
+	uint64_t tmd = take_tmd(self->th, &self->as, code, take, 16, one, one,
+				pg);
+	struct vmgpu_curve c = serpentine(0, 0, 0, pg);
+	struct vmgpu_cmd_take t;
+	struct th_cmdbuf cb;
+
+	th_cb_init(&cb);
+	th_cb_dep_signal(&cb, 0, 1, self->table, 1, 0, one);
+	TH_CB_PUT(&cb, vmgpu_encode_dispatch(self->mark, args, 16, one, one,
+					     org, total, 0, 0));
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	EXPECT_EQ(0, th_rd(self->th, 0, VMGPU_GPU_ERR_PC));
+	EXPECT_EQ(0, self->entry[5]);
+
+	memcpy(box.size, total, sizeof(box.size));
+	th_cb_init(&cb);
+	th_cb_dep_wait(&cb, 1, big, 2048, 0, pg, one, zero, one, &box);
+	th_cb_end(&cb);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+	t = vmgpu_encode_take(1, tmd, take, big, 4096, 0, 2048, 1, pg, &c,
+			      &box);
+	take_alone(&cb, &t);
+	expect_fault(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND, 0);
+}
+
+/*
  * Dynamic allocation (R7): two GPUs walk their curves over a 6 x 4 grid
  * of portions from opposite corners, claiming portions in shared take
  * words. Whatever the blocks' durations (several seeds), every portion

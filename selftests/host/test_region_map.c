@@ -518,6 +518,17 @@ TEST(validation_refusals)
 		  "superset box with a zero side" },
 		{ 5, 0, 0, 0, 0, { 0 }, { 64, 32, 1 }, VMGPU_REGION_TOO_MANY,
 		  "mapping over VMGPU_MAP_MAX_ENTRIES entries" },
+		/*
+		 * Regression: the box's product wrapped to 0 in 64 bits
+		 * (2^22 * 2^21 * 2^21) and was accepted; the device then
+		 * wrote thousands of entries into a 1024-entry buffer.
+		 */
+		{ 5, 0, 0, 0, 0, { 0 }, { 1u << 22, 1u << 21, 1u << 21 },
+		  VMGPU_REGION_TOO_MANY,
+		  "mapping over VMGPU_MAP_MAX_ENTRIES entries" },
+		{ 5, 0, 0, 0, 0, { 0 }, { 8, 1u << 31, 1u << 31 },
+		  VMGPU_REGION_TOO_MANY,
+		  "mapping over VMGPU_MAP_MAX_ENTRIES entries" },
 		{ 6, 0, 0, 0, 8, { 0 }, { 0 }, VMGPU_REGION_ILLEGAL,
 		  "table of zero entries per portion" },
 		{ 6, 0, 0, 1025, 8, { 0 }, { 0 }, VMGPU_REGION_TOO_MANY,
