@@ -629,7 +629,9 @@ static bool gatomic(struct vg_interp *it, uint32_t (*R)[W],
 {
     uint32_t op = in->op, res[W], l, m;
     const uint32_t *src = R[in->b];
-    const uint32_t *cmp = R[in->b], *swp = R[in->imm & 0xff];
+    /* Register C (IMM's low byte) exists for CAS only: else an offset. */
+    const uint32_t *cmp = R[in->b],
+                   *swp = op == VMGPU_OP_ATOM_CAS ? R[in->imm & 0xff] : src;
     struct vg_insn addr = *in;
     struct gaccess g;
 
@@ -776,8 +778,10 @@ static inline __attribute__((always_inline)) bool sstore(
 static bool satomic(struct vg_interp *it, uint32_t (*R)[W],
                     const struct vg_insn *in, uint32_t active, uint32_t pc)
 {
-    const uint32_t *src = R[in->b], *swp = R[in->imm & 0xff];
     uint32_t op = in->op, off[W], res[W], l, m;
+    /* Register C (IMM's low byte) exists for CAS only: else an offset. */
+    const uint32_t *src = R[in->b],
+                   *swp = op == VMGPU_OP_ATOMS_CAS ? R[in->imm & 0xff] : src;
     struct vg_insn addr = *in;
 
     if (op == VMGPU_OP_ATOMS_CAS) {
