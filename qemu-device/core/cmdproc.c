@@ -87,6 +87,7 @@ static void cp_free_packet(struct vg_cp *cp)
     cp->num_children = 0;
     cp->open_queues = 0;
     cp->num_syncs = 0;
+    cp->sync_next = 0;
     if (cp->deps) {
         vg_deps_reset(cp->deps);
     }
@@ -347,6 +348,7 @@ static int cp_validate(struct vg_cp *cp, uint32_t *bad_word, uint64_t *bad_addr)
             cp->syncs[cp->num_syncs].producer =
                 VMGPU_CMD_U32(p, vmgpu_cmd_sync, producer);
             cp->syncs[cp->num_syncs].word = *bad_word;
+            cp->syncs[cp->num_syncs].counted = false;
             cp->num_syncs++;
         }
     }
@@ -869,13 +871,18 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     vg_gpu_trace(cp->gc, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE, d->start,
                  d->end, d->index, NONE, 0,
                  d->task.queue ? d->task.next_block : d->task.blocks_total, 0);
+    /*
+     * Only the SYNCs that counted this producer: not one SKIP_IF stepped
+     * over, nor one reached after the producer had ended.
+     */
     for (i = 0; i < cp->num_syncs; i++) {
         uint32_t consumer = cp->syncs[i].consumer;
         struct vg_cp_dispatch_state *c = &cp->dstate[consumer];
 
-        if (cp->syncs[i].producer != d->index) {
+        if (cp->syncs[i].producer != d->index || !cp->syncs[i].counted) {
             continue;
         }
+        cp->syncs[i].counted = false;
         if (c->deps && --c->deps == 0 && c->state == VG_DISP_WAITING) {
             dispatch_launch(cp, &cp->disp[consumer]);
         }
@@ -1524,7 +1531,15 @@ static void cp_execute(struct vg_cp *cp)
                     cp->entry.cmdbuf_va + 4ull * cp->pc, cp->pc, NONE);
             return;
         }
-        if (cp->dstate[producer].state != VG_DISP_DONE) {
+        /* Its entry: the SYNCs are reached in order (SKIP_IF: forward). */
+        while (cp->sync_next < cp->num_syncs &&
+               cp->syncs[cp->sync_next].word < cp->pc) {
+            cp->sync_next++;
+        }
+        if (cp->dstate[producer].state != VG_DISP_DONE &&
+            cp->sync_next < cp->num_syncs &&
+            cp->syncs[cp->sync_next].word == cp->pc) {
+            cp->syncs[cp->sync_next].counted = true;
             cp->dstate[consumer].deps++;
         }
         break;

@@ -37,6 +37,8 @@ struct vg_cp_dispatch_state {
 struct vg_sync_dep {
     uint32_t consumer, producer;
     uint32_t word; /* where the SYNC is, for errors */
+    /* It ran before its producer ended: the consumer counts it. */
+    bool counted;
 };
 
 enum vg_cp_state {
@@ -91,8 +93,9 @@ struct vg_cp {
     struct vg_dispatch *disp;            /* VMGPU_MAX_TASKS_PER_PACKET */
     struct vg_cp_dispatch_state *dstate; /* the same, by index */
     uint8_t *args_arena;                 /* their argument blocks */
-    struct vg_sync_dep *syncs;
+    struct vg_sync_dep *syncs; /* the packet's SYNCs, in command order */
     uint32_t num_syncs;
+    uint32_t sync_next; /* the first of them not reached yet */
     struct vg_deps *deps; /* DEP_SIGNAL and DEP_WAIT of the packet */
     struct vg_cp_take take;
     uint32_t num_children; /* tasks launched by kernels (after dispatches) */

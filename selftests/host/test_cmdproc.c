@@ -1288,6 +1288,69 @@ TEST_F(cp, sync_validation)
 	EXPECT_EQ(0, *(uint32_t *)th_va(self->th, &self->as, cva));
 }
 
+/*
+ * A consumer waits for every producer its SYNCs name, however often a
+ * pair is named and whatever SKIP_IF steps over: a SYNC reached after
+ * its producer ended, or one skipped, must not release the consumer
+ * from another producer (robustness.rst, finding 17: dispatch 2 started
+ * at 7.5 us while dispatch 1 ran until 104 us).
+ */
+TEST_F(cp, sync_counts_only_syncs_that_waited)
+{
+	static const char very_slow[] =
+		".args 8\n"
+		"	mov r0, 0\n"
+		"loop:\n"
+		"	add r0, r0, 1\n"
+		"	setp.lt p0, r0, 200000\n"
+		"	bra p0, loop\n"
+		"	ldarg.64 r2, 0\n"
+		"	mov r4, 1\n"
+		"	st.32 [r2], r4\n"
+		"	exit\n";
+	uint64_t vs = th_kernel(self->th, &self->as, very_slow);
+	const struct vmgpu_trace_record *d[3];
+	struct th_cmdbuf cb;
+	uint64_t a, b;
+	int skip, i;
+
+	for (skip = 0; skip < 2; skip++) {
+		counter_ptr(self->th, &self->as, &a);
+		counter_ptr(self->th, &self->as, &b);
+		th_cb_init(&cb);
+		dispatch1(&cb, self->add_one, ptr_args(self->th, &self->as, a));
+		dispatch1(&cb, vs, ptr_args(self->th, &self->as, b));
+		if (!skip) {
+			/* SYNC(2, 0) again once dispatch 0 has ended. */
+			th_cb_sync(&cb, 2, 0);
+			th_cb_sync(&cb, 2, 1);
+			th_cb_wait(&cb, a, VMGPU_WAIT_EQ, 1, ~0u);
+			th_cb_sync(&cb, 2, 0);
+		} else {
+			/* A SYNC(2, 0) that SKIP_IF steps over. */
+			th_cb_sync(&cb, 2, 1);
+			TH_CB_PUT(&cb, vmgpu_encode_skip_if(a, VMGPU_WAIT_EQ, 0,
+							    0, VMGPU_SKIP_IF_NOW,
+							    1));
+			th_cb_sync(&cb, 2, 0);
+		}
+		dispatch1(&cb, self->add_one, ptr_args(self->th, &self->as, a));
+		th_cb_end(&cb);
+		submit(self->th, &self->as, 0, &cb, 20 + skip, 0);
+		vg_device_run(self->dev);
+		for (i = 0; i < 3; i++) {
+			d[i] = th_trace_find(self->dev, VMGPU_TRACE_DISPATCH, 0,
+					     20 + skip, i);
+			ASSERT_NE(NULL, d[i]);
+		}
+		EXPECT_GE(d[2]->start_ns, d[1]->end_ns)
+			TH_LOG("%s: dispatch 2 started at %llu ns, dispatch 1 ended at %llu ns",
+			       skip ? "skipped SYNC" : "SYNC after its producer",
+			       (unsigned long long)d[2]->start_ns,
+			       (unsigned long long)d[1]->end_ns);
+	}
+}
+
 TEST_F(cp, memory_command_validation)
 {
 	struct th_cmdbuf cb;
