@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "copy_engine.h"
+#include "interp.h"
 #include "vmgpu_cmd.h"
 
 void vg_ce_init(struct vg_copy_engine *ce, struct vg_gpu_common *gc,
@@ -29,14 +30,20 @@ void vg_ce_reset(struct vg_copy_engine *ce)
  * bytes by location); with @move true also copy. An in-place @replicate
  * copy reads its pages where they live and writes them into this GPU's
  * memory (vg_mmu_replicate()): its destination is not translated again.
- * Returns a fault code.
+ * Returns a fault code; VG_FAULT_ABORTED when a reset of the GPU (@abort)
+ * came first: a guest can make a copy of 2^32 rows of 4 GiB over aliased
+ * pages, and a reset must not wait for it.
  */
 static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
-                     bool replicate, uint64_t *bytes_by_loc, uint64_t *fault_va)
+                     bool replicate, const uint32_t *abort,
+                     uint64_t *bytes_by_loc, uint64_t *fault_va)
 {
-    uint32_t row;
+    uint32_t row, chunks = 0;
 
     for (row = 0; row < c->height; row++) {
+        if (__atomic_load_n(abort, __ATOMIC_RELAXED)) {
+            return VG_FAULT_ABORTED;
+        }
         uint64_t src = c->src + (uint64_t)row * c->src_pitch;
         uint64_t dst = c->dst + (uint64_t)row * c->dst_pitch;
         uint64_t left = c->width;
@@ -53,6 +60,11 @@ static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
             }
             if (n > VMGPU_PAGE_SIZE - dof) {
                 n = VMGPU_PAGE_SIZE - dof;
+            }
+            /* And every 256 pages of a long row. */
+            if (!(++chunks % 256) &&
+                __atomic_load_n(abort, __ATOMIC_RELAXED)) {
+                return VG_FAULT_ABORTED;
             }
             code = vg_mmu_translate(mmu, c->slot, src, false, &xs);
             if (code) {
@@ -125,7 +137,7 @@ int vg_ce_start(struct vg_copy_engine *ce, vg_time_t ready, uint32_t serial,
         ready = vg_gpu_now(gc);
     }
     code = copy_walk(ce->mmu, &j->copy, false, j->flags & VMGPU_COPY_REPLICATE,
-                     bytes_by_loc, fault_va);
+                     &gc->abort, bytes_by_loc, fault_va);
     if (code) {
         return code;
     }
@@ -151,15 +163,16 @@ int vg_ce_finish(struct vg_copy_engine *ce, struct vg_ce_job *done,
     c = &done->copy;
     if (done->flags & VMGPU_COPY_REPLICATE) {
         /* The bytes are where they were: only reads move to this GPU. */
-        code = copy_walk(ce->mmu, c, false, true, NULL, fault_va);
+        code = copy_walk(ce->mmu, c, false, true, &ce->gc->abort, NULL,
+                         fault_va);
         for (row = 0; !code && row < c->height; row++) {
             vg_mmu_replicate(ce->mmu, c->slot,
                              c->src + (uint64_t)row * c->src_pitch, c->width);
         }
         return code;
     }
-    code = copy_walk(ce->mmu, c, true, false, NULL, fault_va);
-    for (row = 0; row < c->height; row++) {
+    code = copy_walk(ce->mmu, c, true, false, &ce->gc->abort, NULL, fault_va);
+    for (row = 0; code != VG_FAULT_ABORTED && row < c->height; row++) {
         vg_gpu_wrote(ce->gc, c->dst + (uint64_t)row * c->dst_pitch, c->width);
     }
     vg_gpu_memory_changed(ce->gc);
