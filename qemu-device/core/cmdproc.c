@@ -68,11 +68,23 @@ static uint32_t cp_tasks_end(const struct vg_cp *cp)
                             : cp->seen_dispatches;
 }
 
+/*
+ * One past the last task the packet may have touched: a SYNC counts in
+ * the state of a consumer not reached yet, up to the packet's dispatch
+ * count, even when the packet ends before it (an error).
+ */
+static uint32_t cp_tasks_touched(const struct vg_cp *cp)
+{
+    uint32_t end = cp->num_dispatches + cp->num_children;
+
+    return end > cp->seen_dispatches ? end : cp->seen_dispatches;
+}
+
 static void cp_free_packet(struct vg_cp *cp)
 {
-    uint32_t i;
+    uint32_t i, touched = cp_tasks_touched(cp);
 
-    for (i = 0; i < cp_tasks_end(cp); i++) {
+    for (i = 0; i < touched; i++) {
         struct vg_dispatch *d = &cp->disp[i];
         uint8_t *args = d->args;
 
@@ -80,7 +92,7 @@ static void cp_free_packet(struct vg_cp *cp)
         memset(d, 0, sizeof(*d));
         d->args = args;
     }
-    memset(cp->dstate, 0, cp_tasks_end(cp) * sizeof(*cp->dstate));
+    memset(cp->dstate, 0, touched * sizeof(*cp->dstate));
     cp->have_packet = false;
     cp->gc->packet = NULL;
     cp->num_dispatches = cp->seen_dispatches = 0;

@@ -1351,6 +1351,60 @@ TEST_F(cp, sync_counts_only_syncs_that_waited)
 	}
 }
 
+/*
+ * A packet that ends on an error before it reaches a SYNC's consumer
+ * leaves nothing behind: the consumer's count was cleared only up to
+ * the dispatches the packet had reached, and the next packet on the GPU
+ * (any context's) waited forever at the same index; in the VM the driver
+ * then reset the GPU and banned that innocent context (robustness.rst,
+ * finding 19; found by the stress suite's random submitter). A GPU reset
+ * did not clear it either.
+ */
+TEST_F(cp, error_leaves_no_sync_count_to_the_next_packet)
+{
+	static const uint32_t b32[3] = { 32, 1, 1 };
+	uint64_t tmd = th_as_alloc(self->th, &self->as, 4096, RW);
+	struct th_cmdbuf cb;
+	uint64_t cva, args;
+	int reset;
+
+	counter_ptr(self->th, &self->as, &cva);
+	args = ptr_args(self->th, &self->as, cva);
+	for (reset = 0; reset < 2; reset++) {
+		/* Dispatch 0, SYNC 2 <- 0, a LAUNCH_TMD of zeros (refused). */
+		th_cb_init(&cb);
+		dispatch1(&cb, self->add_one, args);
+		th_cb_sync(&cb, 2, 0);
+		TH_CB_PUT(&cb, vmgpu_encode_launch_tmd(tmd));
+		dispatch1(&cb, self->add_one, args);
+		th_cb_end(&cb);
+		submit(self->th, &self->as, 0, &cb, 30 + 2 * reset, 0);
+		vg_device_run(self->dev);
+		EXPECT_EQ(VMGPU_FAULT_BAD_COMMAND,
+			  th_rd(self->th, 0, VMGPU_GPU_ERR_CODE));
+		th_ack_all(self->th, 0);
+		vg_device_run(self->dev);
+		EXPECT_EQ(30 + 2 * reset, th_fence_mem(self->th, 0));
+		if (reset) {
+			th_wr(self->th, 0, VMGPU_GPU_RESET, 1);
+			vg_device_run(self->dev);
+			th_gpu_setup(self->th, 0, 16);
+			th_set_root(self->th, 0, 0, &self->as);
+		}
+		/* Three dispatches, no SYNC: all run. */
+		th_cb_init(&cb);
+		th_cb_dispatch(&cb, self->store, args, 8, one, b32, 0, 0);
+		th_cb_dispatch(&cb, self->store, args, 8, one, b32, 0, 0);
+		th_cb_dispatch(&cb, self->store, args, 8, one, b32, 0, 0);
+		th_cb_end(&cb);
+		submit(self->th, &self->as, 0, &cb, 31 + 2 * reset, 0);
+		vg_device_run(self->dev);
+		EXPECT_EQ(31 + 2 * reset, th_fence_mem(self->th, 0))
+			TH_LOG("%s: the next packet did not complete",
+			       reset ? "after a GPU reset" : "no reset");
+	}
+}
+
 TEST_F(cp, memory_command_validation)
 {
 	struct th_cmdbuf cb;
