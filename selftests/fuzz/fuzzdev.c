@@ -56,7 +56,13 @@ struct fz_world {
 	uint32_t cmd_n;
 	uint64_t seqno;
 	uint32_t bus_pages;		/* pages [1, bus_pages) are in the window */
+	/* The canary's own address space (slot 2), out of every input's reach. */
+	struct th_as canary_as;
+	uint64_t canary_code, canary_args, canary_out, canary_cmd;
 };
+
+#define CANARY_SLOT	2
+#define CANARY_THREADS	32
 
 /* ------------------------------------------------------------------ */
 /* Reading the input                                                    */
@@ -255,6 +261,7 @@ static void program_gpu(struct fz_world *w, unsigned int gpu)
 	th_wr(th, gpu, VMGPU_GPU_INT_MASK, ~0u);
 	th_set_root(th, gpu, 0, &w->as[0]);
 	th_set_root(th, gpu, 1, &w->as[1]);
+	th_set_root(th, gpu, CANARY_SLOT, &w->canary_as);
 	th_wr(th, gpu, VMGPU_GPU_CONTROL, VMGPU_CTRL_ENABLE);
 }
 
@@ -388,6 +395,19 @@ static void world_init(struct fz_world *w, uint8_t shape)
 		w->addr[FZ_A_ARGS] + ARGS_BLOCK, 8, 4);
 	put_queue_tmd(w, w->addr[FZ_A_QUEUE], w->addr[FZ_A_STORE],
 		      w->addr[FZ_A_ARGS], w->addr[FZ_A_DATA] + 1024, 64);
+
+	/*
+	 * The canary (check_isolation()): pages made after the window, so
+	 * no address of the input's reaches them, in a slot of their own.
+	 */
+	th_as_init(th, &w->canary_as, VA0);
+	w->canary_code = th_upload(th, &w->canary_as, builtin_image(0).bytes,
+				   builtin_image(0).n);
+	w->canary_out = th_as_alloc(th, &w->canary_as, 4 * CANARY_THREADS, rw);
+	w->canary_args = th_upload(th, &w->canary_as, &w->canary_out, 8);
+	w->canary_cmd = th_as_alloc(th, &w->canary_as, PAGE, VMGPU_PTE_READ);
+	for (g = 0; g < w->gpus; g++)
+		th_set_root(th, g, CANARY_SLOT, &w->canary_as);
 }
 
 static void world_free(struct fz_world *w)
@@ -762,6 +782,61 @@ static void op_launch(struct fz_world *w, struct fz_in *in)
 		run(w);
 }
 
+/*
+ * The oracle besides the sanitizers: whatever the input did, after a
+ * device reset (which the guest's driver can always do) every GPU runs a
+ * known packet of another address space, with every dispatch index of a
+ * packet that an earlier one could have named, to the right result. An
+ * input that leaves state behind a reset (finding 19), stalls a GPU or
+ * breaks another context's memory is a failure like a crash: abort().
+ */
+static void check_isolation(struct fz_world *w)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	const uint32_t block[3] = { CANARY_THREADS, 1, 1 };
+	uint32_t words[8 + 22 * 8], n = 0, i, *out;
+	struct vmgpu_cmd_dispatch c;
+	unsigned int g;
+	uint64_t seq;
+
+	vg_device_reset(w->dev);
+	out = th_va(w->th, &w->canary_as, w->canary_out);
+	c = vmgpu_encode_dispatch(w->canary_code, w->canary_args, 8, one, block,
+				  NULL, NULL, 0, 0);
+	for (i = 0; i < 8; i++) {
+		memcpy(words + n, &c, sizeof(c));
+		n += sizeof(c) / 4;
+	}
+	words[n++] = VMGPU_CMD_HEADER(VMGPU_CMD_END);
+	memcpy(th_va(w->th, &w->canary_as, w->canary_cmd), words, 4 * n);
+	for (g = 0; g < w->gpus; g++) {
+		program_gpu(w, g);
+		memset(out, 0xff, 4 * CANARY_THREADS);
+		seq = ++w->seqno;
+		th_push(w->th, g, w->canary_cmd, 4 * n, seq, VMGPU_RING_F_IRQ,
+			CANARY_SLOT, 0);
+		th_doorbell(w->th, g);
+		vg_device_run(w->dev);
+		if (th_fence_mem(w->th, g) != seq ||
+		    th_rd(w->th, g, VMGPU_GPU_ERR_CODE)) {
+			fprintf(stderr,
+				"fuzzdev: after a device reset, GPU %u did not run a good packet (fence %llu of %llu, fault %u)\n",
+				g, (unsigned long long)th_fence_mem(w->th, g),
+				(unsigned long long)seq,
+				th_rd(w->th, g, VMGPU_GPU_ERR_CODE));
+			abort();
+		}
+		for (i = 0; i < CANARY_THREADS; i++) {
+			if (out[i] != i) {
+				fprintf(stderr,
+					"fuzzdev: GPU %u's good packet stored %u at %u\n",
+					g, out[i], i);
+				abort();
+			}
+		}
+	}
+}
+
 /* What the input made the GPUs do (VMGPU_FUZZ_VERBOSE): to check seeds. */
 static void report(struct fz_world *w)
 {
@@ -834,6 +909,7 @@ int fz_one_input(const uint8_t *data, size_t size, uint32_t allowed)
 	run(w);
 	if (getenv("VMGPU_FUZZ_VERBOSE"))
 		report(w);
+	check_isolation(w);
 	world_free(w);
 	free(w);
 	return 0;
