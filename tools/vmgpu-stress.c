@@ -9,10 +9,18 @@
  *    and primary-node fds) and tables of buffer handles, context ids,
  *    syncobjs and mappings, and race every ioctl against every other with
  *    valid and hostile arguments. Processes share flink names, and pass
- *    dma-buf, syncobj and sync_file fds to each other over a unix socket;
+ *    dma-buf, syncobj and sync_file fds to each other over a unix socket.
+ *    The "random" group (finding 13: a random submitter crashed QEMU)
+ *    sends random packets (the encoders' commands, mutated words, SYNC
+ *    indices such as 0xffffffff, addresses at and past buffer ends, of
+ *    other files, unmapped, 0, the top of the VA space) with random and
+ *    well-formed random kernels, which a rewriter thread per process
+ *    rewrites while they run, on every GPU, the checker's included, from
+ *    a private file per thread; they may fault but never wait for ever;
  *  - the checker: known kernels (fill, saxpy, vecadd, pipelines, a
  *    cross-GPU dependency) on GPUs 1..N-1 of an innocent context; every
- *    result is compared bit for bit and every call must succeed;
+ *    result is compared bit for bit and every call must succeed (so a
+ *    fault of a random or hostile context that reaches it fails the run);
  *  - the hang injector (--hang): on GPU 0 only, as user nobody, endless
  *    kernels at the largest instruction budget a user may set, and
  *    WAIT_VALUEs and DEP_WAITs (on an explicitly synced table) nobody
@@ -120,13 +128,23 @@ enum stress_stat {
 	ST_LC_KILL, ST_LC_UNBIND, ST_LC_RMMOD, ST_LC_RESET, ST_LC_RECOVER,
 	ST_RESTARTS, ST_CHK_PAUSES, ST_CHK_TOLERATED, ST_CHK_REOPENS,
 	ST_REOPENS, ST_SIGBUS, ST_MEMHOG, ST_PROBES,
+	/* op_submit_random */
+	ST_RND_BUILT, ST_RND_MUTATED, ST_RND_ACCEPTED, ST_RND_COMPLETED,
+	ST_RND_FAILED, ST_RND_TIMEOUT, ST_RND_BANNED, ST_RND_TMPCTX,
+	ST_RND_KERN_RANDOM, ST_RND_KERN_BADHDR, ST_RND_KERN_WELL,
+	ST_RND_REWRITES,
 	ST_NUM
 };
+
+/* Faults of the random op's contexts: VMGPU_FAULT_*, then timeout, other. */
+#define RND_FAULT_SLOTS	(VMGPU_FAULT_NUM + 2)
 
 struct shared {
 	uint64_t calls[C_NUM], call_errs[C_NUM];
 	uint64_t errnos[ERRNO_SLOTS];
 	uint64_t stat[ST_NUM];
+	uint64_t rnd_errnos[ERRNO_SLOTS];	/* refused random packets */
+	uint64_t rnd_faults[RND_FAULT_SLOTS];
 	uint64_t violations;
 	volatile int stop;
 	/* Odd while a disruptive lifecycle event (unbind, rmmod, reset) runs. */
@@ -141,6 +159,8 @@ struct shared {
 	uint64_t max_budget;	/* for users; 0xffffffff on old drivers */
 	bool budget_param;	/* the driver answered MAX_USER_INSTR_BUDGET */
 	uint64_t mem_limit;	/* 0: the driver has none (or it is too big) */
+	uint32_t isa_version, max_dispatches;
+	uint64_t va_start, va_end;	/* what the driver hands out */
 	char node[64];
 };
 
@@ -162,11 +182,12 @@ static const char *const event_names[E_NUM] = {
 
 enum op_group {
 	G_PARAM, G_BO, G_MMAP, G_CLOSE, G_CTX, G_SUBMIT, G_HOSTILE, G_FAULT,
-	G_SYNCOBJ, G_PRIME, G_FLINK, G_FDS, G_RAWIOCTL, G_MEMHOG, G_NUM
+	G_RANDOM, G_SYNCOBJ, G_PRIME, G_FLINK, G_FDS, G_RAWIOCTL, G_MEMHOG,
+	G_NUM
 };
 static const char *const group_names[G_NUM] = {
 	"param", "bo", "mmap", "close", "ctx", "submit", "hostile", "fault",
-	"syncobj", "prime", "flink", "fds", "rawioctl", "memhog",
+	"random", "syncobj", "prime", "flink", "fds", "rawioctl", "memhog",
 };
 
 static struct {
@@ -498,6 +519,13 @@ struct map_ent {
 	size_t len;
 };
 
+/* An executable buffer of op_submit_random, for the rewriter thread. */
+struct xmap {
+	uint8_t *m;		/* NULL: free slot */
+	uint64_t va;
+	int64_t busy_until;	/* packets using it may run until then */
+};
+
 struct proc {
 	int index;
 	pthread_mutex_t lock;		/* the tables */
@@ -516,7 +544,15 @@ struct proc {
 	uint8_t *scratch, *guard;	/* a random RW page, then PROT_NONE */
 	void *img_fill;
 	size_t img_fill_bytes;
+	/* One per thread, by index; the rewriter writes them under xlock. */
+	pthread_mutex_t xlock;
+	struct xmap *xmaps;
 };
+
+/* The buffers of op_submit_random, in its thread's private file. */
+enum { RB_EXEC, RB_DATA, RB_ARGS, RB_TAB, RB_NUM };
+#define RND_PENDING	3	/* its packets in flight per thread */
+#define RND_SLOTS	8	/* kernels in the executable buffer */
 
 struct thr {
 	struct proc *p;
@@ -530,6 +566,16 @@ struct thr {
 	bool sync_used;
 	sigjmp_buf jb;
 	volatile sig_atomic_t in_touch;
+	/* op_submit_random: a private file, its buffers, context, syncobjs. */
+	struct vmgpu_device *rdev;
+	struct vmgpu_bo *rbo[RB_NUM];
+	uint8_t *rmap[RB_NUM];
+	uint64_t rva[RB_NUM];
+	uint32_t rctx, rsync[RND_PENDING], rpend_ctx[RND_PENDING];
+	bool rpend[RND_PENDING], rexec_ro;
+	uint32_t repoch;		/* of the read-only table's entries */
+	uint32_t rslot_args[RND_SLOTS];	/* argument bytes of each kernel */
+	uint64_t rcmdbuf;		/* a command buffer's address (a fault) */
 };
 
 static __thread struct thr *cur_thr;
@@ -829,10 +875,13 @@ static bool thr_ensure(struct thr *t)
 	return true;
 }
 
+static void rnd_release(struct thr *t);
+
 static void thr_release(struct thr *t)
 {
 	struct proc *p = t->p;
 
+	rnd_release(t);
 	if (t->sync)
 		vmgpu_syncobj_destroy(p->lib, t->sync);
 	if (t->rawctx && p->lib)
@@ -1680,6 +1729,1633 @@ static void op_submit_fault(struct thr *t)
 	note(C_CTX_DESTROY, 0);
 }
 
+/* ---- random packets and kernels (finding 13) ---- */
+
+/*
+ * A hostile user crashed QEMU with random packets (finding 13): valid
+ * headers and random command words, random grids, SYNC indices such as
+ * 0xffffffff, addresses just inside and just past buffers, random kernels
+ * in buffers another thread rewrote while they ran. op_submit_random makes
+ * that input, on every GPU (the checker's too: a fault must only ever hurt
+ * the guilty context). Each thread does it in a private file of its own,
+ * on a descriptor above RND_FD_BASE, so that no other thread closes or
+ * replaces its buffers (not even through a stale copy of a small fd):
+ *
+ *   exec   RND_SLOTS kernels (GPU-writable or read-only), rewritten by the
+ *          process's rewriter thread while packets using them run
+ *   data   stores, copies, queues, take words, signalled tables; placed
+ *          in any GPU's memory
+ *   args   the argument block (interesting addresses, small numbers) and
+ *          task descriptors, rewritten before packets
+ *   table  GPU-read-only, every entry READY in the thread's epoch
+ *
+ * Fields are in range, at the edges, or (in "wild" packets) anything; 40%
+ * of the other packets then get a few command words replaced. Three in
+ * ten packets are "tame": new kernels of well-formed instructions on
+ * addresses that work, clean task descriptors, the packet's own queue
+ * task, no mutation, so that they get as far as LAUNCH, ENQ, queue
+ * blocks, TAKE portions and copies before anything faults.
+ *
+ * Nothing it sends may wait for ever, since it runs next to the checker:
+ * every packet starts with SET_STATE INSTR_BUDGET of at most
+ * RND_MAX_BUDGET (which bounds every task of the packet, children too),
+ * a WAIT_VALUE's condition holds for every word, DEP_WAITs and the
+ * after-entries of COPY_ASYNCs read the read-only table, TAKEs do not
+ * wait. rnd_fixup() puts these back after the words were mutated.
+ */
+#define RND_SLOT_BYTES	2048
+#define RND_NADDR	32		/* u64 slots of the argument block: */
+#define RND_ARGS	(8 * RND_NADDR)	/* its bytes */
+#define RND_INSIDE	14		/* task descriptors, inside buffers, */
+#define RND_SMALL	28		/* interesting addresses, small numbers */
+#define RND_TMD_OFF	1024		/* task descriptors in the args buffer */
+#define RND_TMDS	8
+#define RND_ITEMS_OFF	32768		/* queue items in the data buffer */
+#define RND_MAX_BUDGET	4096
+#define RND_MAX_WORDS	1024
+#define RND_FD_BASE	512		/* the private files' descriptors */
+
+static const uint64_t rnd_bo_bytes[RB_NUM] = {
+	[RB_EXEC] = RND_SLOTS * RND_SLOT_BYTES, [RB_DATA] = 65536,
+	[RB_ARGS] = 8192, [RB_TAB] = 4096,
+};
+
+static void sleep_us(unsigned int us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The opcode table, for well-formed random instructions. */
+struct isa_op {
+	uint8_t code, fmt, flags, bytes;
+};
+
+static const struct isa_op isa_ops[] = {
+#define RND_ISA_X(name, code, mnem, fmt, flags, bytes) \
+	{ code, VMGPU_FMT_##fmt, flags, bytes },
+	VMGPU_ISA_OPCODES(RND_ISA_X)
+#undef RND_ISA_X
+};
+#define NISA_OPS (sizeof(isa_ops) / sizeof(isa_ops[0]))
+
+static bool isa_mem(const struct isa_op *o)
+{
+	return o->fmt == VMGPU_FMT_LOAD || o->fmt == VMGPU_FMT_STORE ||
+	       o->fmt == VMGPU_FMT_ATOM || o->fmt == VMGPU_FMT_CAS ||
+	       o->fmt == VMGPU_FMT_LAUNCH;
+}
+
+/* A dispatch index a validator must get right. */
+static uint32_t rnd_index(struct thr *t, uint32_t disp)
+{
+	static const uint32_t v[] = {
+		0xfffffffeu, 0x80000000u, 255, 256, 257, 1023, 1024, 1025,
+	};
+
+	switch (R32(t, 6)) {
+	case 0:		/* finding 13: one past it wrapped to 0 */
+		return 0xffffffffu;
+	case 1:
+		return v[R32(t, sizeof(v) / sizeof(v[0]))];
+	case 2:		/* around the packet's limit */
+		return S->max_dispatches - 1 + R32(t, 3);
+	case 3:		/* around this command */
+		return disp - 1 + R32(t, 3);
+	case 4:
+		return R32(t, 8);
+	default:
+		return (uint32_t)R(t);
+	}
+}
+
+/*
+ * An address a hostile user would try: inside, at the start, at the end
+ * and just past the end of the thread's buffers, the kernel buffer, a
+ * command buffer a fault revealed, buffers of other files, unmapped
+ * pages, 0 and the first page, the top of the 39-bit address space and
+ * beyond, task descriptors.
+ */
+static uint64_t rnd_addr(struct thr *t)
+{
+	struct proc *p = t->p;
+	unsigned int b = R32(t, RB_NUM), i, k;
+	uint64_t va = t->rva[b], size = rnd_bo_bytes[b], top;
+	uint64_t lo = S->va_start, hi = S->va_end;
+	struct bo_ent e;
+
+	top = 1ull << VMGPU_VA_BITS;
+	if (hi <= lo)
+		lo = 0, hi = top;
+	switch (R32(t, 16)) {
+	case 0:
+	case 1:
+		return va + 8 * R32(t, (uint32_t)(size / 8));
+	case 2:
+		return va;
+	case 3:
+		return va + size - 4 * (1 + R32(t, 4));
+	case 4:
+		return va + size;		/* just past the end */
+	case 5:
+		return va + size + 4096 * R32(t, 4) - 4 * R32(t, 3);
+	case 6:		/* the kernel buffer */
+		return t->rva[RB_EXEC] + RND_SLOT_BYTES * R32(t, RND_SLOTS) +
+		       8 * R32(t, 8);
+	case 7:		/* a command buffer, or the page before a buffer */
+		return t->rcmdbuf ? t->rcmdbuf + 4 * R32(t, 64) - 4 * R32(t, 8) :
+		       va - 4096 + 4 * R32(t, 1024);
+	case 8:		/* buffers of other files of the process */
+		if (t->index < 0)	/* the rewriter: it holds xlock */
+			return hi - 4096;
+		if (bo_pick(p, R(t), -1, &e, false))
+			return e.va + (chance(t, 50) ? 0 : e.size);
+		return t->out ? vmgpu_bo_gpu_va(t->out) : 0;
+	case 9:		/* another thread's kernel buffer */
+		if (t->index < 0)
+			return hi - 8192;
+		pthread_mutex_lock(&p->xlock);
+		k = R32(t, cfg.threads);
+		for (i = 0; i < cfg.threads; i++)
+			if (p->xmaps[(k + i) % cfg.threads].m)
+				break;
+		va = i < cfg.threads ? p->xmaps[(k + i) % cfg.threads].va : 0;
+		pthread_mutex_unlock(&p->xlock);
+		return va;
+	case 10:	/* unmapped, most likely */
+		return hi - 4096 * (1 + R32(t, 64));
+	case 11:
+		return (lo + R(t) % (hi - lo)) & ~4095ull;
+	case 12:
+		return chance(t, 50) ? 0 : R32(t, 4096);
+	case 13:	/* the top of the address space, and past it */
+		return top - 8 * R32(t, 3) + (chance(t, 30) ? 4096 : 0);
+	case 14:
+		switch (R32(t, 4)) {
+		case 0: return 1ull << 63;
+		case 1: return ~0ull - 7;
+		case 2: return 0x0000800000000000ull;
+		default: return top + (R(t) & 0xffffff8ull);
+		}
+	default:	/* task descriptors */
+		return t->rva[RB_ARGS] + RND_TMD_OFF +
+		       VMGPU_TMD_BYTES * R32(t, RND_TMDS);
+	}
+}
+
+/* A word to put in a command field. */
+static uint32_t rnd_word(struct thr *t)
+{
+	static const uint32_t v[] = {
+		0, 1, 2, 0xffffffffu, 0xfffffffeu, 0x80000000u, 255, 256, 1024,
+		4096, 1u << 24, VMGPU_MAX_BLOCK_THREADS + 1,
+	};
+	uint64_t a;
+
+	switch (R32(t, 6)) {
+	case 0:
+	case 1:
+		return v[R32(t, sizeof(v) / sizeof(v[0]))];
+	case 2:
+		return rnd_index(t, R32(t, 4));
+	case 3:
+		a = rnd_addr(t);
+		return chance(t, 60) ? (uint32_t)a : (uint32_t)(a >> 32);
+	case 4:
+		return 1u << R32(t, 32);
+	default:
+		return (uint32_t)R(t);
+	}
+}
+
+/*
+ * The first register of a (pair of) register(s) of @n; for an address,
+ * in @pct% of cases one of the @npairs pairs the prologue loaded from the
+ * arguments.
+ */
+static uint32_t rnd_reg(struct thr *t, bool pair, uint32_t n, uint32_t npairs,
+			unsigned int pct)
+{
+	if (pct && npairs && chance(t, pct))
+		return 2 * R32(t, npairs);
+	if (n <= (pair ? 1u : 0u))
+		return 0;
+	return R32(t, n - (pair ? 1 : 0));
+}
+
+/*
+ * An offset for [rA + imm]: 0, near, a page off, misaligned, anything;
+ * @gentle: 0 or a few aligned words on.
+ */
+static uint32_t rnd_off(struct thr *t, uint32_t size, bool gentle)
+{
+	if (!size)
+		size = 4;
+	if (gentle)
+		return chance(t, 50) ? 0 : size * R32(t, 16);
+	switch (R32(t, 8)) {
+	case 0:
+	case 1:
+	case 2:
+		return 0;
+	case 3:
+		return size * R32(t, 16);
+	case 4:
+		return (uint32_t)-(int32_t)(size * (1 + R32(t, 16)));
+	case 5:
+		return chance(t, 50) ? 4096 : (uint32_t)-4096;
+	case 6:
+		return 1 + R32(t, 7);
+	default:
+		return (uint32_t)R(t);
+	}
+}
+
+/*
+ * A well-formed random instruction (vmgpu_insn_valid()) at @pc of a
+ * kernel of ISA version @isa, @n registers, @args_bytes of arguments and
+ * @ncode instructions. Loads, stores, atomics, LAUNCH and ENQ are half of
+ * them, mostly on the address pairs of the prologue; branches go anywhere
+ * in the code or just past it. @gentle: only on those pairs, near them,
+ * no shared memory, branches forward within the code.
+ */
+static uint64_t rnd_insn(struct thr *t, uint32_t isa, uint32_t n,
+			 uint32_t args_bytes, uint32_t pc, uint32_t ncode,
+			 uint32_t npairs, bool gentle)
+{
+	unsigned int tries, k, apct;
+
+	for (tries = 0; tries < 16; tries++) {
+		const struct isa_op *o = &isa_ops[R32(t, NISA_OPS)];
+		bool want_mem = chance(t, 50), use_imm, dp, ap, bp;
+		uint32_t d = 0, a = 0, b = 0, imm = 0;
+		uint64_t w;
+
+		for (k = 0; want_mem && !isa_mem(o) && k < 64; k++)
+			o = &isa_ops[R32(t, NISA_OPS)];
+		/* Shared memory takes small addresses gentle kernels lack. */
+		if (gentle && (o->flags & VMGPU_OPF_SHARED))
+			continue;
+		/* Gentle: device-side work on the packet's (queue) task. */
+		if (gentle && want_mem && isa >= 2 && npairs && chance(t, 15)) {
+			/* Every lane launches: children multiply. */
+			if (chance(t, 25)) {
+				w = VMGPU_INSN(VMGPU_OP_LAUNCH, 0, 0,
+					       2 * R32(t, npairs),
+					       2 * npairs + R32(t, 2));
+			} else {
+				w = VMGPU_INSN(VMGPU_OP_ENQ, 0,
+					       npairs > 1 ? 2 : 0,
+					       R32(t, n), 0);
+			}
+			if (vmgpu_insn_valid(w, isa, n, args_bytes))
+				return w;
+		}
+		dp = o->flags & VMGPU_OPF_D_PAIR;
+		ap = o->flags & VMGPU_OPF_A_PAIR;
+		bp = o->flags & VMGPU_OPF_B_PAIR;
+		apct = ap ? (gentle ? 100 : 85) : 0;
+		use_imm = (o->flags & VMGPU_OPF_IMM) && chance(t, 40);
+		switch (o->fmt) {
+		case VMGPU_FMT_NONE:
+			break;
+		case VMGPU_FMT_BRA:
+			a = chance(t, 40) ? VMGPU_BRA_ALWAYS :
+			    R32(t, VMGPU_ISA_NUM_PREDS) |
+			    (chance(t, 50) ? VMGPU_BRA_NEGATE : 0);
+			if (gentle)
+				imm = pc + 1 + R32(t, ncode > pc ? ncode - pc : 1);
+			else if (chance(t, 90))
+				imm = R32(t, ncode + 2);
+			else
+				imm = (uint32_t)R(t);
+			break;
+		case VMGPU_FMT_MOV:
+			d = rnd_reg(t, false, n, npairs, 0);
+			if (use_imm)
+				imm = rnd_word(t);
+			else
+				b = rnd_reg(t, false, n, npairs, 0);
+			break;
+		case VMGPU_FMT_SREG:
+			d = rnd_reg(t, false, n, npairs, 0);
+			a = R32(t, vmgpu_isa_sregs(isa));
+			break;
+		case VMGPU_FMT_SEL:
+			d = rnd_reg(t, false, n, npairs, 0);
+			a = rnd_reg(t, false, n, npairs, 0);
+			b = rnd_reg(t, false, n, npairs, 0);
+			imm = R32(t, VMGPU_ISA_NUM_PREDS);
+			break;
+		case VMGPU_FMT_ARG:
+			d = rnd_reg(t, dp, n, npairs, 0);
+			imm = args_bytes >= o->bytes ?
+			      4 * R32(t, (args_bytes - o->bytes) / 4 + 1) : 0;
+			break;
+		case VMGPU_FMT_ALU:
+			d = rnd_reg(t, dp, n, npairs, 0);
+			a = rnd_reg(t, ap, n, npairs, apct);
+			if (use_imm)
+				imm = rnd_word(t);
+			else
+				b = rnd_reg(t, bp, n, npairs, 0);
+			break;
+		case VMGPU_FMT_UNARY:
+			d = rnd_reg(t, false, n, npairs, 0);
+			a = rnd_reg(t, false, n, npairs, 0);
+			break;
+		case VMGPU_FMT_ALU3:
+		case VMGPU_FMT_CAS:
+			d = rnd_reg(t, false, n, npairs, 0);
+			a = rnd_reg(t, ap, n, npairs, apct);
+			b = rnd_reg(t, false, n, npairs, 0);
+			imm = R32(t, n);
+			break;
+		case VMGPU_FMT_SETP:
+			d = R32(t, VMGPU_ISA_NUM_PREDS);
+			a = rnd_reg(t, false, n, npairs, 0);
+			if (use_imm)
+				imm = rnd_word(t);
+			else
+				b = rnd_reg(t, false, n, npairs, 0);
+			break;
+		case VMGPU_FMT_PRED2:
+			b = R32(t, VMGPU_ISA_NUM_PREDS);
+			/* fall through */
+		case VMGPU_FMT_PRED1:
+			d = R32(t, VMGPU_ISA_NUM_PREDS);
+			a = R32(t, VMGPU_ISA_NUM_PREDS);
+			break;
+		case VMGPU_FMT_LOAD:
+			d = rnd_reg(t, dp, n, npairs, 0);
+			a = rnd_reg(t, ap, n, npairs, apct);
+			imm = rnd_off(t, o->bytes, gentle);
+			break;
+		case VMGPU_FMT_STORE:
+			a = rnd_reg(t, ap, n, npairs, apct);
+			b = rnd_reg(t, bp, n, npairs, 0);
+			imm = rnd_off(t, o->bytes, gentle);
+			break;
+		case VMGPU_FMT_ATOM:
+			d = rnd_reg(t, false, n, npairs, 0);
+			a = rnd_reg(t, ap, n, npairs, apct);
+			b = rnd_reg(t, false, n, npairs, 0);
+			imm = rnd_off(t, o->bytes, gentle);
+			break;
+		case VMGPU_FMT_LEA:
+			d = rnd_reg(t, dp, n, npairs, 0);
+			a = rnd_reg(t, ap, n, npairs, gentle ? 100 : 85);
+			b = rnd_reg(t, false, n, npairs, 0);
+			imm = R32(t, 32);
+			break;
+		case VMGPU_FMT_LAUNCH:
+			a = rnd_reg(t, true, n, npairs, gentle ? 100 : 85);
+			b = rnd_reg(t, true, n, npairs, gentle ? 100 : 85);
+			/* The child's blocks: the prologue's small numbers. */
+			if (npairs && 2 * npairs + 1 < n && chance(t, 70))
+				imm = 2 * npairs + R32(t, 2);
+			else
+				imm = R32(t, n);
+			break;
+		}
+		/* Gentle: the prologue's registers keep their addresses. */
+		k = 2 * npairs + 2 + (dp ? 1 : 0);
+		if (gentle && d < k - (dp ? 1 : 0) && n > k &&
+		    o->fmt != VMGPU_FMT_SETP && o->fmt != VMGPU_FMT_PRED1 &&
+		    o->fmt != VMGPU_FMT_PRED2)
+			d = k - (dp ? 1 : 0) + R32(t, n - k);
+		w = VMGPU_INSN(o->code | (use_imm ? VMGPU_OP_IMM : 0), d, a, b,
+			       imm);
+		if (vmgpu_insn_valid(w, isa, n, args_bytes))
+			return w;
+	}
+	return VMGPU_INSN(VMGPU_OP_NOP, 0, 0, 0, 0);
+}
+
+/*
+ * A kernel in slot @s of the executable buffer: random words (the device
+ * must refuse them), well-formed random instructions behind a broken
+ * header, or well-formed random instructions after a prologue that loads
+ * address pairs and small numbers from the argument block. @tame: the
+ * last kind, on addresses that work (it lives to LAUNCH and ENQ).
+ */
+static void rnd_kernel(struct thr *t, unsigned int s, bool tame)
+{
+	uint64_t code[(RND_SLOT_BYTES - VMGPU_EXEC_HEADER_BYTES) / 8], w;
+	struct vmgpu_exec_header h;
+	uint32_t r = tame ? 100 : R32(t, 100), n = 0, np = 0, j;
+	uint32_t max = 1 + R32(t, 48);
+	bool gentle = tame || (r >= 30 && chance(t, 30));
+	uint8_t *dst = t->rmap[RB_EXEC] + s * RND_SLOT_BYTES;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = VMGPU_EXEC_MAGIC;
+	h.isa_version = S->isa_version >= 2 && chance(t, 85) ? 2 : 1;
+	h.num_regs = tame || chance(t, 90) ? 12 + R32(t, 53) :
+		     1 + R32(t, VMGPU_ISA_MAX_REGS);
+	h.shared_bytes = chance(t, 25) ? 4 * R32(t, 1025) : 0;
+	h.args_bytes = tame || chance(t, 95) ? RND_ARGS :
+		       4 * R32(t, RND_ARGS / 4 + 1);
+	if (r < 20) {
+		for (n = 0; n < max; n++)
+			code[n] = R(t);
+		add(ST_RND_KERN_RANDOM);
+	} else {
+		if (h.num_regs >= 12 && h.args_bytes == RND_ARGS)
+			np = 1 + R32(t, 4);
+		/* Gentle: pair 0 a task, pair 1 a queue task, then inside. */
+		for (j = 0; j < np; j++)
+			code[n++] = VMGPU_INSN(VMGPU_OP_LDARG64, 2 * j, 0, 0,
+					       8 * (gentle && j < 2 ? j :
+						    R32(t, gentle ? RND_INSIDE :
+							  RND_SMALL)));
+		for (j = 0; np && j < 2; j++)
+			code[n++] = VMGPU_INSN(VMGPU_OP_LDARG, 2 * np + j, 0, 0,
+					       8 * (RND_SMALL +
+						    R32(t, RND_NADDR - RND_SMALL)));
+		w = n + max;	/* the EXIT */
+		for (j = 0; j < max; j++, n++)
+			code[n] = rnd_insn(t, h.isa_version, h.num_regs,
+					   h.args_bytes, n, w, np, gentle);
+		if (gentle || chance(t, 90))	/* or run off the end */
+			code[n++] = VMGPU_INSN(VMGPU_OP_EXIT, 0, 0, 0, 0);
+		add(r < 30 ? ST_RND_KERN_BADHDR : ST_RND_KERN_WELL);
+	}
+	h.code_insns = n;
+	if (r >= 20 && r < 30) {
+		switch (R32(t, 8)) {
+		case 0:
+			h.magic ^= 1u << R32(t, 32);
+			break;
+		case 1:
+			h.isa_version = chance(t, 50) ? 0 : VMGPU_ISA_VERSION + 1;
+			break;
+		case 2:
+			h.num_regs = chance(t, 50) ? 0 : VMGPU_ISA_MAX_REGS + 1;
+			break;
+		case 3:		/* longer than the slot, the buffer, the ISA */
+			w = R32(t, 4);
+			h.code_insns = w == 0 ? 0 : w == 1 ? n + 1 + R32(t, 300) :
+				       w == 2 ? VMGPU_ISA_MAX_CODE : 0xffffffffu;
+			break;
+		case 4:
+			h.args_bytes = chance(t, 50) ? 2 : VMGPU_MAX_ARGS_BYTES + 4;
+			break;
+		case 5:
+			h.shared_bytes = VMGPU_MAX_SHARED_BYTES + 4 * R32(t, 4);
+			break;
+		case 6:
+			h.sig_bytes = chance(t, 50) ? 4 : (uint32_t)R(t);
+			break;
+		default:
+			h.reserved = 1 + R32(t, 100);
+			break;
+		}
+	}
+	memcpy(dst, &h, sizeof(h));
+	memcpy(dst + VMGPU_EXEC_HEADER_BYTES, code, 8 * n);
+	t->rslot_args[s] = h.args_bytes;
+}
+
+/*
+ * The argument block: task descriptors (for LAUNCH and ENQ), addresses
+ * well inside the thread's buffers, interesting addresses, then small
+ * numbers.
+ */
+static void rnd_args(struct thr *t, uint32_t task, uint32_t queue)
+{
+	uint64_t a[RND_NADDR];
+	unsigned int i, b;
+
+	for (i = 0; i < 4; i++)
+		a[i] = t->rva[RB_ARGS] + RND_TMD_OFF + VMGPU_TMD_BYTES *
+		       (i == 0 ? task : i == 1 ? queue : R32(t, RND_TMDS));
+	for (; i < RND_INSIDE; i++) {	/* writable ones */
+		b = chance(t, 80) || t->rexec_ro ? RB_DATA :
+		    chance(t, 50) ? RB_ARGS : RB_EXEC;
+		a[i] = t->rva[b] + 8 * R32(t, (uint32_t)(rnd_bo_bytes[b] - 256) / 8);
+	}
+	for (; i < RND_SMALL; i++)
+		a[i] = rnd_addr(t);
+	for (i = RND_SMALL; i < RND_NADDR; i++)
+		a[i] = chance(t, 90) ? R32(t, 4) : rnd_word(t);
+	memcpy(t->rmap[RB_ARGS], a, sizeof(a));
+}
+
+enum { TMD_ANY, TMD_TASK, TMD_QUEUE };
+
+/*
+ * Task descriptor @i: a task, a queue task, or random bytes (@kind: any
+ * of them, a task, a queue task); @tame: of a new tame kernel, not bytes.
+ */
+static void rnd_tmd(struct thr *t, unsigned int i, bool tame, int kind)
+{
+	uint8_t *m = t->rmap[RB_ARGS] + RND_TMD_OFF + VMGPU_TMD_BYTES * i;
+	unsigned int s = R32(t, RND_SLOTS), k;
+	uint64_t code = t->rva[RB_EXEC] + s * RND_SLOT_BYTES;
+	uint8_t junk[VMGPU_TMD_BYTES];
+
+	if (tame)
+		rnd_kernel(t, s, true);
+	switch (kind == TMD_TASK ? 9 : kind == TMD_QUEUE ? 1 :
+		tame ? 1 + R32(t, 9) : R32(t, 10)) {
+	case 0:
+		for (k = 0; k < sizeof(junk); k++)
+			junk[k] = (uint8_t)R(t);
+		memcpy(m, junk, sizeof(junk));
+		break;
+	case 1:
+	case 2: {
+		struct vmgpu_tmd_queue q;
+
+		memset(&q, 0, sizeof(q));
+		q.code_va = code;
+		q.args_va = t->rva[RB_ARGS];
+		q.args_bytes = t->rslot_args[s];
+		q.flags = VMGPU_TMD_F_QUEUE;
+		q.items_va = chance(t, 90) ? t->rva[RB_DATA] + RND_ITEMS_OFF +
+					     4 * R32(t, tame ? 1 : 4096) :
+			     rnd_addr(t);
+		if (tame)	/* room for a few ENQs of whole warps */
+			q.capacity = 1024 + R32(t, 3072);
+		else
+			q.capacity = chance(t, 90) ? 1 + R32(t, 64) : rnd_word(t);
+		q.block[0] = 32 * (1 + R32(t, 2));
+		q.block[1] = q.block[2] = 1;
+		q.coalesce = tame || chance(t, 90) ? 1 + R32(t, 8) : rnd_word(t);
+		q.coalesce_timeout_ns = R32(t, 100000);
+		memcpy(m, &q, sizeof(q));
+		break;
+	}
+	default: {
+		struct vmgpu_tmd d;
+
+		memset(&d, 0, sizeof(d));
+		d.code_va = tame || chance(t, 90) ? code : rnd_addr(t);
+		d.args_va = t->rva[RB_ARGS];
+		d.args_bytes = t->rslot_args[s];
+		if (chance(t, 15))
+			d.flags = R32(t, VMGPU_DISPATCH_F_ALL + 1);
+		for (k = 0; k < 3; k++) {
+			d.grid[k] = k ? 1 : 1 + R32(t, 4);
+			d.block[k] = k ? 1 : 32 * (1 + R32(t, 4));
+			d.grid_total[k] = d.grid[k];
+		}
+		if (!tame && chance(t, 10))
+			d.grid[R32(t, 3)] = rnd_word(t);
+		if (!tame && chance(t, 10))
+			d.sm_mask = chance(t, 50) ? 1ull << R32(t, 64) : R(t);
+		if (chance(t, 10))
+			d.quota = R32(t, 4);
+		memcpy(m, &d, sizeof(d));
+		break;
+	}
+	}
+}
+
+/*
+ * Task descriptor @i for a TAKE over @pgrid: portions of 1-2 blocks in x
+ * of a new tame kernel, its index space cut into exactly @pgrid.
+ */
+static void rnd_tmd_take(struct thr *t, unsigned int i, const uint32_t pgrid[3])
+{
+	uint8_t *m = t->rmap[RB_ARGS] + RND_TMD_OFF + VMGPU_TMD_BYTES * i;
+	unsigned int s = R32(t, RND_SLOTS), k;
+	struct vmgpu_tmd d;
+
+	rnd_kernel(t, s, true);
+	memset(&d, 0, sizeof(d));
+	d.code_va = t->rva[RB_EXEC] + s * RND_SLOT_BYTES;
+	d.args_va = t->rva[RB_ARGS];
+	d.args_bytes = t->rslot_args[s];
+	for (k = 0; k < 3; k++) {
+		d.grid[k] = k ? 1 : 1 + R32(t, 2);
+		d.block[k] = k ? 1 : 32 * (1 + R32(t, 2));
+		d.grid_total[k] = pgrid[k] * d.grid[k] - (k ? 0 : R32(t, d.grid[k]));
+	}
+	memcpy(m, &d, sizeof(d));
+}
+
+/* A packet being built: its words, and which of them are headers. */
+struct rpk {
+	uint32_t w[RND_MAX_WORDS];
+	uint8_t hdr[RND_MAX_WORDS];
+	uint32_t n, disp, need;
+	bool wild_addr, wild_idx;
+	bool tame;	/* new tame kernels and descriptors only */
+	uint32_t tmd_task, tmd_queue;	/* a tame packet's descriptors */
+};
+
+static void rpk_put(struct rpk *k, const void *cmd, uint32_t words)
+{
+	if (k->n + words >= RND_MAX_WORDS)	/* room for END */
+		return;
+	memcpy(k->w + k->n, cmd, 4 * words);
+	memset(k->hdr + k->n, 0, words);
+	k->hdr[k->n] = 1;
+	k->n += words;
+}
+
+#define RPK_PUT(k, c)	rpk_put((k), &(c), sizeof(c) / 4)
+
+/* A later dispatch @idx is named: clean packets add it before END. */
+static void rpk_names(struct rpk *k, uint32_t idx)
+{
+	if (idx < 16 && idx + 1 > k->need)
+		k->need = idx + 1;
+}
+
+/*
+ * An address for a command: mostly inside one of the thread's buffers
+ * (writable ones if @write), @len bytes, @align-aligned, often at its
+ * first or last possible place; in a wild packet often any address.
+ */
+static uint64_t rnd_cmd_addr(struct thr *t, const struct rpk *k, bool write,
+			     uint32_t align, uint64_t len)
+{
+	unsigned int b;
+	uint64_t size, off;
+
+	if (k->wild_addr && chance(t, 35)) {
+		off = rnd_addr(t);
+		return chance(t, 85) ? off & ~(uint64_t)(align - 1) : off;
+	}
+	do {
+		b = R32(t, RB_NUM);
+	} while (write && (b == RB_TAB || (b == RB_EXEC && t->rexec_ro)));
+	if (b == RB_EXEC && chance(t, 60))
+		b = RB_DATA;
+	size = rnd_bo_bytes[b];
+	if (len > size)
+		len = size;
+	switch (R32(t, 8)) {
+	case 0:
+		off = 0;
+		break;
+	case 1:
+		off = (size - len) & ~(uint64_t)(align - 1);
+		break;
+	default:
+		off = (R(t) % (size - len + 1)) & ~(uint64_t)(align - 1);
+		break;
+	}
+	return t->rva[b] + off;
+}
+
+/* A rectangle of a COPY: inside the thread's buffers or not. */
+static struct vmgpu_cmd_copy rnd_rect(struct thr *t, const struct rpk *k,
+				      bool replicate)
+{
+	uint32_t width = chance(t, 80) ? 1 + R32(t, 256) : 1 + R32(t, 16384);
+	uint32_t height = chance(t, 70) ? 1 : 1 + R32(t, 4);
+	uint32_t spitch = width + R32(t, 64), dpitch = width + R32(t, 64);
+	uint64_t src, dst;
+
+	if (k->wild_idx && chance(t, 20)) {
+		width = chance(t, 50) ? 0 : rnd_word(t);
+		height = chance(t, 50) ? 0 : rnd_word(t);
+		spitch = R32(t, width + 1);
+	}
+	if (replicate)
+		dpitch = spitch;
+	src = rnd_cmd_addr(t, k, false, 1,
+			   (uint64_t)(height - 1) * spitch + width);
+	dst = replicate ? src :
+	      rnd_cmd_addr(t, k, true, 1, (uint64_t)(height - 1) * dpitch + width);
+	return vmgpu_encode_copy(src, dst, width, height, spitch, dpitch);
+}
+
+static void rnd_dispatch(struct thr *t, struct rpk *k)
+{
+	uint32_t grid[3], block[3], origin[3] = { 0, 0, 0 }, total[3], i;
+	uint32_t s = R32(t, RND_SLOTS), shared = 0, prio = 0, args_bytes;
+	const uint32_t *tp = NULL;
+	struct vmgpu_cmd_dispatch d;
+	uint64_t code, args;
+
+	if (k->tame || chance(t, 70))	/* a new kernel, or the slot as it is */
+		rnd_kernel(t, s, k->tame);
+	code = t->rva[RB_EXEC] + s * RND_SLOT_BYTES;
+	args = t->rva[RB_ARGS];
+	args_bytes = t->rslot_args[s];
+	if (!k->tame && chance(t, 5))	/* the image runs off the buffer */
+		code = t->rva[RB_EXEC] + RND_SLOTS * RND_SLOT_BYTES -
+		       VMGPU_EXEC_HEADER_BYTES - VMGPU_INSN_BYTES;
+	if (k->wild_addr && chance(t, 30))
+		code = chance(t, 80) ? rnd_addr(t) & ~7ull : rnd_addr(t);
+	if (k->wild_addr && chance(t, 20)) {
+		args = rnd_addr(t) & ~3ull;
+		args_bytes = 4 * R32(t, VMGPU_MAX_ARGS_BYTES / 4 + 2);
+	} else if (!k->tame && chance(t, 5)) {
+		args_bytes = 4 * R32(t, RND_ARGS / 4 + 1);	/* wrong size */
+	}
+	if (!args_bytes && !k->wild_addr)
+		args = 0;
+	for (i = 0; i < 3; i++) {
+		grid[i] = i ? 1 + (chance(t, 15) ? R32(t, 2) : 0) : 1 + R32(t, 4);
+		block[i] = i ? 1 : 32 * (1 + R32(t, 4));
+	}
+	if (chance(t, 15))
+		block[0] = 1 + R32(t, 64);	/* a partial warp */
+	if (k->wild_idx && chance(t, 30)) {
+		switch (R32(t, 6)) {
+		case 0:
+			grid[R32(t, 3)] = rnd_word(t);
+			break;
+		case 1:
+			block[0] = chance(t, 50) ? VMGPU_MAX_BLOCK_THREADS :
+				   VMGPU_MAX_BLOCK_THREADS + 1 + R32(t, 64);
+			break;
+		case 2:
+			block[R32(t, 3)] = rnd_word(t);
+			break;
+		case 3:
+			for (i = 0; i < 3; i++) {
+				origin[i] = R32(t, 4);
+				total[i] = origin[i] + grid[i] - R32(t, 2);
+			}
+			tp = chance(t, 50) ? total : NULL;
+			break;
+		case 4:
+			shared = chance(t, 50) ?
+				 4 * R32(t, VMGPU_MAX_SHARED_BYTES / 4 + 2) :
+				 rnd_word(t);
+			break;
+		default:
+			prio = R32(t, VMGPU_PRIORITY_LEVELS + 2);
+			break;
+		}
+	}
+	d = vmgpu_encode_dispatch(code, args, args_bytes, grid, block, origin,
+				  tp, shared, prio);
+	if (chance(t, 10))
+		d.flags = R32(t, VMGPU_DISPATCH_F_ALL + 1);
+	if (k->wild_idx && chance(t, 5))
+		d.flags = rnd_word(t);
+	RPK_PUT(k, d);
+	k->disp++;
+}
+
+/* One command of a random packet (not END). */
+static void rnd_command(struct thr *t, struct rpk *k)
+{
+	static const uint8_t weight[VMGPU_CMD_NUM_OPS] = {
+		[VMGPU_CMD_NOP] = 2, [VMGPU_CMD_SET_STATE] = 5,
+		[VMGPU_CMD_DISPATCH] = 24, [VMGPU_CMD_SYNC] = 10,
+		[VMGPU_CMD_BARRIER] = 4, [VMGPU_CMD_TIMESTAMP] = 4,
+		[VMGPU_CMD_WRITE_VALUE] = 6, [VMGPU_CMD_WAIT_VALUE] = 5,
+		[VMGPU_CMD_COPY] = 5, [VMGPU_CMD_LAUNCH_TMD] = 7,
+		[VMGPU_CMD_DEP_SIGNAL] = 5, [VMGPU_CMD_DEP_WAIT] = 5,
+		[VMGPU_CMD_SKIP_IF] = 5, [VMGPU_CMD_TAKE] = 4,
+		[VMGPU_CMD_COPY_ASYNC] = 5,
+	};
+	uint32_t op, r, sum = 0, i;
+
+	for (op = 0; op < VMGPU_CMD_NUM_OPS; op++)
+		sum += weight[op];
+	r = R32(t, sum);
+	for (op = 0; r >= weight[op]; op++)
+		r -= weight[op];
+	/* A clean SYNC or SKIP_IF needs an earlier dispatch. */
+	if (!k->disp && !k->wild_idx &&
+	    (op == VMGPU_CMD_SYNC || (op == VMGPU_CMD_SKIP_IF && chance(t, 50))))
+		op = VMGPU_CMD_DISPATCH;
+
+	switch (op) {
+	case VMGPU_CMD_NOP: {
+		struct vmgpu_cmd_nop c = vmgpu_encode_nop();
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_BARRIER: {
+		struct vmgpu_cmd_barrier c = vmgpu_encode_barrier();
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_SET_STATE: {
+		uint32_t key = 1 + R32(t, VMGPU_STATE_SM_MASK_HI), v;
+		struct vmgpu_cmd_set_state c;
+
+		if (k->wild_idx && chance(t, 20))
+			key = chance(t, 50) ? 0 : rnd_word(t);
+		if (k->tame)	/* nothing that makes its tasks fail */
+			key = chance(t, 50) ? VMGPU_STATE_LAUNCH_QUOTA :
+			      VMGPU_STATE_DEFAULT_PRIORITY;
+		switch (key) {
+		case VMGPU_STATE_INSTR_BUDGET:
+			v = 1 + R32(t, RND_MAX_BUDGET);
+			break;
+		case VMGPU_STATE_DEFAULT_PRIORITY:
+			v = k->tame ? 0 : R32(t, VMGPU_PRIORITY_LEVELS + 2);
+			break;
+		case VMGPU_STATE_LAUNCH_QUOTA:
+			v = R32(t, 8);
+			break;
+		default:
+			v = chance(t, 30) ? 0 : chance(t, 50) ? 1u << R32(t, 4) :
+			    (uint32_t)R(t);
+			break;
+		}
+		c = vmgpu_encode_set_state(key, v);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_DISPATCH:
+		rnd_dispatch(t, k);
+		break;
+	case VMGPU_CMD_LAUNCH_TMD: {
+		struct vmgpu_cmd_launch_tmd c;
+		uint64_t va;
+
+		/* Tame: the packet's task or queue task (for ENQ). */
+		i = k->tame ? (chance(t, 50) ? k->tmd_task : k->tmd_queue) :
+		    R32(t, RND_TMDS);
+		if (!k->tame && chance(t, 60))
+			rnd_tmd(t, i, false, TMD_ANY);
+		va = t->rva[RB_ARGS] + RND_TMD_OFF + VMGPU_TMD_BYTES * i;
+		if (k->wild_addr && chance(t, 35))
+			va = chance(t, 80) ? rnd_addr(t) & ~7ull : rnd_addr(t);
+		c = vmgpu_encode_launch_tmd(va);
+		RPK_PUT(k, c);
+		k->disp++;
+		break;
+	}
+	case VMGPU_CMD_SYNC: {
+		uint32_t prod = k->disp ? R32(t, k->disp) : 0;
+		uint32_t cons = k->disp + R32(t, 2);
+		struct vmgpu_cmd_sync c;
+
+		if (k->wild_idx) {
+			if (chance(t, 60))
+				cons = rnd_index(t, k->disp);
+			if (chance(t, 40))
+				prod = rnd_index(t, k->disp);
+		}
+		rpk_names(k, cons);
+		c = vmgpu_encode_sync(cons, prod);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_TIMESTAMP: {
+		struct vmgpu_cmd_timestamp c =
+			vmgpu_encode_timestamp(rnd_cmd_addr(t, k, true, 8, 8));
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_WRITE_VALUE: {
+		/* Into the kernels too, when they are writable. */
+		struct vmgpu_cmd_write_value c =
+			vmgpu_encode_write_value(rnd_cmd_addr(t, k, true, 4, 4),
+						 rnd_word(t));
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_WAIT_VALUE: {
+		/* Conditions every word satisfies: the wait ends at once. */
+		static const uint32_t conds[5][3] = {	/* op, value, mask */
+			{ VMGPU_WAIT_GE, 0, 0 }, { VMGPU_WAIT_LE, 0xffffffffu, 0 },
+			{ VMGPU_WAIT_EQ, 0, 0 }, { VMGPU_WAIT_NE, 1, 0 },
+			{ VMGPU_WAIT_LT, 1, 0 },
+		};
+		const uint32_t *cd = conds[R32(t, 5)];
+		uint32_t mask = cd[0] == VMGPU_WAIT_GE || cd[0] == VMGPU_WAIT_LE ?
+				(uint32_t)R(t) : 0;
+		struct vmgpu_cmd_wait_value c =
+			vmgpu_encode_wait_value(rnd_cmd_addr(t, k, false, 4, 4),
+						cd[0], cd[1], mask);
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_COPY: {
+		struct vmgpu_cmd_copy c = rnd_rect(t, k, false);
+
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_COPY_ASYNC: {
+		bool repl = chance(t, 25);
+		struct vmgpu_cmd_copy rect = rnd_rect(t, k, repl);
+		uint64_t after = 0, sig = 0;
+		uint32_t ai = 0, si = 0, epoch = 1 + R32(t, 1000);
+		struct vmgpu_cmd_copy_async c;
+
+		if (chance(t, 40)) {	/* after an entry of the ready table */
+			ai = R32(t, (uint32_t)(rnd_bo_bytes[RB_TAB] / 8));
+			after = t->rva[RB_TAB];
+			epoch = t->repoch;
+		}
+		if (chance(t, 40)) {
+			si = R32(t, 8);
+			sig = rnd_cmd_addr(t, k, true, 8, 64);
+		}
+		c = vmgpu_encode_copy_async(&rect, epoch, after, ai, sig, si);
+		if (repl)
+			c.flags |= VMGPU_COPY_REPLICATE;
+		if (k->wild_idx && chance(t, 10))
+			c.flags = R32(t, 16);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_SKIP_IF: {
+		uint32_t after = chance(t, 40) || !k->disp ? VMGPU_SKIP_IF_NOW :
+				 R32(t, k->disp);
+		uint32_t skip = R32(t, 4);
+		struct vmgpu_cmd_skip_if c;
+
+		if (k->wild_idx) {
+			if (chance(t, 25))
+				after = rnd_index(t, k->disp);
+			if (chance(t, 25))
+				skip = rnd_index(t, 0);
+		}
+		c = vmgpu_encode_skip_if(rnd_cmd_addr(t, k, false, 4, 4),
+					 R32(t, VMGPU_WAIT_NUM_OPS + (k->wild_idx ? 2 : 0)),
+					 rnd_word(t), (uint32_t)R(t), after, skip);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_DEP_SIGNAL: {
+		uint32_t entries = 1 + R32(t, 64), disp = k->disp + R32(t, 2);
+		uint32_t region[3] = { 1 + R32(t, 2), 1, 1 };
+		struct vmgpu_cmd_dep_signal c;
+
+		if (k->wild_idx && chance(t, 30))
+			disp = rnd_index(t, k->disp);
+		rpk_names(k, disp);
+		c = vmgpu_encode_dep_signal(disp, 1 + R32(t, 1000),
+					    rnd_cmd_addr(t, k, true, 8, 8ull * entries),
+					    entries, R32(t, entries), region);
+		if (k->wild_idx && chance(t, 20))
+			c.region[R32(t, 3)] = rnd_word(t);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_DEP_WAIT: {
+		uint32_t pgrid[3] = { 1 + R32(t, 4), 1 + R32(t, 2), 1 };
+		uint32_t cgrid[3], cfirst[3], ccount[3], first = R32(t, 16);
+		uint32_t entries, tab = (uint32_t)(rnd_bo_bytes[RB_TAB] / 8);
+		struct vmgpu_region_map m;
+		struct vmgpu_cmd_dep_wait c;
+
+		memset(&m, 0, sizeof(m));
+		m.kind = chance(t, 50) ? VMGPU_MAP_IDENTITY :
+			 1 + R32(t, VMGPU_MAP_NUM_KINDS - 1);
+		m.policy = R32(t, VMGPU_MAP_NUM_POLICIES);
+		for (i = 0; i < 3; i++) {
+			cgrid[i] = pgrid[i];
+			switch (m.kind) {
+			case VMGPU_MAP_OFFSET:
+				m.v[i] = (int32_t)R32(t, 5) - 2;
+				break;
+			case VMGPU_MAP_RADIUS:
+				m.v[i] = i < 2 ? (int32_t)R32(t, 3) : 0;
+				break;
+			case VMGPU_MAP_DOWNSAMPLE:
+				m.v[i] = i == 0;
+				cgrid[i] = (pgrid[i] + (i == 0)) >> (i == 0);
+				break;
+			case VMGPU_MAP_SUPERSET:
+				m.size[i] = i < 2 ? 1 + R32(t, 2) : 1;
+				if (m.size[i] > pgrid[i])
+					m.size[i] = pgrid[i];
+				break;
+			default:
+				break;
+			}
+			cfirst[i] = R32(t, cgrid[i]);
+			ccount[i] = 1 + R32(t, cgrid[i] - cfirst[i]);
+		}
+		if (m.kind == VMGPU_MAP_TABLE) {
+			m.table_count = 1 + R32(t, 4);
+			m.table_va = rnd_cmd_addr(t, k, false, 8,
+						  8ull * m.table_count *
+						  vmgpu_region_portions(cgrid));
+		}
+		entries = first + vmgpu_region_portions(pgrid) + R32(t, 8);
+		c = vmgpu_encode_dep_wait(t->repoch,
+					  t->rva[RB_TAB] + 8 * R32(t, tab - entries),
+					  entries, first, pgrid, cgrid, cfirst,
+					  ccount, &m);
+		if (k->wild_addr && chance(t, 30))
+			c.table_va = rnd_addr(t) & ~7ull;
+		if (k->wild_idx && chance(t, 30))
+			c.first_index = rnd_index(t, 0);
+		RPK_PUT(k, c);
+		break;
+	}
+	case VMGPU_CMD_TAKE: {
+		uint32_t pgrid[3] = { 1 + R32(t, 3), 1 + R32(t, 2), 1 };
+		uint32_t n = vmgpu_region_portions(pgrid), entries, tmd;
+		struct vmgpu_curve cv;
+		struct vmgpu_cmd_take c;
+
+		entries = n + R32(t, 8);
+		memset(&cv, 0, sizeof(cv));
+		cv.kind = VMGPU_CURVE_SERPENTINE;
+		cv.flags = R32(t, VMGPU_CURVE_F_ALL + 1);
+		cv.band = R32(t, 3);
+		cv.start = R32(t, n);
+		tmd = R32(t, RND_TMDS);
+		if (k->tame)
+			rnd_tmd_take(t, tmd, pgrid);
+		else if (chance(t, 50))
+			rnd_tmd(t, tmd, false, TMD_ANY);
+		c = vmgpu_encode_take(1 + R32(t, 1000),
+				      t->rva[RB_ARGS] + RND_TMD_OFF +
+				      VMGPU_TMD_BYTES * tmd,
+				      rnd_cmd_addr(t, k, true, 4, 4ull * n),
+				      rnd_cmd_addr(t, k, true, 8, 8ull * entries),
+				      entries, R32(t, entries - n + 1),
+				      VMGPU_TAKE_NO_WAIT, 1 + R32(t, 8), pgrid,
+				      &cv, NULL);
+		if (k->wild_idx && chance(t, 15))
+			c.inflight = rnd_word(t);
+		RPK_PUT(k, c);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Is [va, va + len) inside buffer @b of the thread? */
+static bool rnd_in(const struct thr *t, unsigned int b, uint64_t va,
+		   uint64_t len)
+{
+	return va >= t->rva[b] && va - t->rva[b] <= rnd_bo_bytes[b] &&
+	       len <= rnd_bo_bytes[b] - (va - t->rva[b]);
+}
+
+/* ... inside a buffer the submit lists (@listed: bits of RB_*)? */
+static bool rnd_in_listed(const struct thr *t, unsigned int listed,
+			  uint64_t va, uint64_t len)
+{
+	unsigned int b;
+
+	for (b = 0; b < RB_NUM; b++)
+		if ((listed & (1u << b)) && rnd_in(t, b, va, len))
+			return true;
+	return false;
+}
+
+/* Does (word & mask) OP value hold for every word? */
+static bool rnd_always(uint32_t op, uint32_t value, uint32_t mask)
+{
+	if ((op == VMGPU_WAIT_GE && !value) ||
+	    (op == VMGPU_WAIT_LE && value == 0xffffffffu))
+		return true;
+	if (mask)
+		return false;
+	return (op == VMGPU_WAIT_EQ && !value) || (op == VMGPU_WAIT_NE && value) ||
+	       op == VMGPU_WAIT_LE || (op == VMGPU_WAIT_LT && value);
+}
+
+/*
+ * After the mutation: whatever the words now say, nothing may wait for
+ * ever and no task may run long (see the comment above RND_SLOT_BYTES).
+ * Walks the commands as the driver does; a packet the driver refuses
+ * anyway is left as it is from its first malformed command on.
+ */
+static void rnd_fixup(struct thr *t, struct rpk *k, unsigned int listed)
+{
+	uint32_t i = 0;
+
+	while (i < k->n) {
+		uint32_t *c = &k->w[i], op = VMGPU_CMD_OP(c[0]);
+		uint32_t len = vmgpu_cmd_len(op);
+
+		if (!len || VMGPU_CMD_LEN(c[0]) != len ||
+		    (c[0] & VMGPU_CMD_RESERVED_MASK) || len > k->n - i)
+			break;
+		switch (op) {
+		case VMGPU_CMD_SET_STATE: {
+			struct vmgpu_cmd_set_state s;
+
+			memcpy(&s, c, sizeof(s));
+			if (s.key == VMGPU_STATE_INSTR_BUDGET &&
+			    (!s.value || s.value > RND_MAX_BUDGET))
+				s.value = 1 + s.value % RND_MAX_BUDGET;
+			memcpy(c, &s, sizeof(s));
+			break;
+		}
+		case VMGPU_CMD_WAIT_VALUE: {
+			struct vmgpu_cmd_wait_value w;
+
+			memcpy(&w, c, sizeof(w));
+			if (w.op < VMGPU_WAIT_NUM_OPS &&
+			    !rnd_always(w.op, w.value, w.mask)) {
+				w.op = VMGPU_WAIT_GE;
+				w.value = 0;
+			}
+			memcpy(c, &w, sizeof(w));
+			break;
+		}
+		case VMGPU_CMD_DEP_WAIT: {
+			struct vmgpu_cmd_dep_wait w;
+			uint64_t bytes;
+
+			memcpy(&w, c, sizeof(w));
+			bytes = 8ull * w.entries;
+			if (!rnd_in(t, RB_TAB, w.table_va, bytes) &&
+			    rnd_in_listed(t, listed, w.table_va, bytes))
+				w.table_va = t->rva[RB_TAB];
+			if (w.epoch)
+				w.epoch = t->repoch;
+			memcpy(c, &w, sizeof(w));
+			break;
+		}
+		case VMGPU_CMD_COPY_ASYNC: {
+			struct vmgpu_cmd_copy_async a;
+			uint64_t e;
+
+			memcpy(&a, c, sizeof(a));
+			if (a.flags & VMGPU_COPY_AFTER_ENTRY) {
+				e = a.after_table + 8ull * a.after_index;
+				if (!rnd_in(t, RB_TAB, e, 8) &&
+				    rnd_in_listed(t, listed, e, 8)) {
+					a.after_table = t->rva[RB_TAB];
+					a.after_index %= rnd_bo_bytes[RB_TAB] / 8;
+				}
+				if (a.epoch)
+					a.epoch = t->repoch;
+			}
+			memcpy(c, &a, sizeof(a));
+			break;
+		}
+		case VMGPU_CMD_TAKE: {
+			struct vmgpu_cmd_take tk;
+
+			memcpy(&tk, c, sizeof(tk));
+			tk.wait_index = VMGPU_TAKE_NO_WAIT;
+			memset(tk.map, 0, sizeof(tk.map));
+			memcpy(c, &tk, sizeof(tk));
+			break;
+		}
+		default:
+			break;
+		}
+		i += len;
+	}
+}
+
+/* A random context; 0 if none could be made. */
+static uint32_t rnd_ctx_new(struct thr *t)
+{
+	struct drm_vmgpu_ctx_create c = { .priority = R32(t, 3) };
+
+	if (xioctl(C_CTX_CREATE, vmgpu_device_fd(t->rdev),
+		   DRM_IOCTL_VMGPU_CTX_CREATE, &c))
+		return 0;
+	return c.ctx_id;
+}
+
+/* The thread's private file and its objects; false if not now. */
+static bool rnd_ensure(struct thr *t)
+{
+	struct proc *p = t->p;
+	unsigned int b, i;
+	int ret;
+
+	if (!t->rdev) {
+		int hi;
+
+		ret = vmgpu_device_open(0, &t->rdev, NULL, 0);
+		note(C_OPEN, ret);
+		if (ret) {
+			t->rdev = NULL;
+			return false;
+		}
+		/*
+		 * Out of the way of the small numbers other threads close and
+		 * reopen under each other (op_fd_reopen): a stale copy of one
+		 * must not reach this file and close its buffers.
+		 */
+		hi = fcntl(t->rdev->fd, F_DUPFD_CLOEXEC, RND_FD_BASE);
+		if (hi >= 0) {
+			close(t->rdev->fd);
+			t->rdev->fd = hi;
+		}
+		t->repoch = 1 + R32(t, 0xfffffffeu);
+		t->rexec_ro = chance(t, 30);
+		t->rcmdbuf = 0;
+	}
+	for (b = 0; b < RB_NUM; b++) {
+		uint32_t flags = 0, place = VMGPU_PLACEMENT_SYSTEM;
+		void *m;
+
+		if (t->rbo[b])
+			continue;
+		if (b == RB_TAB || (b == RB_EXEC && t->rexec_ro))
+			flags = VMGPU_BO_GPU_READ_ONLY;
+		if (b == RB_DATA && chance(t, 70))
+			place = VMGPU_PLACEMENT_GPU(R32(t, S->num_gpus));
+		ret = vmgpu_bo_create(t->rdev, rnd_bo_bytes[b], flags, place,
+				      &t->rbo[b]);
+		note(C_BO_CREATE, ret);
+		if (ret) {
+			t->rbo[b] = NULL;
+			return false;
+		}
+		ret = vmgpu_bo_map(t->rbo[b], &m);
+		note(C_MMAP, ret);
+		if (ret) {
+			vmgpu_bo_destroy(t->rbo[b]);
+			t->rbo[b] = NULL;
+			return false;
+		}
+		t->rmap[b] = m;
+		t->rva[b] = vmgpu_bo_gpu_va(t->rbo[b]);
+		if (b == RB_TAB) {
+			uint64_t *e = m;
+
+			for (i = 0; i < rnd_bo_bytes[b] / 8; i++)
+				e[i] = vmgpu_dep_pack(t->repoch,
+						      R32(t, S->num_gpus),
+						      VMGPU_DEP_READY);
+		}
+	}
+	if (!p->xmaps[t->index].m) {
+		for (i = 0; i < RND_SLOTS; i++)
+			rnd_kernel(t, i, false);
+		for (i = 0; i < RND_TMDS; i++)
+			rnd_tmd(t, i, false, TMD_ANY);
+		pthread_mutex_lock(&p->xlock);
+		p->xmaps[t->index] = (struct xmap){
+			.m = t->rmap[RB_EXEC], .va = t->rva[RB_EXEC],
+		};
+		pthread_mutex_unlock(&p->xlock);
+	}
+	for (i = 0; i < RND_PENDING; i++) {
+		if (t->rsync[i])
+			continue;
+		ret = vmgpu_syncobj_create(t->rdev, &t->rsync[i]);
+		note(C_SYNCOBJ_CREATE, ret);
+		if (ret) {
+			t->rsync[i] = 0;
+			return false;
+		}
+		t->rpend[i] = false;
+	}
+	if (!t->rctx)
+		t->rctx = rnd_ctx_new(t);
+	return t->rctx != 0;
+}
+
+static void rnd_release(struct thr *t)
+{
+	struct proc *p = t->p;
+	unsigned int i;
+
+	if (p->xmaps) {
+		pthread_mutex_lock(&p->xlock);
+		p->xmaps[t->index].m = NULL;	/* before the munmap */
+		pthread_mutex_unlock(&p->xlock);
+	}
+	if (!t->rdev)
+		return;
+	for (i = 0; i < RB_NUM; i++) {
+		vmgpu_bo_destroy(t->rbo[i]);
+		t->rbo[i] = NULL;
+		t->rmap[i] = NULL;
+	}
+	for (i = 0; i < RND_PENDING; i++) {
+		if (t->rsync[i])
+			vmgpu_syncobj_destroy(t->rdev, t->rsync[i]);
+		t->rsync[i] = 0;
+		t->rpend[i] = false;
+	}
+	if (t->rctx)
+		ctx_destroy(vmgpu_device_fd(t->rdev), t->rctx);
+	t->rctx = 0;
+	vmgpu_device_close(t->rdev);
+	note(C_CLOSE, 0);
+	t->rdev = NULL;
+}
+
+/* The context's first fault, once it is banned; then a new context. */
+static void rnd_ctx_check(struct thr *t)
+{
+	struct drm_vmgpu_ctx_query q = { .ctx_id = t->rctx };
+	int fd = vmgpu_device_fd(t->rdev);
+	unsigned int slot;
+
+	if (xioctl(C_CTX_QUERY, fd, DRM_IOCTL_VMGPU_CTX_QUERY, &q) ||
+	    !(q.state & DRM_VMGPU_CTX_BANNED))
+		return;
+	add(ST_RND_BANNED);
+	slot = q.fault < VMGPU_FAULT_NUM ? q.fault :
+	       q.fault == DRM_VMGPU_FAULT_TIMEOUT ? VMGPU_FAULT_NUM :
+	       VMGPU_FAULT_NUM + 1;
+	__atomic_add_fetch(&S->rnd_faults[slot], 1, __ATOMIC_RELAXED);
+	/* A refused command's address is in the packet's command buffer. */
+	if (q.fault == VMGPU_FAULT_BAD_COMMAND && q.addr)
+		t->rcmdbuf = q.addr & ~3ull;
+	verbose("random: context %u banned: fault %u on GPU %u, dispatch %u pc %u addr %#" PRIx64,
+		q.ctx_id, q.fault, q.gpu, q.dispatch, q.pc, (uint64_t)q.addr);
+	ctx_destroy(fd, t->rctx);
+	t->rctx = 0;
+}
+
+/* Account pending packet @j if it ended (waiting up to @ms for it). */
+static void rnd_reap(struct thr *t, unsigned int j, unsigned int ms)
+{
+	int ret, st;
+
+	if (ms) {
+		ret = wait_sync(t->rdev, t->rsync[j], ms);
+	} else {
+		ret = wait_signalled(t->rdev, t->rsync[j], 0);
+		if (ret == -ETIME)
+			return;		/* still running */
+		note(C_SYNCOBJ_WAIT, ret);
+	}
+	t->rpend[j] = false;
+	if (ret == -ETIME) {
+		add(ST_RND_TIMEOUT);
+		add(ST_PK_WAIT_TIMEOUT);
+	}
+	if (ret)
+		return;
+	st = sync_status(t->rdev, t->rsync[j]);
+	if (st == 1) {
+		add(ST_RND_COMPLETED);
+		add(ST_PK_COMPLETED);
+		return;
+	}
+	add(ST_RND_FAILED);
+	add(ST_PK_FAILED);
+	if (t->rctx && t->rpend_ctx[j] == t->rctx)
+		rnd_ctx_check(t);
+}
+
+/*
+ * The words of a random packet: the budget, 1-12 commands of any kind
+ * (their fields in range, at the edges or wild), END; then, in 30% of
+ * packets, a few command words (not headers, not the budget) replaced.
+ */
+static void rnd_build(struct thr *t, struct rpk *k)
+{
+	struct vmgpu_cmd_set_state budget;
+	uint32_t i, n;
+
+	memset(k, 0, sizeof(*k));
+	k->tame = chance(t, 30);
+	k->wild_addr = !k->tame && chance(t, 35);
+	k->wild_idx = !k->tame && chance(t, 35);
+	/*
+	 * A task and a queue task, in argument slots 0 and 1 (what gentle
+	 * kernels LAUNCH and ENQ to); in a tame packet, of tame kernels.
+	 */
+	k->tmd_task = R32(t, RND_TMDS);
+	k->tmd_queue = (k->tmd_task + 1 + R32(t, RND_TMDS - 1)) % RND_TMDS;
+	if (k->tame) {
+		rnd_tmd(t, k->tmd_task, true, TMD_TASK);
+		rnd_tmd(t, k->tmd_queue, true, TMD_QUEUE);
+	}
+	rnd_args(t, k->tmd_task, k->tmd_queue);
+
+	/* First the budget: every task of the packet ends soon. */
+	budget = vmgpu_encode_set_state(VMGPU_STATE_INSTR_BUDGET,
+					k->tame ? RND_MAX_BUDGET :
+					chance(t, 70) ? 1 + R32(t, 256) :
+					chance(t, 80) ? 1 + R32(t, 2048) :
+					RND_MAX_BUDGET);
+	RPK_PUT(k, budget);
+	if (k->tame && chance(t, 60)) {	/* the queue kernels ENQ to */
+		struct vmgpu_cmd_launch_tmd q = vmgpu_encode_launch_tmd(
+			t->rva[RB_ARGS] + RND_TMD_OFF +
+			VMGPU_TMD_BYTES * k->tmd_queue);
+
+		RPK_PUT(k, q);
+		k->disp++;
+	}
+	for (n = 1 + R32(t, 12); n; n--)
+		rnd_command(t, k);
+	while (k->need > k->disp && !k->wild_idx && chance(t, 80))
+		rnd_dispatch(t, k);
+	if (!k->wild_idx || chance(t, 95)) {
+		struct vmgpu_cmd_end e = vmgpu_encode_end();
+
+		RPK_PUT(k, e);
+	}
+	/* Random words in the commands (headers and the budget stay). */
+	if (!k->tame && chance(t, 40) && k->n > VMGPU_CMD_LEN_SET_STATE + 1) {
+		for (n = 1 + R32(t, 4); n; n--) {
+			i = VMGPU_CMD_LEN_SET_STATE +
+			    R32(t, k->n - VMGPU_CMD_LEN_SET_STATE);
+			if (k->hdr[i])
+				continue;
+			k->w[i] = chance(t, 25) ? k->w[i] ^ (1u << R32(t, 32)) :
+				  rnd_word(t);
+		}
+		add(ST_RND_MUTATED);
+	}
+}
+
+/*
+ * Finding 13's input: a random packet made with the encoders, its words
+ * mutated, submitted raw on a GPU of any kind; see above.
+ */
+static void op_submit_random(struct thr *t)
+{
+	struct proc *p = t->p;
+	struct drm_vmgpu_submit_bo bl[RB_NUM + 1];
+	struct drm_vmgpu_sync in, outs;
+	struct drm_vmgpu_submit s;
+	unsigned int listed = 0, b, i, j, n;
+	uint32_t ctx, tmpctx = 0;
+	struct rpk *k;
+	int fd, ret;
+
+	if (!rnd_ensure(t))
+		return;
+	fd = vmgpu_device_fd(t->rdev);
+	for (j = 0; j < RND_PENDING; j++)
+		if (t->rpend[j])
+			rnd_reap(t, j, 0);
+	for (j = 0; j < RND_PENDING && t->rpend[j]; j++)
+		;
+	if (j == RND_PENDING) {
+		j = R32(t, RND_PENDING);
+		rnd_reap(t, j, 30000);
+		if (t->rpend[j] || S->stop)
+			return;
+	}
+	if (!t->rctx)
+		t->rctx = rnd_ctx_new(t);
+	if (!t->rctx)
+		return;
+	k = malloc(sizeof(*k));
+	if (!k)
+		return;
+	rnd_build(t, k);
+
+	/* The buffers: all of them, sometimes one less, or a bad one. */
+	n = 0;
+	for (b = 0; b < RB_NUM; b++) {
+		if (chance(t, 3))
+			continue;
+		bl[n].handle = vmgpu_bo_handle(t->rbo[b]);
+		bl[n].flags = (b == RB_TAB || (b == RB_EXEC && t->rexec_ro) ||
+			       chance(t, 5)) ? DRM_VMGPU_SUBMIT_BO_READ : 0;
+		if (chance(t, 10))
+			bl[n].flags |= DRM_VMGPU_SUBMIT_BO_EXPLICIT;
+		n++;
+		listed |= 1u << b;
+	}
+	if (chance(t, 3)) {
+		bl[n].handle = chance(t, 50) ? R32(t, 64) : bl[0].handle;
+		bl[n++].flags = 0;
+	}
+	rnd_fixup(t, k, listed);
+
+	ctx = t->rctx;
+	if (chance(t, 8)) {	/* a context destroyed right after the submit */
+		tmpctx = rnd_ctx_new(t);
+		if (tmpctx)
+			ctx = tmpctx;
+	} else if (chance(t, 2)) {
+		ctx = chance(t, 50) ? 0 : R32(t, 64);
+	}
+	memset(&s, 0, sizeof(s));
+	s.cmdbuf = (uintptr_t)k->w;
+	s.cmdbuf_bytes = 4 * k->n;
+	s.gpu = chance(t, 2) ? S->num_gpus + R32(t, 4) : R32(t, S->num_gpus);
+	s.ctx_id = ctx;
+	s.bos = (uintptr_t)bl;
+	s.bo_count = n;
+	for (i = 0; i < RND_PENDING; i++) {
+		if (i != j && t->rpend[i] && chance(t, 20)) {
+			in = (struct drm_vmgpu_sync){ .handle = t->rsync[i] };
+			s.in_syncs = (uintptr_t)&in;
+			s.in_sync_count = 1;
+			break;
+		}
+	}
+	outs = (struct drm_vmgpu_sync){ .handle = t->rsync[j] };
+	s.out_syncs = (uintptr_t)&outs;
+	s.out_sync_count = 1;
+	add(ST_RND_BUILT);
+	ret = xioctl(C_SUBMIT, fd, DRM_IOCTL_VMGPU_SUBMIT, &s);
+	if (ret) {
+		__atomic_add_fetch(&S->rnd_errnos[-ret < ERRNO_SLOTS ? -ret :
+						  ERRNO_SLOTS - 1],
+				   1, __ATOMIC_RELAXED);
+		if (ret == -ECANCELED && ctx == t->rctx)
+			rnd_ctx_check(t);	/* banned */
+	} else {
+		add(ST_RND_ACCEPTED);
+		add(ST_PK_SUBMITTED);
+		t->rpend[j] = true;
+		t->rpend_ctx[j] = ctx;
+		if (tmpctx)
+			add(ST_RND_TMPCTX);
+		/* The rewriter goes for the kernels while this may run. */
+		pthread_mutex_lock(&p->xlock);
+		p->xmaps[t->index].busy_until = now_ns() + 200 * MS;
+		pthread_mutex_unlock(&p->xlock);
+	}
+	if (tmpctx)
+		ctx_destroy(fd, tmpctx);	/* while its packet may run */
+	free(k);
+}
+
+/*
+ * Another thread of the worker: rewrites the kernels of op_submit_random
+ * (any thread's) while packets using them are in flight, with random
+ * bytes, well-formed instructions, header fields, zeros (NOPs, then the
+ * end of the code), EXIT or a branch to itself.
+ */
+static void rnd_rewrite(struct thr *t, uint8_t *m)
+{
+	uint8_t *slot = m + RND_SLOT_BYTES * R32(t, RND_SLOTS);
+	uint8_t *code = slot + VMGPU_EXEC_HEADER_BYTES;
+	uint32_t ninsn = (RND_SLOT_BYTES - VMGPU_EXEC_HEADER_BYTES) / 8;
+	uint32_t pc = R32(t, 48), len, i, v;
+	struct vmgpu_exec_header h;
+	uint64_t w;
+
+	switch (R32(t, 7)) {
+	case 0:
+		len = 1 + R32(t, 32);
+		i = R32(t, RND_SLOT_BYTES - len);
+		while (len--)
+			slot[i + len] = (uint8_t)R(t);
+		return;
+	case 1:
+		memcpy(&h, slot, sizeof(h));
+		w = rnd_insn(t, h.isa_version == 1 ? 1 : 2,
+			     h.num_regs && h.num_regs <= VMGPU_ISA_MAX_REGS ?
+			     h.num_regs : 16,
+			     h.args_bytes <= VMGPU_MAX_ARGS_BYTES ? h.args_bytes : 0,
+			     pc, 48, 2, chance(t, 50));
+		memcpy(code + 8 * pc, &w, 8);
+		return;
+	case 2:
+		v = chance(t, 50) ? rnd_word(t) : R32(t, 64);
+		memcpy(slot + 4 * R32(t, VMGPU_EXEC_HEADER_BYTES / 4), &v, 4);
+		return;
+	case 3:
+		len = 8 * (1 + R32(t, 8));
+		memset(code + 8 * pc, 0, len);
+		return;
+	case 4:
+		w = chance(t, 50) ? VMGPU_INSN(VMGPU_OP_EXIT, 0, 0, 0, 0) :
+		    VMGPU_INSN(VMGPU_OP_BRA, 0, VMGPU_BRA_ALWAYS, 0, pc);
+		memcpy(code + 8 * pc, &w, 8);
+		return;
+	case 5:		/* another slot's bytes */
+		memmove(slot, m + RND_SLOT_BYTES * R32(t, RND_SLOTS),
+			RND_SLOT_BYTES / 2);
+		return;
+	default:	/* the next packets' arguments are read later */
+		for (i = 0; i < 4 && pc + i < ninsn; i++) {
+			w = R(t);
+			memcpy(code + 8 * (pc + i), &w, 8);
+		}
+		return;
+	}
+}
+
+static void *rewriter_main(void *arg)
+{
+	struct proc *p = arg;
+	struct thr rw;
+
+	memset(&rw, 0, sizeof(rw));
+	rw.p = p;
+	rw.index = -1;
+	rw.rng = splitmix(cfg.seed ^ 0x7e3717e5ull ^ ((uint64_t)p->index << 40));
+	while (!S->stop) {
+		unsigned int i, k = R32(&rw, cfg.threads);
+		int64_t now = now_ns();
+		bool did = false;
+
+		pthread_mutex_lock(&p->xlock);
+		for (i = 0; i < cfg.threads; i++) {
+			struct xmap *x = &p->xmaps[(k + i) % cfg.threads];
+
+			if (x->m && x->busy_until > now) {
+				rnd_rewrite(&rw, x->m);
+				did = true;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&p->xlock);
+		if (did)
+			add(ST_RND_REWRITES);
+		sleep_us(did ? 100 + R32(&rw, 900) : 5000);
+	}
+	return NULL;
+}
+
 /* ---- syncobjs ---- */
 
 static int sync_fd_pick(struct thr *t, struct id_ent *e)
@@ -2216,6 +3892,7 @@ static const struct op ops[] = {
 	{ "submit_raw", G_SUBMIT, 6, op_submit_raw },
 	{ "submit_hostile", G_HOSTILE, 8, op_submit_hostile },
 	{ "submit_fault", G_FAULT, 1, op_submit_fault },
+	{ "submit_random", G_RANDOM, 6, op_submit_random },
 	{ "sync_create", G_SYNCOBJ, 4, op_sync_create },
 	{ "sync_destroy", G_SYNCOBJ, 3, op_sync_destroy },
 	{ "sync_wait", G_SYNCOBJ, 3, op_sync_wait },
@@ -2270,8 +3947,9 @@ static int worker_main(int index, int incarnation)
 	struct sigaction sa;
 	struct proc *p;
 	struct thr *th;
-	pthread_t *tid;
+	pthread_t *tid, rw_tid;
 	unsigned int i, cum = 0;
+	bool rewriter = false;
 
 	snprintf(name, sizeof(name), "worker%d.%d", index, incarnation);
 	role = name;
@@ -2292,8 +3970,12 @@ static int worker_main(int index, int incarnation)
 	tid = calloc(cfg.threads, sizeof(*tid));
 	if (!p || !th || !tid)
 		return 1;
+	p->xmaps = calloc(cfg.threads, sizeof(*p->xmaps));
+	if (!p->xmaps)
+		return 1;
 	p->index = index;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->xlock, NULL);
 	pthread_mutex_init(&p->rg_lock, NULL);
 	pthread_cond_init(&p->rg_cond, NULL);
 	for (i = 0; i < NFD; i++)
@@ -2326,8 +4008,19 @@ static int worker_main(int index, int incarnation)
 			return 1;
 		}
 	}
+	/* Kernels of op_submit_random rewritten while they run. */
+	for (i = 0; i < NOPS; i++)
+		if (ops[i].fn == op_submit_random &&
+		    op_cum[i] != (i ? op_cum[i - 1] : 0))
+			rewriter = true;
+	if (rewriter && pthread_create(&rw_tid, NULL, rewriter_main, p)) {
+		fprintf(stderr, "%s: pthread_create failed\n", role);
+		return 1;
+	}
 	for (i = 0; i < cfg.threads; i++)
 		pthread_join(tid[i], NULL);
+	if (rewriter)
+		pthread_join(rw_tid, NULL);
 	proc_close_all(p);
 	return 0;
 }
@@ -3748,6 +5441,59 @@ static unsigned int kmsg_scan(void)
 	return reports;
 }
 
+static const char *errno_name(unsigned int e)
+{
+	if (e == ERRNO_SLOTS - 1)
+		return "other";
+	return strerrorname_np((int)e) ? strerrorname_np((int)e) : "?";
+}
+
+static void print_random_report(void)
+{
+	static const char *const fault_names[RND_FAULT_SLOTS] = {
+		[VMGPU_FAULT_NONE] = "none",
+		[VMGPU_FAULT_UNMAPPED] = "unmapped",
+		[VMGPU_FAULT_PERMISSION] = "permission",
+		[VMGPU_FAULT_MISALIGNED] = "misaligned",
+		[VMGPU_FAULT_ILLEGAL_INSTR] = "illegal-instr",
+		[VMGPU_FAULT_BAD_EXECUTABLE] = "bad-executable",
+		[VMGPU_FAULT_BUDGET] = "budget",
+		[VMGPU_FAULT_BAD_COMMAND] = "bad-command",
+		[VMGPU_FAULT_RING] = "ring",
+		[VMGPU_FAULT_PC_RANGE] = "pc-range",
+		[VMGPU_FAULT_TASK] = "task",
+		[VMGPU_FAULT_NUM] = "timeout",
+		[VMGPU_FAULT_NUM + 1] = "other",
+	};
+	uint64_t refused = 0;
+	unsigned int i;
+
+	if (!S->stat[ST_RND_BUILT])
+		return;
+	for (i = 1; i < ERRNO_SLOTS; i++)
+		refused += S->rnd_errnos[i];
+	printf("random packets: submitted %" PRIu64 " (mutated %" PRIu64
+	       "), refused %" PRIu64 " (", S->stat[ST_RND_BUILT],
+	       S->stat[ST_RND_MUTATED], refused);
+	for (i = 1; i < ERRNO_SLOTS; i++)
+		if (S->rnd_errnos[i])
+			printf("%s %" PRIu64 ", ", errno_name(i), S->rnd_errnos[i]);
+	printf("), accepted %" PRIu64 " (%" PRIu64 " on contexts destroyed "
+	       "right after), completed %" PRIu64 ", failed %" PRIu64
+	       ", wait timeouts %" PRIu64 "\n",
+	       S->stat[ST_RND_ACCEPTED], S->stat[ST_RND_TMPCTX],
+	       S->stat[ST_RND_COMPLETED], S->stat[ST_RND_FAILED],
+	       S->stat[ST_RND_TIMEOUT]);
+	printf("random faults: %" PRIu64 " contexts banned (", S->stat[ST_RND_BANNED]);
+	for (i = 0; i < RND_FAULT_SLOTS; i++)
+		if (S->rnd_faults[i])
+			printf("%s %" PRIu64 ", ", fault_names[i], S->rnd_faults[i]);
+	printf("); kernels: random words %" PRIu64 ", bad headers %" PRIu64
+	       ", well-formed %" PRIu64 ", rewrites in flight %" PRIu64 "\n",
+	       S->stat[ST_RND_KERN_RANDOM], S->stat[ST_RND_KERN_BADHDR],
+	       S->stat[ST_RND_KERN_WELL], S->stat[ST_RND_REWRITES]);
+}
+
 static void print_report(unsigned int secs)
 {
 	uint64_t tot = 0, err = 0, all = 0;
@@ -3772,9 +5518,7 @@ static void print_report(unsigned int secs)
 	printf("errors by errno:");
 	for (i = 1; i < ERRNO_SLOTS; i++)
 		if (S->errnos[i])
-			printf(" %s %" PRIu64 ",", i == ERRNO_SLOTS - 1 ? "other" :
-			       strerrorname_np(i) ? strerrorname_np(i) : "?",
-			       S->errnos[i]);
+			printf(" %s %" PRIu64 ",", errno_name(i), S->errnos[i]);
 	printf("\npackets: submitted %" PRIu64 ", completed %" PRIu64
 	       ", failed %" PRIu64 ", wait timeouts %" PRIu64 ", verified %" PRIu64
 	       " (checker jobs %" PRIu64 ")\n",
@@ -3787,6 +5531,7 @@ static void print_report(unsigned int secs)
 	       S->stat[ST_FAULTS], S->stat[ST_HOSTILE_ACCEPTED],
 	       S->stat[ST_MUTATED_RUN], S->stat[ST_HANGS], S->stat[ST_HANGS_ENDED],
 	       S->max_budget, S->budget_param ? "" : " (no MAX_USER_INSTR_BUDGET)");
+	print_random_report();
 	printf("lifecycle: kill %" PRIu64 ", unbind/rebind %" PRIu64
 	       ", rmmod/insmod %" PRIu64 ", pci-reset %" PRIu64 ", recoveries %"
 	       PRIu64 ", probes %" PRIu64 ", worker restarts %" PRIu64
@@ -3845,7 +5590,7 @@ static const struct tool tool = {
 	"  --events LIST    lifecycle events: kill,unbind,rmmod,reset (default all)\n"
 	"  --ops LIST       ioctl worker groups (default all):\n"
 	"                   param,bo,mmap,close,ctx,submit,hostile,fault,\n"
-	"                   syncobj,prime,flink,fds,rawioctl,memhog\n"
+	"                   random,syncobj,prime,flink,fds,rawioctl,memhog\n"
 	"  --interval S     mean seconds between lifecycle events (default 6)\n"
 	"  --module PATH    vmgpu.ko for insmod (default /vmgpu/modules/vmgpu.ko)\n"
 	"  --hung-task S    hung_task_timeout_secs during the run (default 30, 0: keep)\n"
@@ -3942,6 +5687,15 @@ int main(int argc, char **argv)
 	} else {
 		S->max_budget = 0xffffffffu;	/* before uAPI 3: no limit */
 	}
+	S->isa_version = get_param(dev->fd, DRM_VMGPU_PARAM_ISA_VERSION, &v) ?
+			 1 : (uint32_t)v;
+	S->max_dispatches = get_param(dev->fd, DRM_VMGPU_PARAM_MAX_DISPATCHES,
+				      &v) ? VMGPU_MAX_DISPATCHES_PER_PACKET :
+					    (uint32_t)v;
+	if (!get_param(dev->fd, DRM_VMGPU_PARAM_VA_START, &v))
+		S->va_start = v;
+	if (!get_param(dev->fd, DRM_VMGPU_PARAM_VA_END, &v))
+		S->va_end = v;
 	if (!get_param(dev->fd, DRM_VMGPU_PARAM_MEM_LIMIT, &v) &&
 	    (long long)(v >> 10) * 10 <= meminfo("MemTotal:") * 4)
 		S->mem_limit = v;
