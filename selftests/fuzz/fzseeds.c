@@ -238,6 +238,22 @@ static void packet_seeds(void)
 	run(&w);
 	write_file("regress", "fuzz_packet", "finding-13-sync-consumer-wraps",
 		   &w);
+
+	/*
+	 * Finding 19: a packet refused at a LAUNCH_TMD (a descriptor of
+	 * zeros) after SYNC(2, 0) left dispatch 2's count behind; the
+	 * isolation check's packet then never completed.
+	 */
+	w.n = 0;
+	fz_put8(&w, 0);
+	PUT(&w, dispatch(FZ_A_STORE, 0, 8, 1, 1));
+	PUT(&w, vmgpu_encode_sync(2, 0));
+	PUT(&w, vmgpu_encode_launch_tmd(PH(FZ_A_RW, 0)));
+	PUT(&w, dispatch(FZ_A_STORE, 0, 8, 1, 1));
+	submit(&w, 0);
+	run(&w);
+	write_file("regress", "fuzz_packet",
+		   "finding-19-sync-count-outlives-its-packet", &w);
 }
 
 /* KERNEL of an assembled image into @slot (raw instructions). */
