@@ -115,7 +115,7 @@ FUZZ_LOBJ  := $(patsubst %.c,$(O)/fuzzobj/%.o,$(CORE_SRC) $(SHIM_SRC) \
 
 .PHONY: all host module qemu check check-host check-vm demo bench clean \
 	checkpatch vm-tests tools stress install uninstall fuzz fuzzers \
-	fuzz-seeds
+	fuzz-seeds fuzz-coverage
 all: host vm-tests fuzzers
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) tools $(HTESTS) \
 	$(BENCHES)
@@ -226,7 +226,22 @@ $(O)/fuzz/fzseeds: $(O)/fuzzobj/selftests/fuzz/fzseeds.o $(FUZZ_LOBJ)
 	$(FUZZ_CXX) -fsanitize=fuzzer-no-link,address,undefined -o $@ $^ \
 		$(DRM_LIBS) -pthread -lm
 
+# The same targets with clang's source coverage instead of sanitizers, to
+# measure what a corpus reaches (scripts/fuzz --coverage).
+FUZZ_COV_LOBJ := $(FUZZ_LOBJ:$(O)/fuzzobj/%=$(O)/fuzzcovobj/%)
+$(O)/fuzzcovobj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(DRM_CFLAGS) -Iselftests/host -std=gnu11 \
+		$(WARN) $(TEST_WARN) -pthread -O1 -g -fsanitize=fuzzer-no-link \
+		-fprofile-instr-generate -fcoverage-mapping -MMD -MP -c $< -o $@
+
+$(O)/fuzzcov/fuzz_%: $(O)/fuzzcovobj/selftests/fuzz/fuzz_%.o $(FUZZ_COV_LOBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) -fsanitize=fuzzer -fprofile-instr-generate -o $@ $^ \
+		$(DRM_LIBS) -pthread -lm
+
 fuzzers: $(FUZZERS)
+fuzz-coverage: $(FUZZ_SRC:selftests/fuzz/%.c=$(O)/fuzzcov/%)
 
 fuzz-seeds: $(O)/fuzz/fzseeds
 	rm -rf selftests/fuzz/corpus selftests/fuzz/*.dict

@@ -103,10 +103,9 @@ static const uint32_t special[8] = {
 	0x10000,
 };
 
-static int fz_word(struct fz_world *w, struct fz_in *in, uint32_t *lo,
-		   uint32_t *hi)
+static int fz_word_sel(struct fz_world *w, struct fz_in *in, uint8_t s,
+		       uint32_t *lo, uint32_t *hi)
 {
-	uint8_t s = in8(in);
 	uint64_t a;
 
 	if (s < 0x40) {
@@ -125,6 +124,12 @@ static int fz_word(struct fz_world *w, struct fz_in *in, uint32_t *lo,
 	}
 	*lo = special[s & 7];
 	return 1;
+}
+
+static int fz_word(struct fz_world *w, struct fz_in *in, uint32_t *lo,
+		   uint32_t *hi)
+{
+	return fz_word_sel(w, in, in8(in), lo, hi);
 }
 
 /* ------------------------------------------------------------------ */
@@ -633,14 +638,18 @@ static void op_mmio(struct fz_world *w, struct fz_in *in)
 		vg_device_mmio_read(w->dev, off);
 		return;
 	}
-	/* Registers take bus addresses: a page of the machine, often. */
+	/*
+	 * Registers take bus addresses: a page of the machine (0xf0..0xff,
+	 * FZ_MMIO_BUS_PAGE), the last page of memory (0xe8..0xef), or any
+	 * word as commands take them.
+	 */
 	s = in8(in);
-	if (s < 0x40)
-		v = (uint32_t)(s % w->bus_pages * PAGE) + (in8(in) & 0xf8);
-	else if (s < 0x50)
+	if (s >= FZ_MMIO_BUS_PAGE)
+		v = (uint32_t)(in8(in) % w->bus_pages * PAGE) + (in8(in) & 0xf8);
+	else if (s >= 0xe8)
 		v = (uint32_t)(MEM_BYTES - PAGE) + (in8(in) & 0xf8);
 	else
-		fz_word(w, in, &v, &hi);
+		fz_word_sel(w, in, s, &v, &hi);
 	vg_device_mmio_write(w->dev, off, v);
 }
 

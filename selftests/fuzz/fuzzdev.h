@@ -61,6 +61,8 @@ void fz_put32(struct fz_writer *w, uint32_t v);
 void fz_put_small(struct fz_writer *w, uint8_t v);
 void fz_put_addr(struct fz_writer *w, uint8_t which, uint8_t delta);
 void fz_put_raw(struct fz_writer *w, uint32_t v);
+/* A register value that is bus page @page + @offset of the machine. */
+#define FZ_MMIO_BUS_PAGE	0xf0
 
 /* Interesting addresses (fz_put_addr's @which). */
 enum fz_addr {

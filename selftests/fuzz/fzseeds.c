@@ -356,6 +356,7 @@ static void regs_seeds(void)
 	fz_put8(&w, FZ_OP_MMIO);
 	fz_put8(&w, 0x40);
 	fz_put8(&w, 3);			/* TRACE_ADDR_LO */
+	fz_put8(&w, FZ_MMIO_BUS_PAGE);
 	fz_put8(&w, 8);			/* bus page 8 */
 	fz_put8(&w, 0);
 	fz_put8(&w, FZ_OP_MMIO);
