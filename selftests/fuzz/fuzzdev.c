@@ -50,6 +50,12 @@ struct fz_world {
 	unsigned int gpus;
 	struct th_as as[2];
 	uint64_t addr[FZ_A_COUNT];
+	/*
+	 * Their host addresses, taken before the input runs: an input may
+	 * rewrite the page tables (the window), and the engine writes as a
+	 * CPU thread would, through its own mapping.
+	 */
+	uint8_t *host[FZ_A_COUNT];
 	uint64_t cmd_bus;		/* bus address of the command area */
 	uint32_t cmd_chunk;		/* next chunk to fill */
 	uint32_t cmd[CMD_CHUNK_WORDS];	/* the open command buffer */
@@ -396,6 +402,8 @@ static void world_init(struct fz_world *w, uint8_t shape)
 			blk[j] = w->addr[(i + j) % FZ_A_COUNT] +
 				 8 * (i / FZ_A_COUNT);
 	}
+	for (i = 0; i < FZ_A_COUNT; i++)
+		w->host[i] = va_ptr(w, w->addr[i]);
 	/* Descriptors in the data area: two tasks and a queue task. */
 	put_tmd(w, w->addr[FZ_A_DATA], w->addr[FZ_A_STORE], w->addr[FZ_A_ARGS],
 		8, 32);
@@ -548,14 +556,30 @@ static void op_submit(struct fz_world *w, struct fz_in *in)
 /* Another CPU thread writes guest memory while the GPUs run. */
 static void op_poke(struct fz_world *w, struct fz_in *in)
 {
-	uint8_t which = in8(in);
-	uint64_t va = fz_addr(w, which, in8(in)) & ~3ull;
+	uint8_t which = in8(in) % FZ_A_COUNT;
+	int64_t delta = (int64_t)(int8_t)in8(in) * 4;
+	uint64_t va = w->addr[which] + delta;
 	uint32_t n = in8(in) % 4 + 1, i, lo, hi = 0;
-	uint8_t *p = va_ptr(w, va);
+	uint8_t *p = w->host[which];
+	uint64_t bus;
 
-	if (!p || (uint64_t)(p - w->th->mem) - w->cmd_bus <
-			  CMD_CHUNKS * CMD_CHUNK_WORDS * 4ull)
+	/*
+	 * Through the CPU's own mapping of the region, not the GPU's; the
+	 * window stands for any page of the machine (page tables, rings).
+	 */
+	if (which == FZ_A_WINDOW) {
+		bus = (uint64_t)((uint8_t)(delta / 4) % w->bus_pages) * PAGE +
+		      (in8(in) & 0xff) * 16;
+		va = w->addr[FZ_A_WINDOW] + bus;
+	} else if (!p) {
 		return;
+	} else {
+		bus = (uint64_t)(p - w->th->mem) + delta;
+	}
+	if (bus < PAGE || bus > MEM_BYTES - PAGE ||
+	    bus - w->cmd_bus < CMD_CHUNKS * CMD_CHUNK_WORDS * 4ull)
+		return;
+	p = w->th->mem + bus;
 	/* Within the page of @va: an address takes two words. */
 	for (i = 0; i < n && (i == 0 || (va + 4 * i) % PAGE); i++) {
 		if (fz_word(w, in, &lo, &hi) == 2 && (va + 4 * i + 4) % PAGE) {
@@ -572,7 +596,7 @@ static void op_data(struct fz_world *w, struct fz_in *in)
 {
 	uint32_t off = (in8(in) | (uint32_t)in8(in) << 8) % (DATA_BYTES / 4);
 	uint32_t n = in8(in) % 32 + 1, i, lo, hi = 0;
-	uint32_t *p = va_ptr(w, w->addr[FZ_A_DATA]);
+	uint32_t *p = (uint32_t *)w->host[FZ_A_DATA];
 
 	for (i = 0; i < n && off + i < DATA_BYTES / 4; i++) {
 		if (fz_word(w, in, &lo, &hi) == 2 && off + i + 1 < DATA_BYTES / 4) {
@@ -724,7 +748,7 @@ static void op_kernel(struct fz_world *w, struct fz_in *in)
 {
 	uint8_t f = in8(in);
 	uint32_t slot = f % KERNEL_SLOTS, i, n;
-	uint8_t *image = va_ptr(w, w->addr[FZ_A_KERNEL0 + slot]);
+	uint8_t *image = w->host[FZ_A_KERNEL0 + slot];
 	struct vmgpu_exec_header h;
 
 	memset(&h, 0, sizeof(h));
@@ -768,10 +792,11 @@ static void op_kernel(struct fz_world *w, struct fz_in *in)
 static void op_launch(struct fz_world *w, struct fz_in *in)
 {
 	uint8_t k = in8(in), s = in8(in);
-	uint64_t code = k & 4 ? w->addr[FZ_A_STORE + (k & 3)] :
-				w->addr[FZ_A_KERNEL0 + (k & 3)];
+	unsigned int kernel = k & 4 ? FZ_A_STORE + (k & 3) : FZ_A_KERNEL0 + (k & 3);
+	uint64_t code = w->addr[kernel];
 	uint64_t args = w->addr[FZ_A_ARGS] + (in8(in) % 16) * ARGS_BLOCK;
-	const struct vmgpu_exec_header *h = va_ptr(w, code);
+	const struct vmgpu_exec_header *h =
+		(const struct vmgpu_exec_header *)w->host[kernel];
 	uint32_t grid[3] = { in8(in) % 8 + 1, s % 3 + 1, 1 };
 	uint32_t block[3] = { in8(in) % 64 + 1, 1, 1 };
 	uint32_t args_bytes = h->args_bytes <= ARGS_BLOCK ? h->args_bytes : 0;
