@@ -5450,21 +5450,6 @@ static const char *errno_name(unsigned int e)
 
 static void print_random_report(void)
 {
-	static const char *const fault_names[RND_FAULT_SLOTS] = {
-		[VMGPU_FAULT_NONE] = "none",
-		[VMGPU_FAULT_UNMAPPED] = "unmapped",
-		[VMGPU_FAULT_PERMISSION] = "permission",
-		[VMGPU_FAULT_MISALIGNED] = "misaligned",
-		[VMGPU_FAULT_ILLEGAL_INSTR] = "illegal-instr",
-		[VMGPU_FAULT_BAD_EXECUTABLE] = "bad-executable",
-		[VMGPU_FAULT_BUDGET] = "budget",
-		[VMGPU_FAULT_BAD_COMMAND] = "bad-command",
-		[VMGPU_FAULT_RING] = "ring",
-		[VMGPU_FAULT_PC_RANGE] = "pc-range",
-		[VMGPU_FAULT_TASK] = "task",
-		[VMGPU_FAULT_NUM] = "timeout",
-		[VMGPU_FAULT_NUM + 1] = "other",
-	};
 	uint64_t refused = 0;
 	unsigned int i;
 
@@ -5487,7 +5472,10 @@ static void print_random_report(void)
 	printf("random faults: %" PRIu64 " contexts banned (", S->stat[ST_RND_BANNED]);
 	for (i = 0; i < RND_FAULT_SLOTS; i++)
 		if (S->rnd_faults[i])
-			printf("%s %" PRIu64 ", ", fault_names[i], S->rnd_faults[i]);
+			printf("%s %" PRIu64 ", ",
+			       i == VMGPU_FAULT_NUM ? "timeout" :
+			       i > VMGPU_FAULT_NUM ? "other" : vmgpu_fault_name(i),
+			       S->rnd_faults[i]);
 	printf("); kernels: random words %" PRIu64 ", bad headers %" PRIu64
 	       ", well-formed %" PRIu64 ", rewrites in flight %" PRIu64 "\n",
 	       S->stat[ST_RND_KERN_RANDOM], S->stat[ST_RND_KERN_BADHDR],
