@@ -41,9 +41,6 @@ static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
     uint32_t row, chunks = 0;
 
     for (row = 0; row < c->height; row++) {
-        if (__atomic_load_n(abort, __ATOMIC_RELAXED)) {
-            return VG_FAULT_ABORTED;
-        }
         uint64_t src = c->src + (uint64_t)row * c->src_pitch;
         uint64_t dst = c->dst + (uint64_t)row * c->dst_pitch;
         uint64_t left = c->width;
@@ -61,7 +58,7 @@ static int copy_walk(struct vg_mmu *mmu, const struct vg_copy *c, bool move,
             if (n > VMGPU_PAGE_SIZE - dof) {
                 n = VMGPU_PAGE_SIZE - dof;
             }
-            /* And every 256 pages of a long row. */
+            /* Every 256 chunks, of one row or many short ones. */
             if (!(++chunks % 256) &&
                 __atomic_load_n(abort, __ATOMIC_RELAXED)) {
                 return VG_FAULT_ABORTED;
