@@ -263,20 +263,10 @@ static void *va_ptr(struct fz_world *w, uint64_t va)
 /* The registers a driver programs, again (after a reset). */
 static void program_gpu(struct fz_world *w, unsigned int gpu)
 {
-	struct testhost *th = w->th;
-	uint64_t ring = th->ring_base[gpu], fence = th->fence_addr[gpu];
-
-	th->ring_tail[gpu] = 0;
-	th_wr(th, gpu, VMGPU_GPU_RING_BASE_LO, (uint32_t)ring);
-	th_wr(th, gpu, VMGPU_GPU_RING_BASE_HI, ring >> 32);
-	th_wr(th, gpu, VMGPU_GPU_RING_ENTRIES, RING_ENTRIES);
-	th_wr(th, gpu, VMGPU_GPU_FENCE_ADDR_LO, (uint32_t)fence);
-	th_wr(th, gpu, VMGPU_GPU_FENCE_ADDR_HI, fence >> 32);
-	th_wr(th, gpu, VMGPU_GPU_INT_MASK, ~0u);
-	th_set_root(th, gpu, 0, &w->as[0]);
-	th_set_root(th, gpu, 1, &w->as[1]);
-	th_set_root(th, gpu, CANARY_SLOT, &w->canary_as);
-	th_wr(th, gpu, VMGPU_GPU_CONTROL, VMGPU_CTRL_ENABLE);
+	th_gpu_program(w->th, gpu);
+	th_set_root(w->th, gpu, 0, &w->as[0]);
+	th_set_root(w->th, gpu, 1, &w->as[1]);
+	th_set_root(w->th, gpu, CANARY_SLOT, &w->canary_as);
 }
 
 /* A task descriptor of @code over @grid blocks of @threads at @at. */

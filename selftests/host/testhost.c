@@ -264,11 +264,18 @@ void th_gpu_setup(struct testhost *th, unsigned int gpu, uint32_t entries)
 
 	th->ring_base[gpu] = ring;
 	th->ring_entries[gpu] = entries;
-	th->ring_tail[gpu] = 0;
 	th->fence_addr[gpu] = fence;
+	th_gpu_program(th, gpu);
+}
+
+void th_gpu_program(struct testhost *th, unsigned int gpu)
+{
+	uint64_t ring = th->ring_base[gpu], fence = th->fence_addr[gpu];
+
+	th->ring_tail[gpu] = 0;
 	th_wr(th, gpu, VMGPU_GPU_RING_BASE_LO, (uint32_t)ring);
 	th_wr(th, gpu, VMGPU_GPU_RING_BASE_HI, ring >> 32);
-	th_wr(th, gpu, VMGPU_GPU_RING_ENTRIES, entries);
+	th_wr(th, gpu, VMGPU_GPU_RING_ENTRIES, th->ring_entries[gpu]);
 	th_wr(th, gpu, VMGPU_GPU_FENCE_ADDR_LO, (uint32_t)fence);
 	th_wr(th, gpu, VMGPU_GPU_FENCE_ADDR_HI, fence >> 32);
 	th_wr(th, gpu, VMGPU_GPU_INT_MASK, ~0u);

@@ -92,6 +92,11 @@ uint32_t th_rd(struct testhost *th, unsigned int gpu, uint32_t off);
 uint64_t th_rd64(struct testhost *th, unsigned int gpu, uint32_t off_lo);
 /* Ring of @entries, fence, all interrupts unmasked, enabled. */
 void th_gpu_setup(struct testhost *th, unsigned int gpu, uint32_t entries);
+/*
+ * Program that ring, fence and mask again (after a reset), tail back to
+ * entry 0, and enable the GPU.
+ */
+void th_gpu_program(struct testhost *th, unsigned int gpu);
 /* Point slot @slot of @gpu at @as. */
 void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 		 const struct th_as *as);
