@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Top-level build. Host parts (library, tools, host tests) build here; the
 # kernel module builds through Kbuild; QEMU and the VM run through scripts/.
@@ -53,8 +53,8 @@ CCXXFLAGS := $(LLVM_CXXFLAGS) $(CXXWARN) -fPIC -pthread \
 
 CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
 # The library: a small core in libshim/, one subfolder per subsystem;
-# but the runtime (libshim/runtime), its own library: GPL-2.0-or-later, as
-# its CPU device links the device model's interpreter (libvgcore).
+# the runtime (libshim/runtime) is its own library, as its CPU device
+# links the device model's interpreter (libvgcore). Licenses: LICENSES/.
 SHIM_SRC  := $(sort $(wildcard libshim/*.c) \
 	       $(filter-out libshim/runtime/%,$(wildcard libshim/*/*.c)))
 RT_SRC    := $(sort $(wildcard libshim/runtime/*.c))
@@ -318,7 +318,7 @@ MAN7     := man/vmgpu.7
 # that pkg-config --define-prefix can move the tree.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
-# The runtime (GPL-2.0-or-later): its library, the device model's core it
+# The runtime: its library, the device model's core it
 # runs CPU kernels with, its header (as runtime/vmgpu_rt.h) and vmgpurt.pc.
 install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
 		$(MAN1) $(MAN7) libshim/vmgpu.pc.in \

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: debugfs files under /sys/kernel/debug/dri/<minor>/ (registers,
  * per-GPU and per-file counters) and the DRM fdinfo usage keys.

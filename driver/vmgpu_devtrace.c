@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: the device's own trace (per command, block, dispatch and packet,
  * in device time), recorded by DMA into a driver buffer and read through

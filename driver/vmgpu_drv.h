@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vmgpu: DRM driver for the vmgpu virtual multi-GPU compute device.
  */

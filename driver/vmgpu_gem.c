@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: buffer objects. drm_gem_shmem objects, mapped into a file's GPU
  * address space when the file gets its first handle to them (creation,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: interrupts. One MSI-X vector per GPU. The hard handler only reads
  * and acknowledges the GPU's status, latches an error report if there is

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: per-file GPU address spaces. Each DRM file owns three-level page
  * tables (uapi/vmgpu_hw.h) in coherent DMA memory and a drm_mm range

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: the per-GPU ring of DMA packets. Each ring entry carries a fence
  * seqno the device writes back when the packet is done; each entry has a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: one drm_gpu_scheduler per GPU ring, contexts with one entity per
  * GPU, and recovery: a packet that does not complete in time bans its

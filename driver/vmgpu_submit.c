@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: the submit ioctl. The command buffer is copied once, into a
  * kernel-owned buffer the device reads through the file's address space

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vmgpu tracepoints: the life of a packet (submit, ring, interrupt,
  * retire) and of errors and resets. Enable with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vmgpu: the work distributor policy of each GPU (the WD_* registers) and
  * the WD_POLICY ioctl.

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared settings for the vmgpu scripts; sourced, never run.
 
 VMGPU_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

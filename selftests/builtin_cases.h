@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Launches of the built-in kernels for comparing their assembly and
  * OpenCL C forms (vmgpu_builtin_kernels_opencl()) on the same inputs: the

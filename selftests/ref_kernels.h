@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The built-in kernels' arithmetic on the CPU, in the kernels' own order
  * of operations, so that results compare bit for bit: one copy for the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the runtime's tests share (host: test_runtime on the device model;
  * VM: vmgpu_runtime through the driver): the kernel library they build

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * vmgpu-settings: the device model's settings (QOM properties of
  * -device vmgpu), from the one list in qemu-device/core/config.h.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
 /*
  * vmgpu command packets: lengths and names from the command table of
  * vmgpu_hw.h, and the one set of rules a command must follow that can be

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt's CPU device (SPEC P6): the same executables as the GPUs,
  * run in the application's process by the device model's ISA

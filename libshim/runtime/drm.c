@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt's GPU back end over a render node, through libvmgpu: the
  * GPUs of one vmgpu device (vmgpu_device_open()), one libvmgpu context,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt buffers (SPEC P3): host memory the application maps, and
  * copies in device memory made on demand. A buffer is valid on the host,

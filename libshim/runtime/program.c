@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt kernels from the OpenCL C compiler's programs and kernel
  * libraries (SPEC P3, P4): online compilation for each ISA version among

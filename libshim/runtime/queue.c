@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt queues, instances and events (SPEC P5) and the scheduler
  * that places them (P6). The locking and lifetime rule is in

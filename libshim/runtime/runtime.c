@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * libvmgpurt: the runtime object, its handle table, the device table with
  * capability matching and logical devices (SPEC P1), contexts (P2) and

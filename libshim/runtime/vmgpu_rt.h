@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * libvmgpurt: the parallel runtime over vmgpu GPUs and the CPU (SPEC P1-P7,
  * Documentation/runtime.rst).

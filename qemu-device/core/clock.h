@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The device's virtual time: one discrete-event queue (and so one clock)
  * per GPU, and the cost model that prices work in that time.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Command processor of one GPU: fetches ring entries, fetches and validates
  * their command buffers through the MMU, and runs the commands in device

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Every setting of the model, defined once: VG_SETTINGS lists each with
  * its field, QOM property, type (all are uint32_t), default, bounds,

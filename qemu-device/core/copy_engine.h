@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The copy engine of one GPU: a FIFO of copies (COPY and COPY_ASYNC),
  * 2D (rows with pitches), run one at a time.

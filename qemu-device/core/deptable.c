@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * Region dependency tables, the command processor's part (deptable.h).
  * Everything a DEP_SIGNAL or DEP_WAIT needs from the packet was checked

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Region dependency tables (SPEC R2, R3), the command processor's part:
  * the signals DEP_SIGNAL arms on the packet's dispatches, which write a

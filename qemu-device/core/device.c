@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * vmgpu device model, the top of qemu-device/core: the register file (the
  * global page and one page per GPU) and the event loop that runs each

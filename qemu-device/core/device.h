@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The vmgpu device model, independent of QEMU: N GPUs behind one register
  * file. The embedding (QEMU's glue in qemu-device/vmgpu.c, or a host test)

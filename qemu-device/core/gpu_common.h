@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * What every unit of one GPU shares, below all of them: the GPU's register
  * file and reset generation, its clock and event queue, interrupts, trace

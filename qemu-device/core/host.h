@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * What the embedding (QEMU's glue, a host test, a host tool) provides to
  * the model: bus-master DMA, a direct view of guest RAM pages, interrupts,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * The SM interpreter: execution. A block runs warp by warp; a warp runs until it exits,
  * reaches a barrier or faults, and every instruction is applied to all 32

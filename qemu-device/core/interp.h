@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The SM's instruction interpreter: runs one thread block of a loaded
  * kernel (kernel.h) at a time, warp by warp, all lanes of a warp

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel loading: an executable image (uapi/vmgpu_isa.h) as copied from
  * GPU memory is validated as a whole, instruction by instruction, and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Little-endian loads and stores at any alignment: how the model reads
  * command words and ring entries and writes trace records, whatever the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * GPU-to-GPU links: topology, routes, per-link servers (link.h).
  */

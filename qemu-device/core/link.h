@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The GPU-to-GPU links of the device (SPEC R10): which links exist (the
  * topology: all-to-all, or a ring where GPU k is linked to k - 1 and

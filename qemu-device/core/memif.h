@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * How the SMs of the model see GPU memory: an address translation callback
  * that returns a host pointer to a whole page. The MMU (mmu.c) provides it in

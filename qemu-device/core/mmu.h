@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The GPU MMU of one GPU: per address-space slot a page-table root, a
  * three-level walk (uapi/vmgpu_hw.h), and a TLB. Page-table entries are

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * The SMs of one GPU (sm.h): block issue, pricing and retirement.
  */

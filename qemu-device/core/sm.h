@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The SMs of one GPU: block issue (from the work distributor), residency
  * (a slot per resident block), pricing in device time, and completion.

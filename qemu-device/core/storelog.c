@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * The store log (storelog.h): shadow pages, their pool and hash, and
  * applying them to memory.

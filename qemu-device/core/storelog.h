@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The store log: the memory model's half of a block. A block's global
  * stores go to its log, not to memory; its loads see memory overlaid with

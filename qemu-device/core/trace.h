@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * Device trace: per-command and per-block events in device time, kept as
  * struct vmgpu_trace_record (uapi/vmgpu_hw.h) so that the records a guest

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * A picture of a device trace: an SVG timeline drawn from the same
  * records and the same tracks (trace.h) as the JSON, with nothing but libc,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: MIT
 /*
  * The work distribution unit (wdist.h): pending lists, task table with
  * eviction, per-SM assignment and CTA issue.

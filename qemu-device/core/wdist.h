@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * The work distribution unit of one GPU (SPEC W): it schedules the thread
  * blocks (CTAs) of many tasks (TMDs) onto the SMs with no driver

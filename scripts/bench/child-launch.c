@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Child-task launch latency (SPEC W7), in device time: a parent kernel's
  * 32 threads each start a child of 4 blocks.

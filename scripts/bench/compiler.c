@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Compiler benchmark: each built-in kernel in its assembly and in its
  * OpenCL C version (vmgpu_builtin_kernels_opencl(), compiled with

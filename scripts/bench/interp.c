@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Interpreter benchmark: each built-in kernel run through the SM
  * interpreter over a realistic grid (store log applied per block, as in

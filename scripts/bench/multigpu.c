@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Multi-GPU chains (SPEC R), in device time on the host's device model:
  * a chain of 5-point stencils split by the library's planner

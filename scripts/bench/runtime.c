@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The runtime's placement (SPEC P5, P6) in virtual time: a mixed workload
  * on 4 GPUs of the host device model (selftests/host/testrt.h) and the

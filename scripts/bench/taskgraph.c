@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Task graphs (SPEC T4-T6, T8) in device time on the host device model:
  * the schedule's packet (SYNC only where a pass waits) against a linear

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Work distributor benchmark, in device time (the model's clock; exact
  * and repeatable). The device core runs on the host as in QEMU, kernels

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzz target: kernels of any header and instructions (random words or
  * well-formed instructions aimed at interesting addresses: their own

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzz target: command buffers of any commands and words, with task
  * descriptors, queues, dependency tables and TAKE words of any bytes behind

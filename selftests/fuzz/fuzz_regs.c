@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzz target: register writes and reads, doorbells, resets and ring entries
  * of any bytes, with well-formed work in flight and guest memory rewritten

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The device model under a coverage-guided fuzzer (libFuzzer): one engine
  * that turns arbitrary bytes into what a hostile guest can do to the

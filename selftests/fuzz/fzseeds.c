@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * fzseeds DIR: write the fuzz targets' seed corpora, regression inputs and
  * dictionaries under DIR (selftests/fuzz; `make fuzz-seeds`), as inputs of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The compiler's test corpus: typical GPU kernels in OpenCL C, checked
  * against C by test_compiler and run on the CPU device and a GPU by

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Assembler and disassembler: round trips (assemble, disassemble,
  * assemble gives identical bytes) for every built-in kernel and every

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * SKIP_IF (hardware interface 1.3): device-side control flow in the
  * command stream. The condition is read once, after the dispatch it

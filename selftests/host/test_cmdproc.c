@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Command processor (qemu-device/core/cmdproc.c) through the device's
  * registers: ring and command validation, SYNC/BARRIER ordering in device

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The OpenCL C compiler (libshim/compiler): kernels compiled with
  * vmgpu_program_build(), loaded and run block by block through the

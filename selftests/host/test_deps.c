@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Region dependencies in the command processor (SPEC R2, R3):
  * DEP_SIGNAL writes a table entry when the blocks of a region finished,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The device as a whole (qemu-device/core/device.c): configuration checks,
  * registers, built-in kernels through the full path (ring entry -> CP ->

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The interpreter, instruction by instruction: every opcode against a C
  * statement of its documented semantics over edge-case operands, then

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The built-in reference kernels (libshim/builtin_kernels.c), assembled and
  * run block by block through the interpreter over whole grids with partial

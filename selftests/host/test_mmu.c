@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GPU MMU (qemu-device/core/mmu.c): page-table walks, faults, permissions,
  * locations, the per-slot TLB and its invalidation, isolation of slots.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Task-graph placements (SPEC T8) on the device model: one format B
  * program with a condition and a loop on values a kernel produces,

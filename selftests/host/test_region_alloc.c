@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Dynamic allocation of portions (uapi/vmgpu_region.h, SPEC R7;
  * Documentation/regions.rst): serpentine curves and curve tables, the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Region-dependency mapping functions, out-of-range policies and
  * dependency-table epochs (uapi/vmgpu_region.h, SPEC R2, R4, R5;

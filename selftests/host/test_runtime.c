@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The parallel runtime (SPEC P1-P6, libshim/runtime/): capability
  * matching by score and all-must-match over a device table of GPUs of

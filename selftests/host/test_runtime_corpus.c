@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every kernel of the compiler's test corpus (compiler_corpus.h) through
  * the runtime on the CPU device and on a GPU of the device model, from

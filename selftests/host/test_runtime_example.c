@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Documentation/runtime.rst's example program (the three requests) runs
  * and computes the right result: here with the CPU device alone, as the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The multi-GPU splitter's plans (libshim/multigpu/plan.c) on the device
  * model: a chain of 3x3 blurs split over 1, 2 and 4 GPUs in each mode and

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Task graphs (SPEC T1-T7, libshim/taskgraph/): the design's Figure 8a
  * graph gives the schedules of Figure 8b as resources allow; WAR and WAW

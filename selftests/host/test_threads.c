@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The device with one runner thread per GPU, as QEMU runs it
  * (qemu-device/core/device.c, vg_device_run_gpu): register accesses

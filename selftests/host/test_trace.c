@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The trace converters (qemu-device/core/trace.c, trace_svg.c): residency
  * lanes, the JSON held to the Trace Event Format rules a viewer relies on

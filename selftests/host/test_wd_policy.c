@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The work distributor's policy registers (WD_* in uapi/vmgpu_hw.h,
  * qemu-device/core/device.c): reset values from the settings, staging and

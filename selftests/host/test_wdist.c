@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host tests of the work distribution unit (qemu-device/core/wdist.c,
  * SPEC W1-W5, W8): step-by-step scenarios that assert each decision, and

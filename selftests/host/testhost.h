@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A fake embedding for device-model host tests: guest "physical" memory is
  * one host array whose bus address is the offset into it, interrupts are

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A GPU memory for host tests: a range of GPU virtual addresses backed by
  * host memory, 4 KiB pages that can be unmapped, made read-only or given a

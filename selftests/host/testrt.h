@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A GPU back end of the runtime (libshim/runtime/vmgpu_rt.h) on the host
  * tests' device model (testhost.h): the GPUs of one in-process vg_device,

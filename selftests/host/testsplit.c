@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /* The splitter's plans on the host tests' device model (testsplit.h). */
 #include <stdlib.h>
 #include <string.h>

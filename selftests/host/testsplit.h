@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The multi-GPU splitter's plans (libshim/multigpu/plan.h) run on the
  * device model of the host tests (testhost.h): a sink that writes each

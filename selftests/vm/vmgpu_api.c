@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: libvmgpu as a runtime engineer uses it. Typed kernel
  * arguments (set by index, type checked, buffers declared to the command

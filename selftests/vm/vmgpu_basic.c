@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests: the driver binds, exposes a render node, answers GET_PARAM
  * as the QEMU device was configured, rejects bad arguments, and survives

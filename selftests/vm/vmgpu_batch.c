@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests of batched submission (SPEC B, issue 4): one packet of N
  * dispatches costs one interrupt and one deferred-work run, syncs order

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest of the submit ioctl's command validation: thousands of
  * mutations of a valid packet (bit flips, random words, truncation). Each

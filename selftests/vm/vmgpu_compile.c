@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: the OpenCL C compiler in the guest. Kernels are compiled
  * from source at run time (vmgpu_program_build(), and a kernel library

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: device-side work (SPEC W7) through the driver. A kernel
  * launches a child task, the child appends work items to a queue task,

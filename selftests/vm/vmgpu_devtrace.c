@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests of the device trace fetched from the VM: records written by
  * the device into the driver's buffer, read through debugfs, describe the

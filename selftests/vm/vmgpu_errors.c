@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests of error handling: a faulting, illegal or budget-exceeding
  * packet errors only its own fence and bans only its own context while

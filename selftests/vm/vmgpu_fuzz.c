@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests that drive the device's registers directly, with vmgpu.ko
  * unbound: a ring entry written by hand completes and raises its interrupt

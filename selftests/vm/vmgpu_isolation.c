@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftests of address-space isolation and of cross-file, cross-GPU
  * synchronisation: one file can never reach another's buffers except

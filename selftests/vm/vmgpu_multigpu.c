@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: multi-GPU device time (Documentation/device-model.rst,
  * "Device time across GPUs"). Two halves of one dispatch, released by one

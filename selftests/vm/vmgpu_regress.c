@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Regression tests of issue 8 (a fuzzing campaign): one test per finding,
  * named regress_N_*. Each was seen to fail on the driver of commit d4d2f07

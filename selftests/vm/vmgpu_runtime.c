@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: the runtime (libvmgpurt, Documentation/runtime.rst) over
  * the real device through the driver: vmgpu_rt_create(NULL) opens every

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: the library's multi-GPU splitter through the driver
  * (Documentation/regions.rst, "The splitter"). A chain of four 3x3 blurs

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: task-graph placements (SPEC T8) through the driver. One
  * format B program, with a condition and a loop on values a kernel

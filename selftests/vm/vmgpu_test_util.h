@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the VM selftests that run work on the device: kernels
  * assembled at run time, buffers, and waiting. Header-only because every

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * VM selftest: the work distributor policy through the driver
  * (DRM_IOCTL_VMGPU_WD_POLICY, GET_PARAM WD_MODE / WD_TABLE_SLOTS) and the
