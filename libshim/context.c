@@ -59,6 +59,28 @@ void vmgpu_context_destroy(struct vmgpu_context *ctx)
 	free(ctx);
 }
 
+int vmgpu_context_adopt(struct vmgpu_device *dev, uint32_t ctx_id,
+			struct vmgpu_context **out)
+{
+	struct vmgpu_context *ctx;
+
+	if (!dev)
+		return -EINVAL;
+	if (!out)
+		return shim_set_error(dev, -EINVAL, "context_adopt: out is NULL");
+	*out = NULL;
+	if (!ctx_id)
+		return shim_set_error(dev, -EINVAL,
+				      "context_adopt: context id 0 is never valid");
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return shim_set_error(dev, -ENOMEM, "out of memory");
+	ctx->dev = dev;
+	ctx->id = ctx_id;
+	*out = ctx;
+	return 0;
+}
+
 uint32_t vmgpu_context_id(const struct vmgpu_context *ctx)
 {
 	return ctx ? ctx->id : 0;

@@ -213,6 +213,14 @@ int vmgpu_context_create(struct vmgpu_device *dev, uint32_t priority,
 void vmgpu_context_destroy(struct vmgpu_context *ctx);
 /* The driver's id of @ctx, for the ioctls used directly (0 for NULL). */
 uint32_t vmgpu_context_id(const struct vmgpu_context *ctx);
+/*
+ * A handle for a context the program made itself with
+ * DRM_IOCTL_VMGPU_CTX_CREATE on @dev's file (vmgpu_device_fd()). The id is
+ * not checked here: a submit on an id the file does not own fails with
+ * -ENOENT. vmgpu_context_destroy() destroys the context as for any other.
+ */
+int vmgpu_context_adopt(struct vmgpu_device *dev, uint32_t ctx_id,
+			struct vmgpu_context **out);
 
 /* vmgpu_context_status.fault of a packet the driver's timeout stopped. */
 #define VMGPU_FAULT_TIMEOUT		0x100u
