@@ -16,7 +16,7 @@
 #                      Documentation/robustness.rst); make fuzzers builds
 #                      them, make fuzz-seeds rewrites their seed corpora
 #   make install       the library, its headers and vmgpu.pc, the runtime
-#                      (libvmgpurt.a, libvgcore.a, runtime/vmgpu_rt.h,
+#                      (libvmgpurt.a, libvgcore.a, vmgpu/runtime.h,
 #                      vmgpurt.pc), the tools and the man pages under
 #                      PREFIX (default /usr/local);
 #                      DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR and
@@ -30,7 +30,7 @@ KSELFTEST := $(CACHE)/linux-source-6.1/tools/testing/selftests
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	    -Wmissing-prototypes -Wvla -Werror=implicit-function-declaration
-CPPFLAGS := -Iuapi -Iuapi/drm -Ilibshim -Iqemu-device/core -D_GNU_SOURCE
+CPPFLAGS := -Iuapi -Iuapi/drm -Ilibshim/include -Ilibshim -Iqemu-device/core -D_GNU_SOURCE
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -fPIC -pthread
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -85,7 +85,7 @@ RT_OBJ    := $(RT_SRC:%.c=$(O)/rel/%.o)
 RT_AOBJ   := $(RT_SRC:%.c=$(O)/asan/%.o)
 
 # The version's one definition is in vmgpu.h.
-vmgpu_version = $(shell sed -n 's/^.define VMGPU_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\)$$/\1/p' libshim/vmgpu.h)
+vmgpu_version = $(shell sed -n 's/^.define VMGPU_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\)$$/\1/p' libshim/include/vmgpu.h)
 VERSION_MAJOR := $(call vmgpu_version,MAJOR)
 VERSION       := $(VERSION_MAJOR).$(call vmgpu_version,MINOR).$(call vmgpu_version,PATCH)
 
@@ -198,7 +198,10 @@ $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) -pthread -lm
 
-$(O)/host-tests/test_compiler: $(O)/asan/selftests/host/test_compiler.o \
+# The compiler's tests (test_compiler*, test_kernlib) link the compiler.
+CC_HTESTS := $(filter $(O)/host-tests/test_compiler% \
+		$(O)/host-tests/test_kernlib,$(HTESTS))
+$(CC_HTESTS): $(O)/host-tests/%: $(O)/asan/selftests/host/%.o \
 		$(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ) $(COMP_AOBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
@@ -297,9 +300,10 @@ stress:
 checkpatch:
 	scripts/checkpatch
 
-# Installation. The uAPI headers go next to vmgpu.h in INCLUDEDIR/vmgpu, as
-# the project includes them ("vmgpu_hw.h", not "drm/vmgpu_drm.h"); vmgpu.pc
-# adds that directory to the compiler's search path.
+# Installation. The public headers as in libshim/include: INCLUDEDIR/vmgpu.h
+# and the subsystems' INCLUDEDIR/vmgpu/*.h; the uAPI headers in
+# INCLUDEDIR/vmgpu, as the project includes them ("vmgpu_hw.h", not
+# "drm/vmgpu_drm.h"); vmgpu.pc adds both directories to the search path.
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
 LIBDIR       ?= $(PREFIX)/lib
@@ -308,7 +312,9 @@ MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL      ?= install
 
-PUBLIC_H := libshim/vmgpu.h uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
+PUBLIC_H := libshim/include/vmgpu/split.h libshim/include/vmgpu/graph.h \
+	    libshim/include/vmgpu/compiler.h \
+	    uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
 	    uapi/vmgpu_region.h \
 	    uapi/drm/vmgpu_drm.h
 MAN1     := $(TOOL_SRC:tools/%.c=man/%.1)
@@ -319,16 +325,16 @@ MAN7     := man/vmgpu.7
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
 # The runtime: its library, the device model's core it
-# runs CPU kernels with, its header (as runtime/vmgpu_rt.h) and vmgpurt.pc.
+# runs CPU kernels with, its header (vmgpu/runtime.h) and vmgpurt.pc.
 install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
 		$(MAN1) $(MAN7) libshim/vmgpu.pc.in \
 		libshim/runtime/vmgpurt.pc.in
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	$(INSTALL) -m 644 $(LIBRT_A) $(LIBCORE_A) $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 644 libshim/runtime/vmgpu_rt.h \
-		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime/
+	$(INSTALL) -m 644 libshim/include/vmgpu/runtime.h \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu/
 	for pc in libshim/vmgpu.pc.in libshim/runtime/vmgpurt.pc.in; do \
 		n=$${pc##*/}; \
 		sed -e 's|@PREFIX@|$(PREFIX)|' \
@@ -341,6 +347,7 @@ install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
 	$(INSTALL) -m 755 $(LIBVMGPU_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sfn $(notdir $(LIBVMGPU_SO)) $(DESTDIR)$(LIBDIR)/$(LIBVMGPU_SONAME)
 	ln -sfn $(LIBVMGPU_SONAME) $(DESTDIR)$(LIBDIR)/libvmgpu.so
+	$(INSTALL) -m 644 libshim/include/vmgpu.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	for f in $(MAN1) $(MAN7); do \
@@ -355,12 +362,12 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/vmgpu.pc \
 		$(DESTDIR)$(LIBDIR)/libvmgpurt.a $(DESTDIR)$(LIBDIR)/libvgcore.a \
 		$(DESTDIR)$(PKGCONFIGDIR)/vmgpurt.pc \
-		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime/vmgpu_rt.h \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu.h \
+		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime.h \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
-	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime 2>/dev/null || true
 	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu 2>/dev/null || true
 
 # Kbuild's products of the module build, without needing the kernel headers.

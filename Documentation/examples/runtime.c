@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/vmgpu_rt.h"
+#include <vmgpu/runtime.h>
 
 static const char source[] =
 	"kernel void scale(global const float *x, global float *y,\n"

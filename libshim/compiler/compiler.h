@@ -7,8 +7,8 @@
  * and 2).
  * Documentation/compiler.rst describes the design.
  */
-#ifndef VMGPU_COMPILER_H
-#define VMGPU_COMPILER_H
+#ifndef VMGPU_COMPILER_INTERNAL_H
+#define VMGPU_COMPILER_INTERNAL_H
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 /*
  * Multi-GPU chains (SPEC R), in device time on the host's device model:
  * a chain of 5-point stencils split by the library's planner
- * (libshim/multigpu/plan.c) over 1, 2 and 4 GPUs, work scaled with the
+ * (libshim/split/plan.c) over 1, 2 and 4 GPUs, work scaled with the
  * GPU count (4 GPUs: 4x the pixels), in each mode: (a) barrier +
  * copy-all, (b) barrier with halo copies overlapping the interior, (c)
  * per-portion and (d) per-region dependencies (movement: pull, push,

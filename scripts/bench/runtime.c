@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/vmgpu_rt.h"
+#include <vmgpu/runtime.h>
 #include "testrt.h"
 
 #define GPUS		4

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The multi-GPU splitter's plans (libshim/multigpu/plan.c) on the device
+ * The multi-GPU splitter's plans (libshim/split/plan.c) on the device
  * model: a chain of 3x3 blurs split over 1, 2 and 4 GPUs in each mode and
  * movement gives exactly the one-GPU result (and the CPU's), with one
  * packet and one interrupt per GPU and no register write between

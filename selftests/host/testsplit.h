@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The multi-GPU splitter's plans (libshim/multigpu/plan.h) run on the
+ * The multi-GPU splitter's plans (libshim/split/plan.h) run on the
  * device model of the host tests (testhost.h): a sink that writes each
  * GPU's operations as a packet, the buffers placed in GPU memory as the
  * library places them. For the host tests and the benchmark.
@@ -8,7 +8,7 @@
 #ifndef VMGPU_TESTSPLIT_H
 #define VMGPU_TESTSPLIT_H
 
-#include "multigpu/plan.h"
+#include "split/plan.h"
 #include "testhost.h"
 
 /* A chain's kernels: code, argument template, where its addresses go. */

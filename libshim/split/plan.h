@@ -7,13 +7,17 @@
  * buffers; the host tests and the benchmark turn the same lists into
  * packets for the device model, so the policy is written once.
  * Documentation/regions.rst, "The splitter", explains the modes.
+ *
+ * Test-facing: the one private header of libshim that code outside it may
+ * include — the host tests and the multi-GPU benchmark drive the planner
+ * with their own sink (selftests/host/testsplit.h).
  */
 #ifndef VMGPU_SPLIT_PLAN_H
 #define VMGPU_SPLIT_PLAN_H
 
 #include <stdint.h>
 
-#include "vmgpu.h"
+#include <vmgpu/split.h>
 
 enum split_op_kind {
 	SPLIT_OP_DISPATCH,	/* kernel over a rectangle of blocks */

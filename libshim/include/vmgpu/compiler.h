@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvmgpu's OpenCL C compiler (vmgpu_program_*, vmgpu_compiler_*) and
+ * kernel libraries (vmgpu_kernlib_*): kernels compiled in-process by clang
+ * and LLVM into executables per ISA version, with an on-disk cache (SPEC
+ * P4, P8; Documentation/compiler.rst). Part of libvmgpu; the conventions
+ * of <vmgpu.h> hold.
+ */
+#ifndef VMGPU_COMPILER_H
+#define VMGPU_COMPILER_H
+
+#include <vmgpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* OpenCL C compiler (Documentation/compiler.rst)                       */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_program;
+
+/*
+ * Compile @source, OpenCL C 1.2: every kernel of it becomes an executable
+ * with its signature. @options (NULL or "") holds clang's
+ * -D/-I/-U/-w/-Werror/-cl-* options and the compiler's own
+ * -vmgpu-source-name=NAME (the file name in messages, default input.cl),
+ * -vmgpu-max-regs=N (16..128) and -vmgpu-isa=N (the device ISA version to
+ * compile for, default VMGPU_ISA_VERSION; each executable's header names
+ * the oldest version that has what it uses). *@log (free() it; may be NULL when
+ * out of memory) receives the build log: clang's diagnostics and the back
+ * end's, "FILE:LINE:COL: error: ...". -EINVAL on a compile error, -ENOMEM.
+ * Builds in several threads run independently.
+ */
+int vmgpu_program_build(const char *source, const char *options,
+			struct vmgpu_program **out, char **log);
+/* Free a program; NULL is accepted. */
+void vmgpu_program_destroy(struct vmgpu_program *prog);
+/* Number of kernels, and the name of kernel @index (NULL if none). */
+int vmgpu_program_kernel_count(const struct vmgpu_program *prog);
+const char *vmgpu_program_kernel_name(const struct vmgpu_program *prog,
+				      uint32_t index);
+/*
+ * The executable of kernel @name (for vmgpu_kernel_create()): valid while
+ * the program lives. -ENOENT if there is no such kernel.
+ */
+int vmgpu_program_kernel_image(const struct vmgpu_program *prog,
+			       const char *name, const void **image,
+			       size_t *bytes);
+/*
+ * Bytes of private memory each thread of kernel @name needs (private
+ * arrays, spilled registers), 0 if none. When not 0 the kernel's last
+ * parameter is the buffer "vmgpu_private" (buf_rw): at least this many
+ * bytes times the threads of the whole index space (grid_total x block).
+ */
+int vmgpu_program_kernel_private_bytes(const struct vmgpu_program *prog,
+				       const char *name);
+
+/* How a program was obtained (vmgpu_program_origin()). */
+enum vmgpu_program_origin {
+	VMGPU_PROGRAM_COMPILED = 1,	/* compiled from source just now */
+	VMGPU_PROGRAM_CACHED,		/* compiled before: the kernel cache */
+	VMGPU_PROGRAM_AS_IS,		/* a library's executables, its version */
+	VMGPU_PROGRAM_FALLBACK,		/* a library's older executables */
+};
+
+/* VMGPU_PROGRAM_*, -EINVAL for NULL. */
+int vmgpu_program_origin(const struct vmgpu_program *prog);
+/* The ISA version the program was built or chosen for, -EINVAL for NULL. */
+int vmgpu_program_isa_version(const struct vmgpu_program *prog);
+
+/* ------------------------------------------------------------------ */
+/* Kernel libraries, online compilation, the kernel cache (SPEC P4,    */
+/* Documentation/compiler.rst)                                         */
+/* ------------------------------------------------------------------ */
+
+struct vmgpu_compiler;
+struct vmgpu_kernlib;
+
+/* vmgpu_compiler_create() flags */
+#define VMGPU_COMPILER_NO_CACHE		(1u << 0)	/* no kernel cache */
+
+/*
+ * A compiler: the kernel cache's directory and counters. @cache_dir NULL
+ * means $VMGPU_KERNEL_CACHE, else $XDG_CACHE_HOME/vmgpu/kernels, else
+ * $HOME/.cache/vmgpu/kernels (created when first written, mode 0700);
+ * with none of them set, or VMGPU_COMPILER_NO_CACHE, there is no cache.
+ * -EINVAL (unknown flag, relative or empty @cache_dir), -ENOMEM. One
+ * compiler may be used from several threads.
+ */
+int vmgpu_compiler_create(const char *cache_dir, uint32_t flags,
+			  struct vmgpu_compiler **out);
+void vmgpu_compiler_destroy(struct vmgpu_compiler *cc);
+/* The cache directory, "" when there is no cache. */
+const char *vmgpu_compiler_cache_dir(const struct vmgpu_compiler *cc);
+
+/* What a compiler did, since its creation. */
+struct vmgpu_compiler_stats {
+	uint64_t builds;		/* vmgpu_kernlib_build*() that succeeded */
+	uint64_t as_is;			/* ... with executables of the version */
+	uint64_t compiles;		/* sources compiled */
+	uint64_t compile_failures;	/* ... that did not compile */
+	uint64_t cache_hits;		/* executables read from the cache */
+	uint64_t cache_misses;		/* no usable entry */
+	uint64_t cache_corrupt;		/* entries found invalid, ignored */
+	uint64_t cache_stores;		/* entries written */
+	uint64_t cache_store_failures;	/* entries that could not be */
+	uint64_t fallbacks;		/* older executables used */
+	uint64_t failures;		/* nothing usable: -ENOEXEC */
+};
+
+/* Fill @st (thread-safe; each counter is read atomically). */
+int vmgpu_compiler_get_stats(struct vmgpu_compiler *cc,
+			     struct vmgpu_compiler_stats *st);
+
+/*
+ * A kernel library: OpenCL C source (NULL: none) with its build @options
+ * (NULL or ""), and executables per ISA version, added later or read from
+ * a file. @name (NULL: "kernels") names it in messages. -EINVAL, -ENOMEM.
+ */
+int vmgpu_kernlib_create(const char *name, const char *source,
+			 const char *options, struct vmgpu_kernlib **out);
+void vmgpu_kernlib_destroy(struct vmgpu_kernlib *lib);
+
+/*
+ * Add the executable @image (header, code and signature: the kernel's
+ * name comes from it) of @bytes for devices of ISA version @isa_version,
+ * with the private bytes per thread it needs. The image is validated
+ * (header, every instruction for its own version, which must not be above
+ * @isa_version, signature). -EINVAL with the reason in @err, -EEXIST if
+ * the library has that kernel for that version, -ENOMEM.
+ */
+int vmgpu_kernlib_add_executable(struct vmgpu_kernlib *lib,
+				 uint32_t isa_version, const void *image,
+				 size_t bytes, uint32_t private_bytes,
+				 char *err, size_t errlen);
+/* Add every kernel of @prog for its ISA version (as above). */
+int vmgpu_kernlib_add_program(struct vmgpu_kernlib *lib,
+			      const struct vmgpu_program *prog, char *err,
+			      size_t errlen);
+/* Bit N set if the library has executables for ISA version N; -EINVAL. */
+int vmgpu_kernlib_isa_versions(struct vmgpu_kernlib *lib);
+
+/*
+ * The library as a file (the format is in Documentation/compiler.rst):
+ * *data is malloc()ed. write_file writes a temporary file next to @path
+ * and renames it, so readers never see a partial one. -EINVAL, -ENOMEM,
+ * or the file system's error.
+ */
+int vmgpu_kernlib_write(struct vmgpu_kernlib *lib, void **data,
+			size_t *bytes);
+int vmgpu_kernlib_write_file(struct vmgpu_kernlib *lib, const char *path);
+/*
+ * Read a library file, validating everything in it (a truncated or
+ * corrupt file, a bad executable: -EINVAL with the reason in @err).
+ * @name as for vmgpu_kernlib_create() (read_file: the path).
+ */
+int vmgpu_kernlib_read(const void *data, size_t bytes, const char *name,
+		       struct vmgpu_kernlib **out, char *err, size_t errlen);
+int vmgpu_kernlib_read_file(const char *path, struct vmgpu_kernlib **out,
+			    char *err, size_t errlen);
+
+/*
+ * The library's kernels for a device of ISA version @isa_version
+ * (VMGPU_ISA_VERSION_MIN..VMGPU_ISA_VERSION), in this order:
+ *  1. executables for that version: used as is;
+ *  2. the source, with the library's options then @options (NULL or ""):
+ *     from the cache if it was compiled before (same source, options,
+ *     compiler and version), else compiled and stored in the cache;
+ *  3. when that fails (or there is no source), the executables of the
+ *     newest older version;
+ *  4. else -ENOEXEC, the log naming the library and the versions.
+ * *@log (free() it; may be NULL) gets the compiler's messages and a line
+ * saying which rule applied. -EINVAL for bad arguments, -ENOMEM.
+ */
+int vmgpu_kernlib_build(struct vmgpu_compiler *cc, struct vmgpu_kernlib *lib,
+			uint32_t isa_version, const char *options,
+			struct vmgpu_program **out, char **log);
+/* The same for @dev's ISA version (DRM_VMGPU_PARAM_ISA_VERSION). */
+int vmgpu_kernlib_build_for_device(struct vmgpu_compiler *cc,
+				   struct vmgpu_kernlib *lib,
+				   struct vmgpu_device *dev,
+				   const char *options,
+				   struct vmgpu_program **out, char **log);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMGPU_COMPILER_H */
