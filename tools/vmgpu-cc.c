@@ -6,7 +6,8 @@
  *            [-O OPTIONS] [-S] SOURCE
  *
  * Writes DIR/KERNEL.vx for every kernel of SOURCE (DIR defaults to the
- * current directory) and prints the build log (clang's and the back
+ * current directory and is created, with its parents, when missing) and
+ * prints the build log (clang's and the back
  * end's diagnostics, FILE:LINE:COL) on stderr. -S prints each kernel's
  * disassembly on stdout as well. --library FILE writes a kernel library
  * instead: the source, its options and the executables for every ISA
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tool_common.h"
 #include "vmgpu.h"
@@ -28,7 +30,7 @@ static const struct tool tool = {
 	"                [-I DIR]... [-O OPTIONS] [-S] SOURCE\n"
 	"Compile the OpenCL C 1.2 kernels of SOURCE into vmgpu executables,\n"
 	"DIR/KERNEL.vx for each kernel; the build log goes to standard error.\n"
-	"  -o DIR          output directory (default: .)\n"
+	"  -o DIR          output directory, created if missing (default: .)\n"
 	"  --library FILE  write a kernel library instead: the source and\n"
 	"                  the executables for each ISA version it compiles for\n"
 	"  -D NAME[=VALUE] define a macro\n"
@@ -92,6 +94,52 @@ static int write_library(const char *path, const char *in, const char *src,
 		fprintf(stderr, "vmgpu-cc: %s: %s\n", path, strerror(-r));
 	vmgpu_kernlib_destroy(lib);
 	return r ? 1 : 0;
+}
+
+/*
+ * @dir and its missing parents, as mkdir -p makes them: mode 0777 less
+ * the umask, an existing directory is fine. A build writes one file per
+ * kernel into @dir, so a missing one would fail every kernel alike.
+ * Returns 0, or -1 with errno set and @path naming the part that failed.
+ */
+static int make_dirs(const char *dir, char *path, size_t size)
+{
+	struct stat st;
+	char *p;
+
+	if (snprintf(path, size, "%s", dir) >= (int)size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	for (p = path + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		if (p[-1] != '/') {
+			char end = *p;
+
+			*p = 0;
+			/*
+			 * Look first: mkdir of an existing directory on a
+			 * read-only file system fails with EROFS. EEXIST is
+			 * another mkdir -p winning the race.
+			 */
+			if (stat(path, &st) &&
+			    ((mkdir(path, 0777) && errno != EEXIST) ||
+			     stat(path, &st)))
+				return -1;
+			if (!S_ISDIR(st.st_mode)) {
+				errno = ENOTDIR;
+				return -1;
+			}
+			*p = end;
+		}
+		if (!*p)
+			return 0;
+	}
 }
 
 static int append(char **opts, const char *a, const char *b)
@@ -175,6 +223,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmgpu-cc: %s: %s\n", in, strerror(-r));
 		return 1;
 	}
+	/* Only now: a source that does not compile leaves no directory. */
+	{
+		char path[4096];
+
+		if (make_dirs(dir, path, sizeof(path))) {
+			fprintf(stderr, "vmgpu-cc: cannot create directory %s: %s\n",
+				path, strerror(errno));
+			vmgpu_program_destroy(prog);
+			return 1;
+		}
+	}
 	n = vmgpu_program_kernel_count(prog);
 	for (i = 0; i < n; i++) {
 		const char *name = vmgpu_program_kernel_name(prog, i);
@@ -186,7 +245,11 @@ int main(int argc, char **argv)
 		vmgpu_program_kernel_image(prog, name, &image, &bytes);
 		snprintf(path, sizeof(path), "%s/%s.vx", dir, name);
 		f = fopen(path, "wb");
-		if (!f || fwrite(image, 1, bytes, f) != bytes || fclose(f)) {
+		if (f && fwrite(image, 1, bytes, f) != bytes) {
+			fclose(f);
+			f = NULL;
+		}
+		if (!f || fclose(f)) {
 			fprintf(stderr, "vmgpu-cc: %s: %s\n", path,
 				strerror(errno));
 			rc = 1;
