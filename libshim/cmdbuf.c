@@ -11,6 +11,7 @@
 #include "vmgpu.h"
 #include "vmgpu_drm.h"
 #include "vmgpu_isa.h"
+#include "grow.h"
 #include "shim_internal.h"
 
 #define HEAP_BYTES	(64 * 1024)
@@ -78,19 +79,8 @@ uint32_t vmgpu_cmdbuf_bytes(const struct vmgpu_cmdbuf *cb)
 static int grow(struct vmgpu_cmdbuf *cb, void **arr, uint32_t *cap,
 		uint32_t need, size_t elem)
 {
-	uint32_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
+	if (vmgpu_grow(arr, cap, need, elem))
 		return shim_set_error(cb->dev, -ENOMEM, "out of memory");
-	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 

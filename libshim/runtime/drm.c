@@ -88,7 +88,7 @@ static int drm_keep(struct rt_drm *d, struct vmgpu_bo *bo, bool kernel)
 {
 	uint32_t cap = d->cap_bos;
 
-	if (rt_grow((void **)&d->bos, &d->cap_bos, d->nbos + 1,
+	if (vmgpu_grow((void **)&d->bos, &d->cap_bos, d->nbos + 1,
 		    sizeof(*d->bos)))
 		return -ENOMEM;
 	if (d->cap_bos != cap || !d->is_kernel) {

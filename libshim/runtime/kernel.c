@@ -36,6 +36,11 @@ void rt_kernel_free(struct vmgpu_rt *rt, struct rt_kernel *k)
 	free(k);
 }
 
+static void kernel_release(struct vmgpu_rt *rt, struct rt_obj *o)
+{
+	rt_kernel_free(rt, (struct rt_kernel *)o);
+}
+
 int rt_kernel_image(struct vmgpu_rt *rt, const struct rt_kernel *k,
 		    uint32_t isa, const void **image, size_t *bytes)
 {
@@ -107,6 +112,7 @@ int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 		return rt_err(rt, -ENOMEM, "out of memory");
 	k->o.kind = RT_KIND_KERNEL;
 	k->o.refs = 1;
+	k->o.release = kernel_release;
 	vmgpu_exec_header_read(&k->h, image);
 	if (!vmgpu_exec_header_valid(&k->h) ||
 	    bytes != vmgpu_exec_file_bytes(&k->h)) {

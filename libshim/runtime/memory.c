@@ -36,6 +36,11 @@ void rt_buffer_free(struct vmgpu_rt *rt, struct rt_buffer *b)
 	free(b);
 }
 
+static void buffer_release(struct vmgpu_rt *rt, struct rt_obj *o)
+{
+	rt_buffer_free(rt, (struct rt_buffer *)o);
+}
+
 int rt_buffer_alloc(struct vmgpu_rt *rt, uint64_t bytes,
 		    struct rt_buffer **out)
 {
@@ -57,6 +62,7 @@ int rt_buffer_alloc(struct vmgpu_rt *rt, uint64_t bytes,
 	memset(b->host, 0, alloc);
 	b->o.kind = RT_KIND_BUFFER;
 	b->o.refs = 1;
+	b->o.release = buffer_release;
 	b->bytes = bytes;
 	b->alloc_bytes = alloc;
 	b->host_valid = true;
@@ -212,119 +218,4 @@ uint64_t rt_buffer_va(struct vmgpu_rt *rt, const struct rt_buffer *b,
 		      uint32_t phys)
 {
 	return phys == rt->cpu ? b->cpu_va : b->copy[phys].va;
-}
-
-/* Wait (rt->lock held) until no unfinished instance uses @b as @write says. */
-static void wait_idle(struct vmgpu_rt *rt, struct rt_buffer *b, bool write)
-{
-	rt_flush_all(rt);
-	while (b->writer || (write && b->nreaders))
-		pthread_cond_wait(&rt->done, &rt->lock);
-}
-
-int vmgpu_rt_buffer_map(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
-			uint32_t flags, void **ptr)
-{
-	struct rt_buffer *b;
-	struct rt_obj *o;
-	uint32_t d;
-	int r;
-
-	if (!rt || !ptr)
-		return -EINVAL;
-	*ptr = NULL;
-	pthread_mutex_lock(&rt->lock);
-	r = rt_lookup(rt, buf, RT_KIND_BUFFER, &o);
-	if (r)
-		goto out;
-	b = (struct rt_buffer *)o;
-	if (!flags || flags & ~(VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE)) {
-		r = rt_err(rt, -EINVAL, "bad map flags %#x", flags);
-		goto out;
-	}
-	if (b->mapped) {
-		r = rt_err(rt, -EBUSY, "buffer already mapped");
-		goto out;
-	}
-	wait_idle(rt, b, flags & VMGPU_RT_MAP_WRITE);
-	r = rt_buffer_to_host(rt, b);
-	if (r) {
-		r = rt_err(rt, r, "buffer has no valid copy");
-		goto out;
-	}
-	if (flags & VMGPU_RT_MAP_WRITE)
-		for (d = 0; d < rt->nphys; d++)
-			b->copy[d].valid = false;
-	b->mapped = true;
-	*ptr = b->host;
-out:
-	pthread_mutex_unlock(&rt->lock);
-	return r;
-}
-
-int vmgpu_rt_buffer_unmap(struct vmgpu_rt *rt, vmgpu_rt_handle buf)
-{
-	struct rt_buffer *b;
-	struct rt_obj *o;
-	int r;
-
-	if (!rt)
-		return -EINVAL;
-	pthread_mutex_lock(&rt->lock);
-	r = rt_lookup(rt, buf, RT_KIND_BUFFER, &o);
-	if (!r) {
-		b = (struct rt_buffer *)o;
-		if (!b->mapped)
-			r = rt_err(rt, -EINVAL, "buffer not mapped");
-		b->mapped = false;
-	}
-	pthread_mutex_unlock(&rt->lock);
-	return r;
-}
-
-static int rt_copy(struct vmgpu_rt *rt, vmgpu_rt_handle buf, uint64_t offset,
-		   void *data, uint64_t bytes, bool write)
-{
-	void *p;
-	int r;
-
-	if (!rt || (!data && bytes))
-		return -EINVAL;
-	r = vmgpu_rt_buffer_map(rt, buf, write ? VMGPU_RT_MAP_WRITE :
-				VMGPU_RT_MAP_READ, &p);
-	if (r)
-		return r;
-	pthread_mutex_lock(&rt->lock);
-	{
-		struct rt_obj *o;
-
-		r = rt_lookup(rt, buf, RT_KIND_BUFFER, &o);
-		if (!r && (offset > ((struct rt_buffer *)o)->bytes ||
-			   bytes > ((struct rt_buffer *)o)->bytes - offset))
-			r = rt_err(rt, -EINVAL, "range %llu+%llu outside %llu",
-				   (unsigned long long)offset,
-				   (unsigned long long)bytes,
-				   (unsigned long long)((struct rt_buffer *)o)->bytes);
-	}
-	pthread_mutex_unlock(&rt->lock);
-	if (!r && bytes) {
-		if (write)
-			memcpy((uint8_t *)p + offset, data, bytes);
-		else
-			memcpy(data, (uint8_t *)p + offset, bytes);
-	}
-	vmgpu_rt_buffer_unmap(rt, buf);
-	return r;
-}
-
-int vmgpu_rt_buffer_write(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
-			  uint64_t offset, const void *data, uint64_t bytes)
-{
-	return rt_copy(rt, buf, offset, (void *)data, bytes, true);
-}
-
-int vmgpu_rt_buffer_read(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
-			 uint64_t offset, void *data, uint64_t bytes)
-{
-	return rt_copy(rt, buf, offset, data, bytes, false);
 }

@@ -102,6 +102,16 @@ void rt_instance_free(struct vmgpu_rt *rt, struct rt_instance *in)
 	free(in);
 }
 
+static void queue_release(struct vmgpu_rt *rt, struct rt_obj *o)
+{
+	rt_queue_free(rt, (struct rt_queue *)o);
+}
+
+static void instance_release(struct vmgpu_rt *rt, struct rt_obj *o)
+{
+	rt_instance_free(rt, (struct rt_instance *)o);
+}
+
 int vmgpu_rt_queue_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 			  vmgpu_rt_handle *queue)
 {
@@ -117,7 +127,7 @@ int vmgpu_rt_queue_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 	if (r)
 		goto out;
 	q = calloc(1, sizeof(*q));
-	if (!q || rt_grow((void **)&rt->queues, &rt->cap_queues,
+	if (!q || vmgpu_grow((void **)&rt->queues, &rt->cap_queues,
 			  rt->nqueues + 1, sizeof(*rt->queues))) {
 		free(q);
 		r = rt_err(rt, -ENOMEM, "out of memory");
@@ -125,6 +135,7 @@ int vmgpu_rt_queue_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 	}
 	q->o.kind = RT_KIND_QUEUE;
 	q->o.refs = 1;
+	q->o.release = queue_release;
 	q->ctx = (struct rt_context *)o;
 	rt_get(o);
 	q->pending_tail = &q->pending;
@@ -172,9 +183,9 @@ static int add_dep(struct vmgpu_rt *rt, struct rt_instance *in,
 	for (i = 0; i < in->ndeps; i++)
 		if (in->deps[i] == dep)
 			return 0;
-	if (rt_grow((void **)&in->deps, &in->cap_deps, in->ndeps + 1,
+	if (vmgpu_grow((void **)&in->deps, &in->cap_deps, in->ndeps + 1,
 		    sizeof(*in->deps)) ||
-	    rt_grow((void **)&dep->waiters, &dep->cap_waiters,
+	    vmgpu_grow((void **)&dep->waiters, &dep->cap_waiters,
 		    dep->nwaiters + 1, sizeof(*dep->waiters)))
 		return rt_err(rt, -ENOMEM, "out of memory");
 	rt_get(&dep->o);
@@ -320,7 +331,7 @@ static int note_uses(struct vmgpu_rt *rt, struct rt_instance *in)
 			b->writer = in;
 			b->nreaders = 0;
 		} else {
-			if (rt_grow((void **)&b->readers, &b->cap_readers,
+			if (vmgpu_grow((void **)&b->readers, &b->cap_readers,
 				    b->nreaders + 1, sizeof(*b->readers)))
 				return rt_err(rt, -ENOMEM, "out of memory");
 			b->readers[b->nreaders++] = in;
@@ -359,6 +370,7 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 	}
 	in->o.kind = RT_KIND_EVENT;
 	in->o.refs = 1;
+	in->o.release = instance_release;
 	r = rt_lookup(rt, inst->kernel, RT_KIND_KERNEL, &o);
 	if (r)
 		goto fail;

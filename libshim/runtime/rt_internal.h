@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "grow.h"
 #include "vmgpu_rt.h"
 
 struct vg_kernel;
@@ -38,10 +39,18 @@ enum rt_kind {
 };
 
 /* Every object starts with this. */
+struct vmgpu_rt;
+
 struct rt_obj {
 	uint32_t kind;			/* RT_KIND_* */
 	uint32_t refs;			/* internal references + 1 for the handle */
 	uint32_t slot;			/* handle table slot, while it has one */
+	/*
+	 * Frees the object at its last reference (rt_put). Set by the file
+	 * that makes the object, so that handle.c, below every other file,
+	 * calls none of them by name.
+	 */
+	void (*release)(struct vmgpu_rt *rt, struct rt_obj *o);
 };
 
 /* A handle table slot. */
@@ -233,7 +242,7 @@ struct vmgpu_rt {
 	uint32_t nqueues, cap_queues;
 };
 
-/* runtime.c */
+/* handle.c */
 int rt_err(struct vmgpu_rt *rt, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Under rt->lock: the object of @h of @kind (with the error set if not). */
@@ -243,7 +252,8 @@ int rt_handle_new(struct vmgpu_rt *rt, struct rt_obj *o, vmgpu_rt_handle *h);
 void rt_get(struct rt_obj *o);
 /* Drop a reference under rt->lock; frees the object at 0. */
 void rt_put(struct vmgpu_rt *rt, struct rt_obj *o);
-int rt_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
+/* Under rt->lock: every handle goes, whatever its users (teardown). */
+void rt_handles_drop_all(struct vmgpu_rt *rt);
 
 /* memory.c */
 void rt_buffer_free(struct vmgpu_rt *rt, struct rt_buffer *b);

@@ -17,36 +17,6 @@
 
 #include "tg_internal.h"
 
-int tg_error(struct vmgpu_graph *g, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&g->err_lock);
-	va_start(ap, fmt);
-	vsnprintf(g->err_msg, sizeof(g->err_msg), fmt, ap);
-	va_end(ap);
-	pthread_mutex_unlock(&g->err_lock);
-	return err;
-}
-
-int tg_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 8;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 int vmgpu_graph_create(struct vmgpu_graph **out)
 {
 	struct vmgpu_graph *g;
@@ -120,23 +90,6 @@ void vmgpu_graph_destroy(struct vmgpu_graph *g)
 	free(g);
 }
 
-size_t vmgpu_graph_error_message(struct vmgpu_graph *g, char *buf, size_t len)
-{
-	size_t n;
-
-	if (!buf || !len)
-		return 0;
-	if (!g) {
-		snprintf(buf, len, "no graph handle");
-		return strlen(buf);
-	}
-	pthread_mutex_lock(&g->err_lock);
-	snprintf(buf, len, "%s", g->err_msg);
-	n = strlen(g->err_msg);
-	pthread_mutex_unlock(&g->err_lock);
-	return n;
-}
-
 int vmgpu_graph_resource(struct vmgpu_graph *g, const char *name,
 			 const struct vmgpu_bo *bo, uint64_t size)
 {
@@ -160,7 +113,7 @@ int vmgpu_graph_resource(struct vmgpu_graph *g, const char *name,
 	}
 	if (g->nres >= INT32_MAX)
 		return tg_error(g, -E2BIG, "too many resources");
-	if (tg_grow((void **)&g->res, &g->cap_res, g->nres + 1,
+	if (vmgpu_grow((void **)&g->res, &g->cap_res, g->nres + 1,
 		    sizeof(*g->res)))
 		return tg_error(g, -ENOMEM, "out of memory");
 	r = &g->res[g->nres];
@@ -227,7 +180,7 @@ int vmgpu_graph_pass_begin(struct vmgpu_graph *g, const char *name)
 				name ? name : "", g->passes[g->npasses - 1].name);
 	if (g->npasses >= INT32_MAX)
 		return tg_error(g, -E2BIG, "too many passes");
-	if (tg_grow((void **)&g->passes, &g->cap_passes, g->npasses + 1,
+	if (vmgpu_grow((void **)&g->passes, &g->cap_passes, g->npasses + 1,
 		    sizeof(*g->passes)))
 		return tg_error(g, -ENOMEM, "out of memory");
 	p = &g->passes[g->npasses];
@@ -574,7 +527,7 @@ static int pass_commit(struct vmgpu_graph *g, uint32_t first, uint32_t last)
 
 	for (i = 0; i < p->nwrites; i++) {
 		r = &g->res[p->writes[i]];
-		if (tg_grow((void **)&r->writers, &r->cap_writers, n,
+		if (vmgpu_grow((void **)&r->writers, &r->cap_writers, n,
 			    sizeof(*r->writers)))
 			return -ENOMEM;
 		for (q = first; q <= last; q++)
@@ -586,7 +539,7 @@ static int pass_commit(struct vmgpu_graph *g, uint32_t first, uint32_t last)
 		if (set_has(p->writes, p->nwrites, p->reads[i]))
 			continue;
 		r = &g->res[p->reads[i]];
-		if (tg_grow((void **)&r->readers, &r->cap_readers,
+		if (vmgpu_grow((void **)&r->readers, &r->cap_readers,
 			    r->nreaders + n, sizeof(*r->readers)))
 			return -ENOMEM;
 		for (q = first; q <= last; q++)
@@ -803,16 +756,6 @@ static void sb_printf(struct strbuf *b, const char *fmt, ...)
 	}
 }
 
-uint32_t tg_hash(const void *data, size_t n)
-{
-	const uint8_t *p = data;
-	uint32_t h = 2166136261u;
-
-	while (n--)
-		h = (h ^ *p++) * 16777619u;
-	return h;
-}
-
 static void print_dispatch(struct strbuf *b, const struct tg_cmd *c)
 {
 	const struct vmgpu_dispatch_desc *d = &c->desc;
@@ -929,7 +872,7 @@ static void wb_put(struct wordbuf *b, uint32_t v)
 {
 	if (b->oom)
 		return;
-	if (tg_grow((void **)&b->w, &b->cap, b->n + 1, sizeof(*b->w))) {
+	if (vmgpu_grow((void **)&b->w, &b->cap, b->n + 1, sizeof(*b->w))) {
 		b->oom = true;
 		return;
 	}
@@ -942,6 +885,39 @@ static void wb_put64(struct wordbuf *b, uint64_t v)
 	wb_put(b, (uint32_t)(v >> 32));
 }
 
+
+void tg_state_begin(struct tg_state_track *t, const struct vmgpu_graph *g)
+{
+	uint32_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < g->npasses; i++)
+		t->used |= g->passes[i].state_set;
+}
+
+uint32_t tg_state_changes(struct tg_state_track *t,
+			  const struct vmgpu_graph *g, uint32_t pass,
+			  struct vmgpu_graph_op *ops)
+{
+	const struct tg_pass *p = &g->passes[pass];
+	uint32_t k, v, n = 0;
+
+	for (k = 0; k < TG_STATE_KEYS; k++) {
+		if (!(t->used & (1u << k)))
+			continue;
+		v = p->state_set & (1u << k) ? p->state[k] : 0;
+		if ((t->known & (1u << k)) && t->state[k] == v)
+			continue;
+		ops[n] = (struct vmgpu_graph_op){
+			.type = VMGPU_GRAPH_OP_STATE, .pass = pass,
+			.key = k + 1, .value = v,
+		};
+		n++;
+		t->known |= 1u << k;
+		t->state[k] = v;
+	}
+	return n;
+}
 int tg_shape(const struct vmgpu_graph *g, uint32_t **words, size_t *count)
 {
 	struct wordbuf b = { 0 };

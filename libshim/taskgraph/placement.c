@@ -38,8 +38,7 @@ struct prec {
 	uint32_t open[TG_MAX_REGIONS];	/* open regions: nodes */
 	uint32_t open_op[TG_MAX_REGIONS];	/* and their SKIP_IF ops */
 	uint32_t depth;
-	uint32_t state[TG_STATE_KEYS];
-	uint32_t known, used;
+	struct tg_state_track st;
 	uint32_t *prod;			/* scratch: producers */
 	uint32_t nprod, cap_prod;
 };
@@ -59,7 +58,7 @@ static bool encloses(const struct prec *r, uint32_t a, uint32_t b)
 
 static int put(struct prec *r, const struct vmgpu_graph_op *op)
 {
-	if (tg_grow((void **)&r->ops, &r->cap_ops, r->nops + 1,
+	if (vmgpu_grow((void **)&r->ops, &r->cap_ops, r->nops + 1,
 		    sizeof(*r->ops)))
 		return tg_error(r->g, -ENOMEM, "out of memory");
 	r->ops[r->nops++] = *op;
@@ -99,7 +98,7 @@ static int producers(struct prec *r, uint32_t before, uint32_t res,
 		if (!p->ncmds || !touches(p, res, &w))
 			continue;
 		if ((w || write) && r->last[y] >= 0) {
-			if (tg_grow((void **)&r->prod, &r->cap_prod,
+			if (vmgpu_grow((void **)&r->prod, &r->cap_prod,
 				    r->nprod + 1, sizeof(*r->prod)))
 				return tg_error(r->g, -ENOMEM, "out of memory");
 			r->prod[r->nprod++] = (uint32_t)r->last[y];
@@ -179,7 +178,7 @@ static void close_region(struct prec *r)
 		n += r->ops[i].type != VMGPU_GRAPH_OP_USE;
 	r->ops[at].skip = n;
 	/* State set inside may or may not have been run. */
-	r->known = 0;
+	r->st.known = 0;
 }
 
 /* Make the open regions those of node @n and its ancestors. */
@@ -208,26 +207,13 @@ static int enter_node(struct prec *r, uint32_t x, uint32_t n)
 
 static int emit_state(struct prec *r, uint32_t x)
 {
-	const struct tg_pass *p = &r->g->passes[x];
-	struct vmgpu_graph_op op = { .type = VMGPU_GRAPH_OP_STATE, .pass = x };
-	uint32_t k, v;
-	int ret;
+	struct vmgpu_graph_op ops[TG_STATE_KEYS];
+	uint32_t i, n = tg_state_changes(&r->st, r->g, x, ops);
+	int ret = 0;
 
-	for (k = 0; k < TG_STATE_KEYS; k++) {
-		if (!(r->used & (1u << k)))
-			continue;
-		v = p->state_set & (1u << k) ? p->state[k] : 0;
-		if ((r->known & (1u << k)) && r->state[k] == v)
-			continue;
-		op.key = k + 1;
-		op.value = v;
-		ret = put(r, &op);
-		if (ret)
-			return ret;
-		r->known |= 1u << k;
-		r->state[k] = v;
-	}
-	return 0;
+	for (i = 0; i < n && !ret; i++)
+		ret = put(r, &ops[i]);
+	return ret;
 }
 
 static int emit_uses(struct prec *r, uint32_t x)
@@ -389,10 +375,9 @@ static int record_program(struct vmgpu_graph *g, const struct tg_dprog *dp,
 	r.last = malloc((g->npasses + 1) * sizeof(*r.last));
 	if (!r.last)
 		return tg_error(g, -ENOMEM, "out of memory");
-	for (i = 0; i < g->npasses; i++) {
+	for (i = 0; i < g->npasses; i++)
 		r.last[i] = -1;
-		r.used |= g->passes[i].state_set;
-	}
+	tg_state_begin(&r.st, g);
 	for (i = first; i < g->npasses && !ret; i++)
 		ret = emit_pass(&r, i);
 	while (!ret && r.depth)
@@ -443,7 +428,7 @@ int vmgpu_graph_record_stream_ops(struct vmgpu_graph *g, const uint32_t *words,
 				"record_stream: the graph has passes (vmgpu_graph_reset() first)");
 	ret = tg_run_stream_device(g, words, count, b, &dp);
 	if (!ret && g->npasses &&
-	    tg_grow((void **)&dp.pass_node, &dp.cap_pass_node, g->npasses,
+	    vmgpu_grow((void **)&dp.pass_node, &dp.cap_pass_node, g->npasses,
 		    sizeof(uint32_t)))
 		ret = tg_error(g, -ENOMEM, "out of memory");
 	if (!ret)

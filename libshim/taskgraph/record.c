@@ -34,9 +34,7 @@ struct recorder {
 	void *opaque;
 	uint32_t next;			/* index the next dispatch gets */
 	uint32_t mark;			/* dispatches below it are complete */
-	uint32_t state[TG_STATE_KEYS];
-	uint32_t known;			/* bit k: state[k] is in effect */
-	uint32_t used;			/* keys some pass gives */
+	struct tg_state_track st;
 	/* Per pass: dispatches whose completion means the pass's. */
 	uint32_t **done;
 	uint32_t *ndone;
@@ -138,24 +136,14 @@ static int emit_clear(struct recorder *r, uint32_t pass, const struct tg_cmd *c)
 
 static int emit_state(struct recorder *r, uint32_t pass)
 {
-	const struct tg_pass *p = &r->g->passes[pass];
-	struct vmgpu_graph_op op = { .type = VMGPU_GRAPH_OP_STATE };
-	uint32_t k, v;
+	struct vmgpu_graph_op ops[TG_STATE_KEYS];
+	uint32_t i, n = tg_state_changes(&r->st, r->g, pass, ops);
 	int ret;
 
-	for (k = 0; k < TG_STATE_KEYS; k++) {
-		if (!(r->used & (1u << k)))
-			continue;
-		v = p->state_set & (1u << k) ? p->state[k] : 0;
-		if ((r->known & (1u << k)) && r->state[k] == v)
-			continue;
-		op.key = k + 1;
-		op.value = v;
-		ret = put(r, &op, pass);
+	for (i = 0; i < n; i++) {
+		ret = put(r, &ops[i], pass);
 		if (ret < 0)
 			return ret;
-		r->known |= 1u << k;
-		r->state[k] = v;
 	}
 	return 0;
 }
@@ -225,7 +213,7 @@ static int sync_waits(struct recorder *r, uint32_t x, uint32_t first_w,
 		uint32_t w = r->s->waits[first_w + j].pass;
 
 		for (k = 0; k < r->ndone[w]; k++) {
-			if (tg_grow((void **)&prod, &cap, n + 1,
+			if (vmgpu_grow((void **)&prod, &cap, n + 1,
 				    sizeof(*prod))) {
 				free(prod);
 				return tg_error(r->g, -ENOMEM, "out of memory");
@@ -355,8 +343,7 @@ static int record_sched(struct vmgpu_graph *g, const struct vmgpu_schedule *s,
 		free(r.ndone);
 		return tg_error(g, -ENOMEM, "out of memory");
 	}
-	for (i = 0; i < g->npasses; i++)
-		r.used |= g->passes[i].state_set;
+	tg_state_begin(&r.st, g);
 	if (timed && g->npasses)
 		ret = timestamp(&r, s->order[0], 0);
 	for (i = 0; i < g->npasses && !ret; i++) {

@@ -365,7 +365,7 @@ static int make_waits(const struct vmgpu_graph *g, struct vmgpu_schedule *s)
 					  ANC(cand[j].pass, cand[i].pass);
 			if (implied)
 				continue;
-			if (tg_grow((void **)&waits, &cap_waits, nwaits + 1,
+			if (vmgpu_grow((void **)&waits, &cap_waits, nwaits + 1,
 				    sizeof(*waits)))
 				goto out;
 			waits[nwaits++] = cand[i];

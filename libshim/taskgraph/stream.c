@@ -96,7 +96,7 @@ int tgb_decode(const uint32_t *words, size_t count, struct tgb_cmd **cmds,
 		} else if (len != want || len > count - at) {
 			goto bad_len;
 		}
-		if (tg_grow((void **)&c, &cap, n + 1, sizeof(*c))) {
+		if (vmgpu_grow((void **)&c, &cap, n + 1, sizeof(*c))) {
 			free(c);
 			return -ENOMEM;
 		}
@@ -271,7 +271,7 @@ static int block_end(struct runner *r, const struct tgb_cmd *c)
 	if (!ret)
 		ret = vmgpu_graph_pass_end(r->g);
 	if (!ret && r->dp) {
-		if (tg_grow((void **)&r->dp->pass_node, &r->dp->cap_pass_node,
+		if (vmgpu_grow((void **)&r->dp->pass_node, &r->dp->cap_pass_node,
 			    r->g->npasses, sizeof(uint32_t)))
 			return -ENOMEM;
 		r->dp->pass_node[r->g->npasses - 1] = r->cur;
@@ -453,7 +453,7 @@ static int run_device(struct runner *r, const struct tgb_cmd *c,
 		return tg_error(r->g, -EINVAL,
 				"stream word %u: GPU value not a word of a buffer resource",
 				c->at);
-	if (tg_grow((void **)&dp->nodes, &dp->cap_nodes, dp->nnodes + 1,
+	if (vmgpu_grow((void **)&dp->nodes, &dp->cap_nodes, dp->nnodes + 1,
 		    sizeof(*dp->nodes)))
 		return -ENOMEM;
 	dp->nodes[dp->nnodes].parent = parent;
@@ -696,7 +696,7 @@ int tg_run_stream_device(struct vmgpu_graph *g, const uint32_t *words,
 			 struct tg_dprog *dp)
 {
 	/* Node 0: the root, no condition. */
-	if (tg_grow((void **)&dp->nodes, &dp->cap_nodes, 1,
+	if (vmgpu_grow((void **)&dp->nodes, &dp->cap_nodes, 1,
 		    sizeof(*dp->nodes)))
 		return tg_error(g, -ENOMEM, "out of memory");
 	memset(&dp->nodes[0], 0, sizeof(dp->nodes[0]));

@@ -39,7 +39,7 @@ struct words {
 
 static int put(struct words *b, uint32_t v)
 {
-	if (tg_grow((void **)&b->w, &b->cap, b->n + 1, sizeof(*b->w)))
+	if (vmgpu_grow((void **)&b->w, &b->cap, b->n + 1, sizeof(*b->w)))
 		return -ENOMEM;
 	b->w[b->n++] = htole32(v);
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "vmgpu.h"
+#include "grow.h"
 #include "shim_internal.h"
 
 /* SET_STATE keys a pass may give: VMGPU_STATE_INSTR_BUDGET..SM_MASK_HI. */
@@ -108,7 +109,7 @@ struct vmgpu_graph {
 	struct tg_pass *passes;
 	uint32_t npasses, cap_passes;
 	bool open;			/* passes[npasses - 1] being built */
-	/* Feedback (feedback.c): per pass index; prio is scratch. */
+	/* Costs (cost.c): per pass index; prio is scratch. */
 	struct tg_cost *costs;
 	uint32_t cap_costs;
 	uint64_t *prio;
@@ -150,8 +151,6 @@ struct vmgpu_schedule {
 
 int tg_error(struct vmgpu_graph *g, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Grow *@arr of *@cap elements to hold @need. */
-int tg_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
 /*
  * The graph's shape: everything the schedule depends on (passes, their
  * edges, command kinds, state and needs, resource sizes), as words.
@@ -174,6 +173,28 @@ uint32_t tg_hash(const void *data, size_t n);
 void tg_drop_open_pass(struct vmgpu_graph *g);
 /* VMGPU_DEP_* bits as "raw+war". */
 void tg_print_kinds(char *buf, size_t len, uint32_t kinds);
+
+/*
+ * What the recorders know of the state keys in effect on the device
+ * (vmgpu_graph_pass_state), so that a STATE op goes out only when a pass
+ * sets a key differently. used: keys some pass of the graph gives;
+ * known: bit k, state[k] is in effect.
+ */
+struct tg_state_track {
+	uint32_t state[TG_STATE_KEYS];
+	uint32_t known, used;
+};
+
+/* Start over for @g: nothing known, the keys its passes give used. */
+void tg_state_begin(struct tg_state_track *t, const struct vmgpu_graph *g);
+/*
+ * The STATE ops pass @pass needs, in key order, into @ops (room for
+ * TG_STATE_KEYS); the tracker then takes them as in effect. Returns their
+ * count.
+ */
+uint32_t tg_state_changes(struct tg_state_track *t,
+			  const struct vmgpu_graph *g, uint32_t pass,
+			  struct vmgpu_graph_op *ops);
 int tg_shape(const struct vmgpu_graph *g, uint32_t **words, size_t *count);
 
 /*
