@@ -7,6 +7,8 @@
 #ifndef VMGPU_COMPILER_CORPUS_H
 #define VMGPU_COMPILER_CORPUS_H
 
+#include "../cl_sources.h"
+
 static const char corpus_src[] =
 	"#define WG 128\n"
 	/* scans */
@@ -178,18 +180,7 @@ static const char corpus_src[] =
 	"	acc[i] = (float4)(ax, ay, az, 0.0f);\n"
 	"}\n"
 	/* image filters with clamped edges */
-	"kernel void blur_clamp(global const float *in, global float *out,\n"
-	"                       int w, int h)\n"
-	"{\n"
-	"	int x = get_global_id(0), y = get_global_id(1);\n"
-	"	if (x >= w || y >= h)\n"
-	"		return;\n"
-	"	float s = 0.0f;\n"
-	"	for (int dy = -1; dy <= 1; dy++)\n"
-	"		for (int dx = -1; dx <= 1; dx++)\n"
-	"			s += in[clamp(y + dy, 0, h - 1) * w + clamp(x + dx, 0, w - 1)];\n"
-	"	out[y * w + x] = s * (1.0f / 9.0f);\n"
-	"}\n"
+	CL_BLUR_CLAMP_SRC
 	"kernel void sobel(global const uchar *in, global uchar *out, int w, int h)\n"
 	"{\n"
 	"	int x = get_global_id(0), y = get_global_id(1);\n"

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "testcc.h"
+#include "../cl_sources.h"
 
 /* ------------------------------------------------------------------ */
 
@@ -24,12 +25,7 @@ static const char basic_src[] =
 	"	if (i < n)\n"
 	"		c[i] = a[i] + b[i];\n"
 	"}\n"
-	"kernel void saxpy(int n, float a, global const float *x, global float *y)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		y[i] = a * x[i] + y[i];\n"
-	"}\n"
+	CL_SAXPY_SRC
 	"kernel void sig(global int *rw, global const int *ro, global int *wo,\n"
 	"                long l, uint u, constant float *c, local float *sh)\n"
 	"{\n"
@@ -155,21 +151,7 @@ TEST_F(cc, signature)
 /* ------------------------------------------------------------------ */
 
 static const char reduce_src[] =
-	"#define B 128\n"
-	"kernel void reduce(int n, global const float *in, global float *out)\n"
-	"{\n"
-	"	local float s[B];\n"
-	"	int t = get_local_id(0), i = get_global_id(0);\n"
-	"	s[t] = i < n ? in[i] : 0.0f;\n"
-	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
-	"	for (int st = B / 2; st > 0; st >>= 1) {\n"
-	"		if (t < st)\n"
-	"			s[t] += s[t + st];\n"
-	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
-	"	}\n"
-	"	if (t == 0)\n"
-	"		out[get_group_id(0)] = s[0];\n"
-	"}\n"
+	CL_REDUCE_SRC
 	/* dynamic local memory through a local pointer parameter */
 	"kernel void rev(global int *io, local int *tmp)\n"
 	"{\n"
@@ -875,19 +857,9 @@ TEST_F(cc, bit_functions_and_saturation)
 	vmgpu_program_destroy(prog);
 }
 
+/* The VM test's hist (cl_sources.h), then order-dependent atomics. */
 static const char atom_src[] =
-	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
-	"                 global int *mm, global uint *bits)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i >= n) return;\n"
-	"	atomic_inc(&bins[d[i]]);\n"
-	"	atomic_add(&bins[256], d[i]);\n"
-	"	atomic_min(&mm[0], (int)d[i] - 100);\n"
-	"	atomic_max(&mm[1], (int)d[i] * 3);\n"
-	"	atomic_or(&bits[0], 1u << (d[i] & 31));\n"
-	"	atomic_and(&bits[1], ~(1u << (d[i] & 31)));\n"
-	"	atomic_xor(&bits[2], (uint)d[i] * 0x01010101u);\n"
+	CL_HIST_HEAD_SRC
 	"	int old = atomic_cmpxchg(&mm[2], i, i + 1);\n"
 	"	(void)old;\n"
 	"	atomic_sub(&mm[3], 2);\n"

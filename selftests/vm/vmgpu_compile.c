@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
 #include "../builtin_cases.h"
+#include "../cl_sources.h"
 
 static uint32_t rng_state = 4242;
 
@@ -36,59 +37,15 @@ static uint32_t div_up(uint32_t a, uint32_t b)
 	return (a + b - 1) / b;
 }
 
-static const char saxpy_src[] =
-	"kernel void saxpy(int n, float a, global const float *x, global float *y)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i < n)\n"
-	"		y[i] = a * x[i] + y[i];\n"
-	"}\n";
+static const char saxpy_src[] = CL_SAXPY_SRC;
 
-static const char reduce_src[] =
-	"#define B 128\n"
-	"kernel void reduce(int n, global const float *in, global float *out)\n"
-	"{\n"
-	"	local float s[B];\n"
-	"	int t = get_local_id(0), i = get_global_id(0);\n"
-	"	s[t] = i < n ? in[i] : 0.0f;\n"
-	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
-	"	for (int st = B / 2; st > 0; st >>= 1) {\n"
-	"		if (t < st)\n"
-	"			s[t] += s[t + st];\n"
-	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
-	"	}\n"
-	"	if (t == 0)\n"
-	"		out[get_group_id(0)] = s[0];\n"
-	"}\n";
+static const char reduce_src[] = CL_REDUCE_SRC;
 
-static const char blur_src[] =
-	"kernel void blur_clamp(global const float *in, global float *out,\n"
-	"                       int w, int h)\n"
-	"{\n"
-	"	int x = get_global_id(0), y = get_global_id(1);\n"
-	"	if (x >= w || y >= h)\n"
-	"		return;\n"
-	"	float s = 0.0f;\n"
-	"	for (int dy = -1; dy <= 1; dy++)\n"
-	"		for (int dx = -1; dx <= 1; dx++)\n"
-	"			s += in[clamp(y + dy, 0, h - 1) * w + clamp(x + dx, 0, w - 1)];\n"
-	"	out[y * w + x] = s * (1.0f / 9.0f);\n"
-	"}\n";
+static const char blur_src[] = CL_BLUR_CLAMP_SRC;
 
 /* Only order-independent atomics: blocks run in parallel on the device. */
 static const char atom_src[] =
-	"kernel void hist(global const uchar *d, global uint *bins, int n,\n"
-	"                 global int *mm, global uint *bits)\n"
-	"{\n"
-	"	int i = get_global_id(0);\n"
-	"	if (i >= n) return;\n"
-	"	atomic_inc(&bins[d[i]]);\n"
-	"	atomic_add(&bins[256], d[i]);\n"
-	"	atomic_min(&mm[0], (int)d[i] - 100);\n"
-	"	atomic_max(&mm[1], (int)d[i] * 3);\n"
-	"	atomic_or(&bits[0], 1u << (d[i] & 31));\n"
-	"	atomic_and(&bits[1], ~(1u << (d[i] & 31)));\n"
-	"	atomic_xor(&bits[2], (uint)d[i] * 0x01010101u);\n"
+	CL_HIST_HEAD_SRC
 	"	atomic_sub(&mm[2], 2);\n"
 	"}\n";
 
