@@ -10,68 +10,7 @@
  */
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
-
-#define N		256	/* words per buffer: 4 blocks of 64 */
-#define NBUF		4
-#define MAX_LOOP	4
-
-/* dst[i] = dst[i] * 3 + src[i] + k */
-static const char mix_src[] =
-	".args 24\n"
-	"	ldarg.64 r0, 0\n"
-	"	ldarg.64 r2, 8\n"
-	"	ldarg r4, 16\n"
-	"	s2r r5, %ctaid.x\n"
-	"	s2r r6, %ntid.x\n"
-	"	s2r r7, %tid.x\n"
-	"	mad r8, r5, r6, r7\n"
-	"	lea r10, r0, r8, 2\n"
-	"	ld.32 r12, [r10]\n"
-	"	lea r10, r2, r8, 2\n"
-	"	ld.32 r13, [r10]\n"
-	"	mul r13, r13, 3\n"
-	"	add r13, r13, r12\n"
-	"	add r13, r13, r4\n"
-	"	st.32 [r10], r13\n"
-	"	exit\n";
-
-/* Spin, then p[0] = a, p[1] = b. */
-static const char gen_src[] =
-	".args 16\n"
-	"	mov r0, 0\n"
-	"loop:\n"
-	"	add r0, r0, 1\n"
-	"	setp.lt p0, r0, 3000\n"
-	"	bra p0, loop\n"
-	"	ldarg.64 r2, 0\n"
-	"	ldarg r4, 8\n"
-	"	ldarg r5, 12\n"
-	"	st.32 [r2], r4\n"
-	"	st.32 [r2 + 4], r5\n"
-	"	exit\n";
-
-static const int mix_from[6] = { 0, 1, 2, 1, 0, 3 };
-static const int mix_to[6] = { 1, 2, 0, 3, 3, 1 };
-
-static const char program[] =
-	"name \"gen\"\nwrite 4\ndispatch 6\ndrop 4\n"
-	"name \"a\"\nread 0\nwrite 1\ndispatch 0\ndrop 0\ndrop 1\n"
-	"name \"b\"\nread 1\nwrite 2\ndispatch 1\ndrop 1\ndrop 2\n"
-	"if $0 >= 2\n"
-	"	read 2\n	write 0\n	dispatch 2\n	drop 2\n	drop 0\n"
-	"else\n"
-	"	read 1\n	write 3\n	dispatch 3\n	drop 1\n	drop 3\n"
-	"end\n"
-	"loop $1\n"
-	"	read 0\n	write 3\n	dispatch 4\n	drop 0\n	drop 3\n"
-	"	if $0 == 3\n"
-	"		read 3\n	write 1\n	dispatch 5\n	drop 3\n"
-	"		drop 1\n"
-	"	end\n"
-	"end\n"
-	"name \"g\"\nread 3\nwrite 1\ndispatch 5\ndrop 3\ndrop 1\n";
-
-enum place { HOST, CP, DEVICE };
+#include "../taskgraph_cases.h"
 
 FIXTURE(tg) {
 	struct vmgpu_device *dev;
@@ -90,7 +29,6 @@ FIXTURE(tg) {
 FIXTURE_SETUP(tg)
 {
 	char err[128];
-	uint64_t va;
 	int i;
 
 	ASSERT_EQ(0, vmgpu_device_open(0, &self->dev, NULL, 0));
@@ -107,23 +45,8 @@ FIXTURE_SETUP(tg)
 				       (void **)&self->data[i]);
 		ASSERT_NE(NULL, self->buf[i]);
 	}
-	for (i = 0; i < 6; i++) {
-		self->mix_args[i][0] = vmgpu_bo_gpu_va(self->buf[mix_from[i]]);
-		self->mix_args[i][1] = vmgpu_bo_gpu_va(self->buf[mix_to[i]]);
-		self->mix_args[i][2] = i + 1;
-		memset(&self->d[i], 0, sizeof(self->d[i]));
-		self->d[i].kernel = self->mix;
-		self->d[i].args = self->mix_args[i];
-		self->d[i].args_bytes = 24;
-		self->d[i].grid[0] = N / 64;
-		self->d[i].block[0] = 64;
-	}
-	va = vmgpu_bo_gpu_va(self->buf[NBUF]);
-	memcpy(self->gen_args, &va, 8);
-	memset(&self->d[6], 0, sizeof(self->d[6]));
-	self->d[6].kernel = self->gen;
-	self->d[6].args = self->gen_args;
-	self->d[6].args_bytes = 16;
+	tg_dispatches(self->d, self->mix, self->gen, self->buf, self->mix_args,
+		      self->gen_args);
 	ASSERT_EQ(0, vmgpu_graph_stream_parse(program, &self->words,
 					      &self->nwords, err,
 					      sizeof(err)));
@@ -144,29 +67,6 @@ FIXTURE_TEARDOWN(tg)
 	vmgpu_device_close(self->dev);
 }
 
-static void reference(uint32_t out[NBUF][N], uint32_t v0, uint32_t v1)
-{
-	uint32_t seq[16], n = 0, k, b, i;
-
-	for (b = 0; b < NBUF; b++)
-		for (i = 0; i < N; i++)
-			out[b][i] = (uint32_t)(b * 1000 + i * 7 + 1);
-	seq[n++] = 0;
-	seq[n++] = 1;
-	seq[n++] = v0 >= 2 ? 2 : 3;
-	for (k = 0; k < v1; k++) {
-		seq[n++] = 4;
-		if (v0 == 3)
-			seq[n++] = 5;
-	}
-	seq[n++] = 5;
-	for (k = 0; k < n; k++)
-		for (i = 0; i < N; i++)
-			out[mix_to[seq[k]]][i] = out[mix_to[seq[k]]][i] * 3 +
-						 out[mix_from[seq[k]]][i] +
-						 seq[k] + 1;
-}
-
 struct counts {
 	uint64_t irqs, mmio, dispatches;
 };
@@ -182,9 +82,6 @@ static int read_counts(struct vmgpu_device *dev, struct counts *c)
 static int run_placed(FIXTURE_DATA(tg) *self, enum place p, uint32_t v0,
 		      uint32_t v1)
 {
-	struct vmgpu_graph_gpu_value gv[2] = {
-		{ 4, 0, MAX_LOOP }, { 4, 4, MAX_LOOP },
-	};
 	int64_t params[2] = { v0, v1 }, bogus[2] = { 99, 99 };
 	struct vmgpu_graph_bindings b = {
 		.dispatches = self->d, .num_dispatches = 7,
@@ -198,10 +95,7 @@ static int run_placed(FIXTURE_DATA(tg) *self, enum place p, uint32_t v0,
 	char msg[256];
 	int i, ret;
 
-	for (i = 0; i < NBUF; i++)
-		for (ret = 0; ret < N; ret++)
-			self->data[i][ret] = (uint32_t)(i * 1000 + ret * 7 + 1);
-	memset(self->data[NBUF], 0, 4 * N);
+	tg_init_data(self->data);
 	self->gen_args[2] = v0;
 	self->gen_args[3] = v1;
 	if (vmgpu_graph_create(&g))
@@ -210,7 +104,7 @@ static int run_placed(FIXTURE_DATA(tg) *self, enum place p, uint32_t v0,
 		vmgpu_graph_resource(g, "buf", self->buf[i], 0);
 	if (p == DEVICE) {
 		b.params = bogus;
-		b.gpu_values = gv;
+		b.gpu_values = gen_values;
 		ret = vmgpu_graph_record_stream(g, self->words, self->nwords,
 						&b, self->cb);
 	} else {
@@ -269,7 +163,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(tg) *self,
 
 	one_packet(_metadata, self, &one);
 	ASSERT_EQ(1, one.irqs);
-	reference(ref, v0, v1);
+	tg_reference(ref, v0, v1);
 	for (p = HOST; p <= DEVICE; p++) {
 		ASSERT_EQ(0, read_counts(self->dev, &c0));
 		ASSERT_EQ(0, run_placed(self, p, v0, v1));
@@ -317,7 +211,7 @@ TEST_F(tg, gpu_value_includes_or_skips_passes)
 	ASSERT_EQ(0, read_counts(self->dev, &c0));
 	ASSERT_EQ(0, run_placed(self, DEVICE, 0, 0));
 	ASSERT_EQ(0, read_counts(self->dev, &c1));
-	reference(ref, 0, 0);
+	tg_reference(ref, 0, 0);
 	for (b = 0; b < NBUF; b++)
 		EXPECT_EQ(0, memcmp(ref[b], self->data[b], 4 * N));
 	EXPECT_EQ(5, c1.dispatches - c0.dispatches);
@@ -325,7 +219,7 @@ TEST_F(tg, gpu_value_includes_or_skips_passes)
 	ASSERT_EQ(0, read_counts(self->dev, &c0));
 	ASSERT_EQ(0, run_placed(self, DEVICE, 3, 4));
 	ASSERT_EQ(0, read_counts(self->dev, &c1));
-	reference(ref, 3, 4);
+	tg_reference(ref, 3, 4);
 	for (b = 0; b < NBUF; b++)
 		EXPECT_EQ(0, memcmp(ref[b], self->data[b], 4 * N));
 	EXPECT_EQ(13, c1.dispatches - c0.dispatches);
