@@ -2,11 +2,13 @@
 /*
  * What the runtime's tests share (host: test_runtime on the device model;
  * VM: vmgpu_runtime through the driver): the kernel library they build
- * online and the argument constructors. Header only, as ref_kernels.h.
+ * online, the argument constructors and a context on a logical device.
+ * Header only, as ref_kernels.h.
  */
 #ifndef VMGPU_RUNTIME_CASES_H
 #define VMGPU_RUNTIME_CASES_H
 
+#include "kselftest_harness.h"
 #include "runtime/vmgpu_rt.h"
 
 /* add: c = a + b; mad: y = y * k + x; poke: p[at] = 1 (p: buf_wo). */
@@ -43,6 +45,19 @@ static inline struct vmgpu_rt_arg i32_arg(int32_t v)
 
 	a.i32 = v;
 	return a;
+}
+
+/* A context on the logical device of physical devices @phys[0..n). */
+static inline vmgpu_rt_handle ctx_on(struct __test_metadata *_metadata,
+				     struct vmgpu_rt *rt, const uint32_t *phys,
+				     uint32_t n, uint32_t flags)
+{
+	vmgpu_rt_handle ctx = 0;
+	uint32_t dev;
+
+	EXPECT_EQ(0, vmgpu_rt_logical_device(rt, phys, n, &dev));
+	EXPECT_EQ(0, vmgpu_rt_context_create(rt, dev, flags, &ctx));
+	return ctx;
 }
 
 #endif

@@ -82,18 +82,6 @@ FIXTURE_TEARDOWN(rt)
 	trt_free(self->b);
 }
 
-static vmgpu_rt_handle ctx_on(struct __test_metadata *_metadata,
-			      struct vmgpu_rt *rt, const uint32_t *phys,
-			      uint32_t n, uint32_t flags)
-{
-	vmgpu_rt_handle ctx = 0;
-	uint32_t dev;
-
-	EXPECT_EQ(0, vmgpu_rt_logical_device(rt, phys, n, &dev));
-	EXPECT_EQ(0, vmgpu_rt_context_create(rt, dev, flags, &ctx));
-	return ctx;
-}
-
 static vmgpu_rt_handle kernel(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(rt) *self, vmgpu_rt_handle ctx,
 			      const char *name)
