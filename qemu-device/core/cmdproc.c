@@ -8,23 +8,31 @@
  * reached (executables, argument blocks, MMU faults, WAIT_VALUE) is
  * checked when the command runs. Documentation/device-model.rst describes
  * the semantics; the comments here say why the code does what it does.
+ *
+ * This file is the packet walker: ring fetch, validation, the commands,
+ * task completion (SYNC, BARRIER, END, queue closing), copies, errors and
+ * the fence. Setting up a task (DISPATCH, LAUNCH_TMD, a kernel's LAUNCH
+ * and ENQ) is launch.c's, and TAKE's portions are take.c's: both below
+ * this unit, sharing the CP's state (cp_state.h) and returning their
+ * failures for cp_fail() here.
  */
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmdproc.h"
+#include "kernel.h"
+#include "launch.h"
+#include "take.h"
 #include "vmgpu_cmd.h"
 
 #define NONE          VMGPU_TRACE_NONE
 #define CMD_WORDS_MAX (VMGPU_CMDBUF_MAX_BYTES / 4)
 #define MAX_SYNCS     (CMD_WORDS_MAX / VMGPU_CMD_LEN_SYNC + 1)
 
-/* A field of a ring entry or of a DISPATCH, by name (uapi/vmgpu_hw.h). */
-#define RING_U32(p, f)     VMGPU_CMD_U32(p, vmgpu_ring_entry, f)
-#define RING_U64(p, f)     VMGPU_CMD_U64(p, vmgpu_ring_entry, f)
-#define DISPATCH_U32(p, f) VMGPU_CMD_U32(p, vmgpu_cmd_dispatch, f)
-#define DISPATCH_U64(p, f) VMGPU_CMD_U64(p, vmgpu_cmd_dispatch, f)
+/* A field of a ring entry, by name (uapi/vmgpu_hw.h). */
+#define RING_U32(p, f) VMGPU_CMD_U32(p, vmgpu_ring_entry, f)
+#define RING_U64(p, f) VMGPU_CMD_U64(p, vmgpu_ring_entry, f)
 
 int vg_cp_init(struct vg_cp *cp, struct vg_gpu_common *gc, struct vg_mmu *mmu,
                struct vg_wdist *wd, struct vg_sms *sms,
@@ -59,13 +67,6 @@ int vg_cp_init(struct vg_cp *cp, struct vg_gpu_common *gc, struct vg_mmu *mmu,
         cp->disp[i].args = cp->args_arena + (size_t)i * VMGPU_MAX_ARGS_BYTES;
     }
     return 0;
-}
-
-/* One past the last task of the packet: its commands', then children. */
-static uint32_t cp_tasks_end(const struct vg_cp *cp)
-{
-    return cp->num_children ? cp->num_dispatches + cp->num_children
-                            : cp->seen_dispatches;
 }
 
 /*
@@ -278,7 +279,7 @@ static void cp_fail(struct vg_cp *cp, uint32_t code, uint64_t addr, uint32_t pc,
 
     if (cp->have_packet && !cp->aborted) {
         cp->aborted = true;
-        for (i = 0; i < cp_tasks_end(cp); i++) {
+        for (i = 0; i < vg_cp_tasks_end(cp); i++) {
             cp->disp[i].cancelled = true;
             vg_wdist_remove(cp->wd, &cp->disp[i].task);
         }
@@ -299,6 +300,12 @@ static void cp_fail(struct vg_cp *cp, uint32_t code, uint64_t addr, uint32_t pc,
     cp_report(cp, &e);
     vg_gpu_regs_end(cp->gc);
     cp_after_error(cp);
+}
+
+/* cp_fail() for what a unit below returned (launch.c, take.c). */
+static void cp_fail_error(struct vg_cp *cp, const struct vg_error *e)
+{
+    cp_fail(cp, e->code, e->addr, e->pc, e->dispatch);
 }
 
 /* ------------------------------------------------------------------ */
@@ -478,343 +485,15 @@ static void cp_fetch(struct vg_cp *cp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Dispatch                                                             */
+/* Tasks in flight                                                      */
 /* ------------------------------------------------------------------ */
-
-static void dispatch_launch(struct vg_cp *cp, struct vg_dispatch *d)
-{
-    cp->dstate[d->index].state = VG_DISP_LAUNCHING;
-    vg_gpu_post(cp->gc, vg_gpu_now(cp->gc) + cp->gc->cost->launch,
-                VG_EV_DISPATCH_READY, d->index, cp->serial);
-}
-
-/*
- * Where a task comes from, for its checks and error reports: a command of
- * the packet (its word) or a kernel's LAUNCH (the descriptor's address and
- * the instruction).
- */
-struct cp_task_src {
-    uint32_t index;    /* its index in the packet */
-    uint64_t err_addr; /* reported for a malformed task */
-    uint32_t err_pc;
-    uint32_t bad_code; /* VMGPU_FAULT_BAD_COMMAND, or _TASK from a kernel */
-    uint64_t tmd_va;   /* its descriptor, 0 for a DISPATCH */
-    uint32_t parent;   /* the launching task, or NONE */
-};
-
-/*
- * Set up task @src->index from the DISPATCH at @p (or the one a task
- * descriptor stands for), with the launch quota and affinity @quota and
- * @sm_mask and, for a queue task, its queue @q (capacity 0: none); then
- * send it on its way. Returns false after cp_fail().
- */
-static bool cp_dispatch(struct vg_cp *cp, const struct cp_task_src *src,
-                        const uint8_t *p, uint32_t quota, uint64_t sm_mask,
-                        const struct vmgpu_tmd_queue_info *q)
-{
-    uint64_t usable;
-    uint32_t slot = cp->entry.as_slot, index = src->index;
-    struct vg_dispatch *d = &cp->disp[index];
-    struct vmgpu_exec_header hdr;
-    uint64_t code_va = DISPATCH_U64(p, code_va);
-    uint64_t args_va = DISPATCH_U64(p, args_va), fault_va = 0;
-    uint32_t args_bytes = DISPATCH_U32(p, args_bytes);
-    uint32_t shared_bytes = DISPATCH_U32(p, shared_bytes);
-    uint32_t bad_pc = 0, threads = 1, i;
-    struct vg_kernel *k = NULL;
-    struct vg_launch *l = &d->launch;
-    void *image;
-    size_t size;
-    int code;
-
-    d->index = index;
-    d->serial = cp->serial;
-    d->tmd_va = src->tmd_va;
-    d->parent = src->parent;
-    code =
-        vg_mmu_read(cp->mmu, slot, code_va, &hdr, sizeof(hdr), &fault_va, NULL);
-    if (code) {
-        cp_fail(cp, code, fault_va, src->err_pc, index);
-        return false;
-    }
-    /* The header is little-endian like everything else; so is the host. */
-    size = vg_exec_image_bytes(&hdr);
-    if (!size) {
-        cp_fail(cp, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
-        return false;
-    }
-    image = malloc(size);
-    if (!image) {
-        cp_fail(cp, VMGPU_FAULT_BAD_EXECUTABLE, code_va, 0, index);
-        return false;
-    }
-    code = vg_mmu_read(cp->mmu, slot, code_va, image, size, &fault_va, NULL);
-    if (code) {
-        free(image);
-        cp_fail(cp, code, fault_va, src->err_pc, index);
-        return false;
-    }
-    code = vg_kernel_load(&k, image, size, cp->gc->cfg->isa_version, &bad_pc);
-    free(image);
-    if (code) {
-        cp_fail(cp, code, code_va, bad_pc, index);
-        return false;
-    }
-    d->kernel = k;
-    if (vg_kernel_args_bytes(k) != args_bytes ||
-        (uint64_t)vg_kernel_shared_bytes(k) + shared_bytes >
-            VMGPU_MAX_SHARED_BYTES) {
-        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, index);
-        return false;
-    }
-    if (args_bytes) {
-        code = vg_mmu_read(cp->mmu, slot, args_va, d->args, args_bytes,
-                           &fault_va, NULL);
-        if (code) {
-            cp_fail(cp, code, fault_va, src->err_pc, index);
-            return false;
-        }
-    }
-    memset(l, 0, sizeof(*l));
-    l->kernel = k;
-    l->args = d->args;
-    l->args_bytes = args_bytes;
-    for (i = 0; i < 3; i++) {
-        l->grid[i] = DISPATCH_U32(p, grid[i]);
-        l->block[i] = DISPATCH_U32(p, block[i]);
-        l->origin[i] = DISPATCH_U32(p, origin[i]);
-        l->grid_total[i] = DISPATCH_U32(p, grid_total[i]);
-        threads *= l->block[i];
-    }
-    l->shared_bytes = shared_bytes;
-    l->gpu = cp->gc->index;
-    l->mem = vg_mmu_memif(cp->mmu, slot);
-    l->abort = &cp->gc->abort;
-
-    memset(&d->task, 0, sizeof(d->task));
-    d->task.priority = DISPATCH_U32(p, priority);
-    if (!d->task.priority) {
-        d->task.priority = cp->default_priority;
-    }
-    d->task.head = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_HEAD;
-    d->task.sequential = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_SEQUENTIAL;
-    d->task.throttle = DISPATCH_U32(p, flags) & VMGPU_DISPATCH_F_THROTTLE;
-    /* No task of the packet is more urgent than its ring entry allows. */
-    if (cp->entry.min_level && d->task.priority < cp->entry.min_level) {
-        d->task.priority = cp->entry.min_level;
-    }
-    d->task.quota = quota;
-    d->task.sm_mask = sm_mask;
-    d->task.blocks_total = l->grid[0] * l->grid[1] * l->grid[2];
-    if (q->capacity) {
-        /* Its blocks are numbered in x; at most one block per item. */
-        d->task.queue = true;
-        d->task.blocks_total = 0;
-        d->task.coalesce = q->coalesce;
-        d->task.coalesce_timeout = VG_NS(q->coalesce_timeout_ns);
-        d->items_va = q->items_va;
-        d->capacity = q->capacity;
-        l->grid[0] = l->grid_total[0] = q->capacity;
-        cp->open_queues++;
-    }
-    threads = (threads + VMGPU_WARP_SIZE - 1) & ~(VMGPU_WARP_SIZE - 1);
-    d->task.need.threads = threads;
-    d->task.need.regs = vg_kernel_regs(k) * threads;
-    d->task.need.shared = vg_kernel_shared_bytes(k) + l->shared_bytes;
-    /*
-     * A block that fits no SM, or an affinity naming no SM it may run on
-     * (for throttle work: of the throttle subset), would never run:
-     * refuse the launch.
-     */
-    usable = d->task.throttle ? vg_wdist_throttle_sms(cp->wd)
-                              : vg_wdist_all_sms(cp->wd);
-    if (!vg_wdist_fits(cp->wd, &d->task.need, d->task.throttle) ||
-        (d->task.sm_mask && !(d->task.sm_mask & usable))) {
-        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, index);
-        return false;
-    }
-    /* Signals armed on it need its regions (SPEC R3). */
-    if (src->parent == NONE &&
-        vg_deps_arm(cp->deps, index, l, d->task.queue, &bad_pc)) {
-        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND,
-                cp->entry.cmdbuf_va + 4ull * bad_pc, bad_pc, index);
-        return false;
-    }
-    d->budget = cp->instr_budget ? cp->instr_budget : cp->gc->cfg->instr_budget;
-    cp->outstanding++;
-    if (cp->dstate[index].deps) {
-        cp->dstate[index].state = VG_DISP_WAITING;
-    } else {
-        dispatch_launch(cp, d);
-    }
-    return true;
-}
-
-/*
- * Task @src->index from the descriptor at @src->tmd_va, whose bytes are
- * @tmd: checked by the rules of the DISPATCH it stands for (it was not
- * there when the packet was checked). A kernel's LAUNCH may not start a
- * queue task. Returns false after cp_fail().
- */
-static bool cp_task_from_tmd(struct vg_cp *cp, const struct cp_task_src *src,
-                             const uint8_t *tmd, bool queue_ok)
-{
-    struct vmgpu_tmd_queue_info q;
-    struct vmgpu_cmd_dispatch c;
-    struct vmgpu_cmd_checker ck;
-    const char *why;
-
-    vmgpu_cmd_checker_init(&ck, 1);
-    if (vmgpu_tmd_decode(tmd, &c, &q, &why) || (q.capacity && !queue_ok) ||
-        vmgpu_cmd_check(&ck, &c, VMGPU_CMD_LEN_DISPATCH, &why)) {
-        cp_fail(cp, src->bad_code, src->err_addr, src->err_pc, src->index);
-        return false;
-    }
-    return cp_dispatch(cp, src, (const uint8_t *)&c,
-                       VMGPU_CMD_U32(tmd, vmgpu_tmd, quota),
-                       VMGPU_CMD_U64(tmd, vmgpu_tmd, sm_mask), &q);
-}
-
-/* LAUNCH_TMD: the task descriptor is read when the command runs. */
-static bool cp_launch_tmd(struct vg_cp *cp, const uint8_t *p)
-{
-    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_launch_tmd, tmd_va), fault_va;
-    struct cp_task_src src = {
-        .index = cp->seen_dispatches++,
-        .err_addr = va,
-        .err_pc = cp->pc,
-        .bad_code = VMGPU_FAULT_BAD_COMMAND,
-        .tmd_va = va,
-        .parent = NONE,
-    };
-    uint8_t tmd[VMGPU_TMD_BYTES];
-    int code;
-
-    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, tmd, sizeof(tmd),
-                       &fault_va, NULL);
-    if (code) {
-        cp_fail(cp, code, fault_va, cp->pc, src.index);
-        return false;
-    }
-    return cp_task_from_tmd(cp, &src, tmd, true);
-}
-
-/*
- * A kernel's LAUNCH (W7), acted on when its block completes: a child task
- * of @parent from the descriptor at @w->va, with the argument block and
- * blocks in x the instruction gave (0: the descriptor's). It reaches the
- * distributor after the same launch latency as a command's dispatch, with
- * no interrupt and no register access. Returns false after cp_fail().
- */
-static bool cp_launch_child(struct vg_cp *cp, struct vg_dispatch *parent,
-                            const struct vg_work *w)
-{
-    struct cp_task_src src = {
-        .index = cp->num_dispatches + cp->num_children,
-        .err_addr = w->va,
-        .err_pc = w->pc,
-        .bad_code = VMGPU_FAULT_TASK,
-        .tmd_va = w->va,
-        .parent = parent->index,
-    };
-    uint8_t tmd[VMGPU_TMD_BYTES];
-    uint64_t fault_va, args = htole64(w->args_va);
-    uint32_t gx = htole32(w->value);
-    int code;
-
-    if (src.index >= VMGPU_MAX_TASKS_PER_PACKET || w->va % 8) {
-        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w->pc, parent->index);
-        return false;
-    }
-    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, w->va, tmd, sizeof(tmd),
-                       &fault_va, NULL);
-    if (code) {
-        cp_fail(cp, code, fault_va, w->pc, parent->index);
-        return false;
-    }
-    if (w->args_va) {
-        memcpy(tmd + offsetof(struct vmgpu_tmd, args_va), &args, 8);
-    }
-    if (w->value) {
-        /* The index space in x grows with the portion: origin + grid. */
-        uint32_t total =
-            htole32(VMGPU_CMD_U32(tmd, vmgpu_tmd, origin[0]) + w->value);
-
-        memcpy(tmd + offsetof(struct vmgpu_tmd, grid), &gx, 4);
-        memcpy(tmd + offsetof(struct vmgpu_tmd, grid_total), &total, 4);
-    }
-    cp->num_children++;
-    parent->children++;
-    cp->gc->cnt[VMGPU_CNT_DEVICE_LAUNCHES]++;
-    return cp_task_from_tmd(cp, &src, tmd, false);
-}
-
-/* The queue task of this packet whose descriptor is at @va, or NULL. */
-static struct vg_dispatch *cp_find_queue(struct vg_cp *cp, uint64_t va)
-{
-    uint32_t i;
-
-    for (i = 0; i < cp_tasks_end(cp); i++) {
-        struct vg_dispatch *d = &cp->disp[i];
-
-        if (d->task.queue && d->tmd_va == va &&
-            cp->dstate[i].state != VG_DISP_DONE) {
-            return d;
-        }
-    }
-    return NULL;
-}
-
-/* ENQ records the device stores with one memory write. */
-#define ENQ_RUN 256
-
-/*
- * A kernel's ENQs (W7), acted on when its block completes: the @n (at
- * most ENQ_RUN) records at @w, which name the same queue task, in
- * program order. The device stores the items in the task's next places
- * and hands them to the distributor. Returns false after cp_fail(),
- * which names the first record that could not be done.
- */
-static bool cp_enqueue(struct vg_cp *cp, struct vg_dispatch *from,
-                       const struct vg_work *w, uint32_t n)
-{
-    struct vg_dispatch *q = cp_find_queue(cp, w->va);
-    uint32_t items[ENQ_RUN], i;
-    uint64_t fault_va = 0;
-    int code;
-
-    if (!q) {
-        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w->pc, from->index);
-        return false;
-    }
-    if (n > q->capacity - q->task.items) {
-        i = q->capacity - q->task.items; /* the first one with no room */
-        cp_fail(cp, VMGPU_FAULT_TASK, w->va, w[i].pc, from->index);
-        return false;
-    }
-    for (i = 0; i < n; i++) {
-        items[i] = htole32(w[i].value);
-    }
-    code = vg_mmu_write(cp->mmu, cp->entry.as_slot,
-                        q->items_va + 4ull * q->task.items, items, 4 * n,
-                        &fault_va, NULL);
-    if (code) {
-        i = (uint32_t)((fault_va - q->items_va) / 4 - q->task.items);
-        cp_fail(cp, code, fault_va, w[i < n ? i : 0].pc, from->index);
-        return false;
-    }
-    vg_gpu_wrote(cp->gc, q->items_va + 4ull * q->task.items, 4 * n);
-    vg_wdist_add_items(cp->wd, &q->task, n, vg_gpu_now(cp->gc));
-    cp->gc->cnt[VMGPU_CNT_QUEUE_ITEMS] += n;
-    return true;
-}
 
 void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
 {
     struct vg_dispatch *d;
 
     if (!cp->have_packet || serial != cp->serial || cp->aborted ||
-        index >= cp_tasks_end(cp) ||
+        index >= vg_cp_tasks_end(cp) ||
         cp->dstate[index].state != VG_DISP_LAUNCHING) {
         return; /* stale, or a queue closed on its way */
     }
@@ -825,25 +504,17 @@ void vg_cp_dispatch_ready(struct vg_cp *cp, uint32_t index, uint32_t serial)
 }
 
 /*
- * A TAKE's portion is done: its entry is written, and the TAKE may take
- * another. Returns false after cp_fail().
+ * A TAKE's portion is done: its entry is written (take.c), and the TAKE
+ * may take another. Returns false after cp_fail().
  */
 static bool cp_take_portion_done(struct vg_cp *cp, struct vg_dispatch *d)
 {
-    const uint8_t *p = cp->buf + 4 * cp->pc;
-    uint64_t fault_va = 0;
-    int code;
+    struct vg_error err;
 
-    code = vg_deps_write_entry(
-        cp->gc, cp->mmu, cp->entry.as_slot,
-        VMGPU_CMD_U64(p, vmgpu_cmd_take, table_va),
-        VMGPU_CMD_U32(p, vmgpu_cmd_take, signal_index) + d->portion - 1,
-        VMGPU_CMD_U32(p, vmgpu_cmd_take, epoch), &fault_va);
-    if (code) {
-        cp_fail(cp, code, fault_va, cp->pc, d->index);
+    if (!vg_take_portion_done(cp, d, &err)) {
+        cp_fail_error(cp, &err);
         return false;
     }
-    cp->take.running--;
     if (cp->state == VG_CP_WAIT_TAKE) {
         cp_schedule(cp, vg_gpu_now(cp->gc));
     }
@@ -896,7 +567,7 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
         }
         cp->syncs[i].counted = false;
         if (c->deps && --c->deps == 0 && c->state == VG_DISP_WAITING) {
-            dispatch_launch(cp, &cp->disp[consumer]);
+            vg_launch_send(cp, &cp->disp[consumer]);
         }
     }
     if (cp->state == VG_CP_WAIT_SKIP &&
@@ -937,7 +608,7 @@ static void task_blocks_finished(struct vg_cp *cp, struct vg_dispatch *d)
  */
 static void cp_close_queues(struct vg_cp *cp)
 {
-    uint32_t i, end = cp_tasks_end(cp);
+    uint32_t i, end = vg_cp_tasks_end(cp);
 
     if (!cp->open_queues || cp->aborted ||
         (cp->state != VG_CP_WAIT_BARRIER && cp->state != VG_CP_WAIT_END &&
@@ -971,37 +642,16 @@ static void cp_close_queues(struct vg_cp *cp)
 }
 
 /*
- * Act on a completed block's LAUNCH and ENQ records, in program order
- * (there are none unless its stores reached memory). Returns false after
- * cp_fail().
+ * Act on a completed block's LAUNCH and ENQ records (launch.c). Returns
+ * false after cp_fail().
  */
 static bool cp_block_work(struct vg_cp *cp, const struct vg_block_outcome *o)
 {
-    uint32_t i, n;
-    bool items = false;
+    struct vg_error err;
 
-    for (i = 0; i < o->nwork; i += n) {
-        const struct vg_work *w = &o->work[i];
-
-        n = 1;
-        if (w->kind == VG_WORK_LAUNCH) {
-            if (!cp_launch_child(cp, o->d, w)) {
-                return false;
-            }
-            continue;
-        }
-        /* A run of ENQs to one queue: one lookup, one write. */
-        while (i + n < o->nwork && n < ENQ_RUN && w[n].kind == VG_WORK_ENQ &&
-               w[n].va == w->va) {
-            n++;
-        }
-        if (!cp_enqueue(cp, o->d, w, n)) {
-            return false;
-        }
-        items = true;
-    }
-    if (items) {
-        vg_sms_issue(cp->sms);
+    if (!vg_launch_block_work(cp, o, &err)) {
+        cp_fail_error(cp, &err);
+        return false;
     }
     return true;
 }
@@ -1282,185 +932,30 @@ static void cp_fence(struct vg_cp *cp)
     cp_fetch(cp);
 }
 
-struct take_claim {
-    struct vg_cp *cp;
-    uint64_t take_va;
-};
-
-/* vmgpu_alloc_next()'s exchange: the take word of @portion, atomically. */
-static uint32_t take_xchg(void *ctx, uint32_t portion, uint32_t epoch)
-{
-    struct take_claim *c = ctx;
-    struct vg_cp_take *tk = &c->cp->take;
-    uint32_t old = epoch;
-
-    if (!tk->fault) {
-        tk->fault = vg_mmu_xchg32(c->cp->mmu, c->cp->entry.as_slot,
-                                  vmgpu_alloc_word_va(c->take_va, portion),
-                                  epoch, &old, &tk->fault_va);
-    }
-    return tk->fault ? epoch : old; /* after a fault: as if taken */
-}
-
-/* Start a TAKE: its descriptor must describe the portions of @pgrid. */
-static bool cp_take_start(struct vg_cp *cp, const uint8_t *p)
-{
-    struct vg_cp_take *tk = &cp->take;
-    uint64_t va = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va), fault_va = 0;
-    struct vmgpu_tmd_queue_info q;
-    struct vmgpu_cmd_dispatch c;
-    struct vmgpu_region_map m;
-    const char *why;
-    uint32_t i;
-    int code;
-
-    code = vg_mmu_read(cp->mmu, cp->entry.as_slot, va, tk->tmd, sizeof(tk->tmd),
-                       &fault_va, NULL);
-    if (code) {
-        cp_fail(cp, code, fault_va, cp->pc, NONE);
-        return false;
-    }
-    vmgpu_cmd_take_parts(p, &tk->curve, &m);
-    if (vmgpu_tmd_decode(tk->tmd, &c, &q, &why) || q.capacity) {
-        cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc, NONE);
-        return false;
-    }
-    for (i = 0; i < 3; i++) {
-        tk->pgrid[i] = VMGPU_CMD_U32(p, vmgpu_cmd_take, pgrid[i]);
-        if (c.origin[i] || !c.grid[i] ||
-            tk->pgrid[i] !=
-                ((uint64_t)c.grid_total[i] + c.grid[i] - 1) / c.grid[i]) {
-            cp_fail(cp, VMGPU_FAULT_BAD_COMMAND, va, cp->pc, NONE);
-            return false;
-        }
-    }
-    tk->cursor = 0;
-    tk->running = 0;
-    tk->pending = NONE;
-    tk->walked = false;
-    tk->fault = 0;
-    tk->active = true;
-    return true;
-}
-
-/* Run taken portion @tk->pending as a task of the packet. */
-static bool cp_take_launch(struct vg_cp *cp, const uint8_t *p)
-{
-    struct vg_cp_take *tk = &cp->take;
-    struct cp_task_src src = {
-        .index = cp->num_dispatches + cp->num_children,
-        .err_addr = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va),
-        .err_pc = cp->pc,
-        .bad_code = VMGPU_FAULT_BAD_COMMAND,
-        .tmd_va = VMGPU_CMD_U64(p, vmgpu_cmd_take, tmd_va),
-        .parent = NONE,
-    };
-    uint8_t tmd[VMGPU_TMD_BYTES];
-    uint32_t coord[3], i;
-
-    if (src.index >= VMGPU_MAX_TASKS_PER_PACKET) {
-        cp_fail(cp, VMGPU_FAULT_TASK, src.err_addr, cp->pc, NONE);
-        return false;
-    }
-    memcpy(tmd, tk->tmd, sizeof(tmd));
-    vmgpu_region_coords(tk->pgrid, tk->pending, coord);
-    for (i = 0; i < 3; i++) {
-        uint32_t grid = VMGPU_CMD_U32(tk->tmd, vmgpu_tmd, grid[i]);
-        uint32_t total = VMGPU_CMD_U32(tk->tmd, vmgpu_tmd, grid_total[i]);
-        uint32_t origin = coord[i] * grid;
-        uint32_t n = htole32(total - origin < grid ? total - origin : grid);
-
-        origin = htole32(origin);
-        memcpy(tmd + offsetof(struct vmgpu_tmd, origin[i]), &origin, 4);
-        memcpy(tmd + offsetof(struct vmgpu_tmd, grid[i]), &n, 4);
-    }
-    cp->num_children++;
-    if (!cp_task_from_tmd(cp, &src, tmd, false)) {
-        return false;
-    }
-    cp->disp[src.index].portion = tk->pending + 1;
-    tk->running++;
-    tk->pending = NONE;
-    return true;
-}
-
 /*
- * TAKE (SPEC R7): claim portions along the curve while fewer than
- * inflight run, wait for each one's entries, run it; the command is done
- * when the curve is walked and nothing taken runs. Returns true when it
- * is done; false while it waits, or after cp_fail().
+ * TAKE (take.c): run it, and wait as it says. Returns true when it is
+ * done; false while it waits, or after cp_fail().
  */
 static bool cp_take(struct vg_cp *cp, const uint8_t *p)
 {
-    struct vg_cp_take *tk = &cp->take;
-    uint32_t epoch = VMGPU_CMD_U32(p, vmgpu_cmd_take, epoch);
-    uint32_t wait = VMGPU_CMD_U32(p, vmgpu_cmd_take, wait_index);
-    struct take_claim claim = {
-        cp,
-        VMGPU_CMD_U64(p, vmgpu_cmd_take, take_va),
-    };
-    uint64_t fault_va = 0;
+    struct vg_error err;
     vg_time_t t;
-    int code;
 
-    if (!tk->active && !cp_take_start(cp, p)) {
+    switch (vg_take_run(cp, p, &t, &err)) {
+    case VG_TAKE_DONE:
+        return true;
+    case VG_TAKE_FAILED:
+        cp_fail_error(cp, &err);
         return false;
-    }
-    for (;;) {
-        if (tk->pending == NONE && !tk->walked &&
-            tk->running < VMGPU_CMD_U32(p, vmgpu_cmd_take, inflight)) {
-            tk->pending = vmgpu_alloc_next(&tk->curve, tk->pgrid, NULL, epoch,
-                                           &tk->cursor, take_xchg, &claim);
-            if (tk->fault) {
-                cp_fail(cp, tk->fault, tk->fault_va, cp->pc, NONE);
-                return false;
-            }
-            tk->walked = tk->pending == NONE;
-        }
-        if (tk->pending != NONE) {
-            if (wait != VMGPU_TAKE_NO_WAIT) {
-                struct vmgpu_region_map m;
-                struct vmgpu_curve cv;
-                struct vmgpu_cmd_dep_wait dw;
-                const uint32_t one[3] = { 1, 1, 1 };
-                uint32_t c[3];
-
-                vmgpu_cmd_take_parts(p, &cv, &m);
-                vmgpu_region_coords(tk->pgrid, tk->pending, c);
-                dw = vmgpu_encode_dep_wait(
-                    epoch, VMGPU_CMD_U64(p, vmgpu_cmd_take, table_va),
-                    VMGPU_CMD_U32(p, vmgpu_cmd_take, entries), wait, tk->pgrid,
-                    tk->pgrid, c, one, &m);
-                vg_gpu_publish_wait(cp->gc);
-                switch (vg_deps_wait(cp->deps, cp->gc, cp->mmu,
-                                     cp->entry.as_slot, (const uint8_t *)&dw,
-                                     &t, &code, &fault_va)) {
-                case VG_DEP_FAULT:
-                    cp_fail(cp, code, fault_va, cp->pc, NONE);
-                    return false;
-                case VG_DEP_BLOCKED:
-                    cp->in_wait = true;
-                    cp->state = VG_CP_WAIT_VALUE;
-                    return false;
-                default:
-                    break;
-                }
-                if (t > vg_gpu_now(cp->gc)) {
-                    cp->in_wait = true;
-                    cp_schedule(cp, t);
-                    return false;
-                }
-                vg_deps_wait_end(cp->deps);
-            }
-            if (!cp_take_launch(cp, p)) {
-                return false;
-            }
-            continue;
-        }
-        if (tk->walked && !tk->running) {
-            tk->active = false;
-            return true;
-        }
+    case VG_TAKE_BLOCKED:
+        cp->in_wait = true;
+        cp->state = VG_CP_WAIT_VALUE;
+        return false;
+    case VG_TAKE_LATER:
+        cp->in_wait = true;
+        cp_schedule(cp, t);
+        return false;
+    default: /* VG_TAKE_RUNNING */
         cp->in_wait = true;
         cp->state = VG_CP_WAIT_TAKE;
         return false;
@@ -1473,6 +968,7 @@ static void cp_execute(struct vg_cp *cp)
     uint32_t op = VMGPU_CMD_OP(vmgpu_cmd_ld32(p)), len = vmgpu_cmd_len(op);
     uint32_t slot = cp->entry.as_slot, v;
     uint64_t va, fault_va = 0, ts;
+    struct vg_error err;
     vg_time_t t;
     int code;
 
@@ -1507,7 +1003,7 @@ static void cp_execute(struct vg_cp *cp)
         }
         break;
     case VMGPU_CMD_DISPATCH: {
-        struct cp_task_src src = {
+        struct vg_task_src src = {
             .index = cp->seen_dispatches++,
             .err_addr = cp->entry.cmdbuf_va + 4ull * cp->pc,
             .err_pc = cp->pc,
@@ -1516,15 +1012,17 @@ static void cp_execute(struct vg_cp *cp)
         };
         struct vmgpu_tmd_queue_info no_queue = { 0 };
 
-        if (!cp_dispatch(cp, &src, p, cp->launch_quota, cp->sm_mask,
-                         &no_queue)) {
+        if (!vg_launch_dispatch(cp, &src, p, cp->launch_quota, cp->sm_mask,
+                                &no_queue, &err)) {
+            cp_fail_error(cp, &err);
             return;
         }
         cp_next(cp, op, len, cp->seen_dispatches - 1, 0);
         return;
     }
     case VMGPU_CMD_LAUNCH_TMD:
-        if (!cp_launch_tmd(cp, p)) {
+        if (!vg_launch_tmd(cp, p, &err)) {
+            cp_fail_error(cp, &err);
             return;
         }
         cp_next(cp, op, len, cp->seen_dispatches - 1, 0);
