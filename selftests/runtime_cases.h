@@ -8,8 +8,9 @@
 #ifndef VMGPU_RUNTIME_CASES_H
 #define VMGPU_RUNTIME_CASES_H
 
+#include <vmgpu/runtime.h>
+
 #include "kselftest_harness.h"
-#include "runtime/vmgpu_rt.h"
 
 /* add: c = a + b; mad: y = y * k + x; poke: p[at] = 1 (p: buf_wo). */
 static const char rt_kernels_src[] =

@@ -11,7 +11,8 @@
 #ifndef VMGPU_TESTRT_H
 #define VMGPU_TESTRT_H
 
-#include "runtime/vmgpu_rt.h"
+#include <vmgpu/runtime.h>
+
 #include "testhost.h"
 
 struct trt {

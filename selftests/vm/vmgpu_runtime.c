@@ -17,9 +17,10 @@
  * runtime's online compilation uses clang and LLVM): it runs in a guest
  * booted with scripts/vm-run --host-libs (scripts/check does).
  */
+#include <vmgpu/runtime.h>
+
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
-#include "runtime/vmgpu_rt.h"
 #include "../runtime_cases.h"
 
 
