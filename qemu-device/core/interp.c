@@ -11,6 +11,20 @@
  * if/else, loops, early exit) therefore reconverges at the first instruction
  * after the construct without reconvergence annotations.
  *
+ * One file, over 1,500 lines, on purpose: run_warp() is the dispatch loop
+ * (one switch over the opcodes) and the instruction handlers live in it,
+ * as statement macros (ALU, UNARY, SETP) and always_inline functions of
+ * this file (gmem_prepare, gload, gstore, sload, sstore). run_warp() is
+ * compiled twice (target_clones: AVX2 and baseline) and everything
+ * inlined into it with it, so the AVX2 clone runs every lane loop eight
+ * lanes per vector, and pc, the active mask and the budget stay in
+ * locals from one instruction to the next. Handlers in another file
+ * would be calls (the build has no link-time optimisation), compiled
+ * once, for the baseline only. Out of line are only functions called
+ * once per warp instruction or off the common path: address translation,
+ * accesses across pages, atomics, special registers, divergence,
+ * LAUNCH/ENQ records.
+ *
  * Documentation/isa.rst is the reference for every rule implemented here.
  */
 #include <endian.h>
