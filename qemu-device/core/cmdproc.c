@@ -602,9 +602,9 @@ static void task_blocks_finished(struct vg_cp *cp, struct vg_dispatch *d)
 
 /*
  * Queue tasks end (W7) when nothing of the packet can give them items any
- * more: the CP waits at a BARRIER, END or SKIP_IF, no block of the packet runs, no
- * item waits, and every task not done waits for SYNC producers (or is a
- * queue). Checked whenever one of these may have become true.
+ * more: the CP waits at a BARRIER, END or SKIP_IF, no block of the packet
+ * runs, no item waits, and every task not done waits for SYNC producers
+ * (or is a queue). Checked whenever one of these may have become true.
  */
 static void cp_close_queues(struct vg_cp *cp)
 {
