@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The SM interpreter: execution. A block runs warp by warp; a warp runs until it exits,
- * reaches a barrier or faults, and every instruction is applied to all 32
- * lanes in a loop over a [register][lane] file, so the all-lanes-active case
- * vectorises.
+ * The SM interpreter: execution. A block runs warp by warp; a warp runs
+ * until it exits, reaches a barrier or faults, and every instruction is
+ * applied to all 32 lanes in a loop over a [register][lane] file, so the
+ * all-lanes-active case vectorises.
  *
  * Divergence uses per-lane program counters with "minimum pc first"
  * scheduling: the lanes at the lowest pc run, the others wait, and a waiting
