@@ -60,6 +60,8 @@ SHIM_SRC  := $(sort $(wildcard libshim/*.c) \
 RT_SRC    := $(sort $(wildcard libshim/runtime/*.c))
 COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
+# vmgpu-stress is several files, in a folder of its own.
+STRESS_SRC := $(sort $(wildcard tools/vmgpu-stress/*.c))
 HTEST_SRC := $(sort $(wildcard selftests/host/test_*.c))
 HTEST_LIB := $(filter-out $(HTEST_SRC),$(sort $(wildcard selftests/host/*.c)))
 # vmgpu_compile and vmgpu_runtime run the compiler in the guest: linked
@@ -96,7 +98,7 @@ LIBVMGPU_SONAME := libvmgpu.so.$(VERSION_MAJOR)
 LIBVMGPU_SO := $(O)/libvmgpu.so.$(VERSION)
 LIBCORE_A   := $(O)/libvgcore.a
 LIBRT_A     := $(O)/libvmgpurt.a
-TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%)
+TOOLS       := $(TOOL_SRC:tools/%.c=$(O)/tools/%) $(O)/tools/vmgpu-stress
 HTESTS      := $(HTEST_SRC:selftests/host/%.c=$(O)/host-tests/%)
 VTESTS      := $(VTEST_SRC:selftests/vm/%.c=$(O)/vm-tests/%)
 VTESTS_DYN  := $(VTEST_DYN:selftests/vm/%.c=$(O)/vm-tests-dynamic/%)
@@ -166,6 +168,11 @@ $(LIBRT_A): $(RT_OBJ)
 
 # Tools are linked statically so they run unchanged inside the VM's initramfs.
 $(O)/tools/%: $(O)/rel/tools/%.o $(LIBVMGPU_A) $(LIBCORE_A)
+	@mkdir -p $(@D)
+	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
+
+$(O)/tools/vmgpu-stress: $(STRESS_SRC:%.c=$(O)/rel/%.o) $(LIBVMGPU_A) \
+		$(LIBCORE_A)
 	@mkdir -p $(@D)
 	$(CC) -static -o $@ $^ $(DRM_LIBS) -pthread -lm
 
@@ -317,8 +324,9 @@ PUBLIC_H := libshim/include/vmgpu/split.h libshim/include/vmgpu/graph.h \
 	    uapi/vmgpu_hw.h uapi/vmgpu_isa.h uapi/vmgpu_cmd.h \
 	    uapi/vmgpu_region.h \
 	    uapi/drm/vmgpu_drm.h
-MAN1     := $(TOOL_SRC:tools/%.c=man/%.1)
+MAN1     := $(TOOL_SRC:tools/%.c=man/%.1) man/vmgpu-stress.1
 MAN7     := man/vmgpu.7
+MAN3     := $(wildcard man/man3/*.3)
 
 # A directory under PREFIX as vmgpu.pc writes it: relative to ${prefix}, so
 # that pkg-config --define-prefix can move the tree.
@@ -327,11 +335,12 @@ pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 # The runtime: its library, the device model's core it
 # runs CPU kernels with, its header (vmgpu/runtime.h) and vmgpurt.pc.
 install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
-		$(MAN1) $(MAN7) libshim/vmgpu.pc.in \
+		$(MAN1) $(MAN7) $(MAN3) libshim/vmgpu.pc.in \
 		libshim/runtime/vmgpurt.pc.in
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/vmgpu $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 644 $(LIBRT_A) $(LIBCORE_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 libshim/include/vmgpu/runtime.h \
 		$(DESTDIR)$(INCLUDEDIR)/vmgpu/
@@ -350,7 +359,7 @@ install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
 	$(INSTALL) -m 644 libshim/include/vmgpu.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
-	for f in $(MAN1) $(MAN7); do \
+	for f in $(MAN1) $(MAN7) $(MAN3); do \
 		sed 's|@VERSION@|$(VERSION)|' $$f \
 			>$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/} || exit 1; \
 	done
@@ -367,7 +376,8 @@ uninstall:
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/vmgpu 2>/dev/null || true
 
 # Kbuild's products of the module build, without needing the kernel headers.

@@ -14,6 +14,7 @@
 #include "vmgpu_drm.h"
 #include "vmgpu_isa.h"
 #include "shim_internal.h"
+#include "testing.h"
 
 static int bo_new(struct vmgpu_device *dev, uint32_t handle,
 		  struct vmgpu_bo **out)
@@ -315,4 +316,24 @@ int vmgpu_kernel_create(struct vmgpu_device *dev, const void *image,
 	}
 	memcpy(p, image, bytes);
 	return 0;
+}
+
+struct vmgpu_bo *shim_test_bo_new(uint64_t gpu_va, uint64_t size)
+{
+	struct vmgpu_bo *bo = calloc(1, sizeof(*bo));
+
+	if (!bo)
+		return NULL;
+	bo->gpu_va = gpu_va;
+	bo->size = size;
+	pthread_mutex_init(&bo->map_lock, NULL);
+	return bo;
+}
+
+void shim_test_bo_free(struct vmgpu_bo *bo)
+{
+	if (!bo)
+		return;
+	pthread_mutex_destroy(&bo->map_lock);
+	free(bo);
 }

@@ -224,8 +224,12 @@ int vmgpu_device_open_fd(int fd, struct vmgpu_device **out, char *errbuf,
 				 "fd %d is not an open vmgpu DRM device", fd);
 		return fd < 0 ? -EBADF : -ENODEV;
 	}
-	/* The handle owns its own descriptor: the caller keeps @fd. */
-	own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	/*
+	 * The handle owns its own descriptor: the caller keeps @fd. Numbered
+	 * above @fd, so that a program keeping its files out of the small
+	 * numbers other code reuses keeps the handle's there too.
+	 */
+	own = fcntl(fd, F_DUPFD_CLOEXEC, fd);
 	if (own < 0) {
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "dup of fd %d: %s", fd,
@@ -244,6 +248,9 @@ void vmgpu_device_close(struct vmgpu_device *dev)
 {
 	if (!dev)
 		return;
+	/* As documented: a buffer must not outlive the handle it points to. */
+	while (dev->bos)
+		vmgpu_bo_destroy(dev->bos);
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->err_lock);
 	pthread_mutex_destroy(&dev->bos_lock);

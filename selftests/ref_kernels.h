@@ -1,9 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: MIT */
 /*
  * The built-in kernels' arithmetic on the CPU, in the kernels' own order
  * of operations, so that results compare bit for bit: one copy for the
- * host tests and the VM tests (header only: the VM tests are single
- * files).
+ * host tests, the VM tests and the demo (header only: the VM tests are
+ * single files; MIT, unlike the rest of selftests/, as the demo is).
  */
 #ifndef VMGPU_REF_KERNELS_H
 #define VMGPU_REF_KERNELS_H

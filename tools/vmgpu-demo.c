@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../selftests/ref_kernels.h"
 #include "devtrace.h"
 #include "tool_common.h"
 #include "trace.h"
@@ -457,25 +458,6 @@ struct stencil5_args {
 	uint32_t extra, hot_w, hot_h, work;
 };
 
-/* stencil5's arithmetic, in its order (the spin changes no value). */
-static void cpu_stencil5(const float *in, float *out, int w, int h)
-{
-	int x, y;
-
-	for (y = 0; y < h; y++)
-		for (x = 0; x < w; x++) {
-			int l = x ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
-			int u = y ? y - 1 : 0, d = y + 1 < h ? y + 1 : h - 1;
-			float s = in[y * w + x];
-
-			s = s + in[y * w + l];
-			s = s + in[y * w + r];
-			s = s + in[u * w + x];
-			s = s + in[d * w + x];
-			out[y * w + x] = s * 0.2f;
-		}
-}
-
 struct mgpu_result {
 	struct vmgpu_split_stats st;
 	struct vg_trace_summary trace;	/* zeroed without a device trace */
@@ -594,7 +576,7 @@ static int multigpu_part(struct vmgpu_device *dev, struct vmgpu_context *ctx,
 		pin[i] = init_pixel(0, i);
 	memcpy(tmp, pin, sizeof(tmp));
 	for (k = 0; k < STAGES; k++) {
-		cpu_stencil5(tmp, ref, MW, MH);
+		ref_stencil5(tmp, ref, MW, MH);
 		memcpy(tmp, ref, sizeof(tmp));
 	}
 	memset(&d, 0, sizeof(d));

@@ -82,8 +82,8 @@ int vmgpu_device_open(unsigned int index, struct vmgpu_device **out,
 /*
  * A handle over an already open vmgpu DRM file @fd (a render node), e.g.
  * one a compositor or a test harness opened. The handle works on its own
- * duplicate of @fd: the caller keeps @fd and closes it when it likes.
- * -ENODEV if @fd is not a vmgpu device.
+ * duplicate of @fd, numbered above @fd: the caller keeps @fd and closes it
+ * when it likes. -ENODEV if @fd is not a vmgpu device.
  */
 int vmgpu_device_open_fd(int fd, struct vmgpu_device **out, char *errbuf,
 			 size_t errlen);

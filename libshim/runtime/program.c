@@ -97,7 +97,8 @@ int vmgpu_rt_kernel_from_library(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 			r = vmgpu_program_kernel_image(prog, name, &image,
 						       &bytes);
 		if (r) {
-			first_err = r;
+			if (first_err == -ENOEXEC)
+				first_err = r;	/* the first version's reason */
 			vmgpu_program_destroy(prog);
 			continue;
 		}

@@ -17,61 +17,14 @@
 #include <time.h>
 
 #include "vmgpu.h"
+#include "flatmem.h"
 #include "interp.h"
-
-#define BASE_VA		0x10000000ull
-
-struct flatmem {
-	struct vg_memif memif;
-	uint8_t *data;
-	uint64_t bytes, next;
-};
-
-static int flat_translate(void *opaque, uint64_t va, bool write,
-			  struct vg_xlat *out)
-{
-	struct flatmem *m = opaque;
-
-	if (va < BASE_VA || va - BASE_VA >= m->bytes)
-		return VMGPU_FAULT_UNMAPPED;
-	out->page_va = va & ~(uint64_t)(VMGPU_PAGE_SIZE - 1);
-	out->host = m->data + (out->page_va - BASE_VA);
-	out->loc = VMGPU_LOC_GPU(0);
-	out->writable = true;
-	return VMGPU_FAULT_NONE;
-}
-
-static uint64_t flat_alloc(struct flatmem *m, uint64_t bytes)
-{
-	uint64_t va = BASE_VA + m->next;
-
-	m->next += (bytes + VMGPU_PAGE_SIZE - 1) & ~(uint64_t)4095;
-	if (m->next > m->bytes) {
-		fprintf(stderr, "bench: out of memory\n");
-		exit(1);
-	}
-	return va;
-}
-
-static void *flat_ptr(struct flatmem *m, uint64_t va)
-{
-	return m->data + (va - BASE_VA);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint32_t rng_state = 1;
 
 static uint32_t rng(void)
 {
-	rng_state = rng_state * 1664525u + 1013904223u;
-	return rng_state >> 8;
+	return bench_rng(&rng_state);
 }
 
 static struct vg_kernel *load_image(const void *image, size_t bytes,
@@ -86,42 +39,14 @@ static struct vg_kernel *load_image(const void *image, size_t bytes,
 	return k;
 }
 
-/* Run a whole grid, one store log applied per block; warp instructions. */
+/* Run a whole grid; its warp instructions. */
 static uint64_t run_grid(struct flatmem *m, const struct vg_kernel *k,
 			 const void *args, uint32_t args_bytes,
 			 const uint32_t grid[3], const uint32_t block[3])
 {
-	struct vg_interp *it = vg_interp_new();
-	struct vg_storelog *log = vg_storelog_new();
 	struct vg_block_stats st;
-	struct vg_fault_info fault;
-	uint64_t budget = UINT64_MAX;
-	struct vg_launch l = {
-		.kernel = k, .args = args, .args_bytes = args_bytes,
-		.mem = &m->memif,
-	};
-	uint32_t pos[3];
-	int i;
 
-	memset(&st, 0, sizeof(st));
-	for (i = 0; i < 3; i++) {
-		l.grid[i] = grid[i];
-		l.block[i] = block[i];
-		l.grid_total[i] = grid[i];
-	}
-	for (pos[2] = 0; pos[2] < grid[2]; pos[2]++)
-		for (pos[1] = 0; pos[1] < grid[1]; pos[1]++)
-			for (pos[0] = 0; pos[0] < grid[0]; pos[0]++) {
-				if (vg_interp_run_block(it, &l, pos, 0, log,
-							&budget, &st, &fault)) {
-					fprintf(stderr, "bench: fault %u at pc %u\n",
-						fault.code, fault.pc);
-					exit(1);
-				}
-				vg_storelog_apply(log);
-			}
-	vg_storelog_free(log);
-	vg_interp_free(it);
+	flat_run_grid(m, k, args, args_bytes, grid, block, &st);
 	return st.warp_instrs;
 }
 
@@ -164,7 +89,7 @@ static const struct bench benches[] = {
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 5, rep;
-	struct flatmem m = { .bytes = 512ull << 20 };
+	struct flatmem m;
 	struct vmgpu_program *prog = NULL;
 	double first = 0, best = 1e9, worst_ratio = 0;
 	size_t bi;
@@ -172,16 +97,12 @@ int main(int argc, char **argv)
 
 	if (reps < 1)
 		reps = 1;
-	m.data = aligned_alloc(4096, m.bytes);
-	if (!m.data)
-		return 1;
-	m.memif.translate = flat_translate;
-	m.memif.opaque = &m;
+	flat_init(&m, 512ull << 20);
 
 	for (rep = 0; rep < reps; rep++) {
 		struct vmgpu_program *p;
 		char *log = NULL;
-		double t = now();
+		double t = bench_now();
 
 		if (vmgpu_program_build(vmgpu_builtin_kernels_opencl(), NULL,
 					&p, &log)) {
@@ -189,7 +110,7 @@ int main(int argc, char **argv)
 				log ? log : "");
 			return 1;
 		}
-		t = now() - t;
+		t = bench_now() - t;
 		free(log);
 		if (!rep)
 			first = t;

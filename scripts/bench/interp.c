@@ -16,61 +16,14 @@
 #include <time.h>
 
 #include "vmgpu.h"
+#include "flatmem.h"
 #include "interp.h"
-
-#define BASE_VA		0x10000000ull
-
-struct flatmem {
-	struct vg_memif memif;
-	uint8_t *data;
-	uint64_t bytes, next;
-};
-
-static int flat_translate(void *opaque, uint64_t va, bool write,
-			  struct vg_xlat *out)
-{
-	struct flatmem *m = opaque;
-
-	if (va < BASE_VA || va - BASE_VA >= m->bytes)
-		return VMGPU_FAULT_UNMAPPED;
-	out->page_va = va & ~(uint64_t)(VMGPU_PAGE_SIZE - 1);
-	out->host = m->data + (out->page_va - BASE_VA);
-	out->loc = VMGPU_LOC_GPU(0);
-	out->writable = true;
-	return VMGPU_FAULT_NONE;
-}
-
-static uint64_t flat_alloc(struct flatmem *m, uint64_t bytes)
-{
-	uint64_t va = BASE_VA + m->next;
-
-	m->next += (bytes + VMGPU_PAGE_SIZE - 1) & ~(uint64_t)4095;
-	if (m->next > m->bytes) {
-		fprintf(stderr, "bench: out of memory\n");
-		exit(1);
-	}
-	return va;
-}
-
-static void *flat_ptr(struct flatmem *m, uint64_t va)
-{
-	return m->data + (va - BASE_VA);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint32_t rng_state = 1;
 
 static uint32_t rng(void)
 {
-	rng_state = rng_state * 1664525u + 1013904223u;
-	return rng_state >> 8;
+	return bench_rng(&rng_state);
 }
 
 static float rng_float(void)
@@ -95,48 +48,17 @@ static struct vg_kernel *load_builtin(const char *name)
 	return k;
 }
 
-/* Run a whole grid, one store log applied per block. */
+/* Run a whole grid; the seconds it took, its thread instructions. */
 static double run_grid(struct flatmem *m, const struct vg_kernel *k,
 		       const void *args, uint32_t args_bytes,
 		       const uint32_t grid[3], const uint32_t block[3],
 		       uint64_t *thread_instrs)
 {
-	struct vg_interp *it = vg_interp_new();
-	struct vg_storelog *log = vg_storelog_new();
 	struct vg_block_stats st;
-	struct vg_fault_info fault;
-	uint64_t budget = UINT64_MAX;
-	struct vg_launch l = {
-		.kernel = k, .args = args, .args_bytes = args_bytes,
-		.mem = &m->memif,
-	};
-	uint32_t pos[3];
-	double t0;
-	int i;
+	double t = flat_run_grid(m, k, args, args_bytes, grid, block, &st);
 
-	memset(&st, 0, sizeof(st));
-	for (i = 0; i < 3; i++) {
-		l.grid[i] = grid[i];
-		l.block[i] = block[i];
-		l.grid_total[i] = grid[i];
-	}
-	t0 = now();
-	for (pos[2] = 0; pos[2] < grid[2]; pos[2]++)
-		for (pos[1] = 0; pos[1] < grid[1]; pos[1]++)
-			for (pos[0] = 0; pos[0] < grid[0]; pos[0]++) {
-				if (vg_interp_run_block(it, &l, pos, 0, log,
-							&budget, &st, &fault)) {
-					fprintf(stderr, "bench: fault %u at pc %u\n",
-						fault.code, fault.pc);
-					exit(1);
-				}
-				vg_storelog_apply(log);
-			}
-	t0 = now() - t0;
 	*thread_instrs = st.thread_instrs;
-	vg_storelog_free(log);
-	vg_interp_free(it);
-	return t0;
+	return t;
 }
 
 /* ---- native versions (same operation order as the kernels) ---- */
@@ -236,19 +158,14 @@ static bool wanted(const char *name)
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3, rep;
-	struct flatmem m = { .bytes = 256ull << 20 };
+	struct flatmem m;
 	struct result res[5];
 	uint8_t args[40];
 
 	if (reps < 1)
 		reps = 1;
 	only = argc > 2 ? argv[2] : NULL;
-	m.data = aligned_alloc(4096, m.bytes);
-	if (!m.data)
-		return 1;
-	memset(m.data, 0, m.bytes);
-	m.memif.translate = flat_translate;
-	m.memif.opaque = &m;
+	flat_init(&m, 256ull << 20);
 
 	/* saxpy, 4 M elements, blocks of 256 */
 	res[0].name = NULL;
@@ -277,9 +194,9 @@ int main(int argc, char **argv)
 			r->interp = best(r->interp, run_grid(&m, k, args, 24,
 					 grid, block, &r->thread_instrs));
 			memcpy(yn, y0, n * 4);
-			t = now();
+			t = bench_now();
 			native_saxpy(n, a, x, yn);
-			r->native = best(r->native, now() - t);
+			r->native = best(r->native, bench_now() - t);
 		}
 		r->same = !memcmp(y, yn, n * 4);
 		free(y0);
@@ -311,9 +228,9 @@ int main(int argc, char **argv)
 
 			r->interp = best(r->interp, run_grid(&m, k, args, 24,
 					 grid, block, &r->thread_instrs));
-			t = now();
+			t = bench_now();
 			native_blur(w, h, in, ref);
-			r->native = best(r->native, now() - t);
+			r->native = best(r->native, bench_now() - t);
 		}
 		r->same = !memcmp(out, ref, w * h * 4);
 		free(ref);
@@ -343,9 +260,9 @@ int main(int argc, char **argv)
 
 			r->interp = best(r->interp, run_grid(&m, k, args, 24,
 					 grid, block, &r->thread_instrs));
-			t = now();
+			t = bench_now();
 			native_reduce(n, blk, in, ref);
-			r->native = best(r->native, now() - t);
+			r->native = best(r->native, bench_now() - t);
 		}
 		r->same = !memcmp(out, ref, nb * 4);
 		free(ref);
@@ -377,9 +294,9 @@ int main(int argc, char **argv)
 			r->interp = best(r->interp, run_grid(&m, k, args, 24,
 					 grid, block, &r->thread_instrs));
 			memset(ref, 0, sizeof(ref));
-			t = now();
+			t = bench_now();
 			native_histogram(n, data, ref);
-			r->native = best(r->native, now() - t);
+			r->native = best(r->native, bench_now() - t);
 		}
 		r->same = !memcmp(bins, ref, sizeof(ref));
 		vg_kernel_free(k);
@@ -416,9 +333,9 @@ int main(int argc, char **argv)
 
 			r->interp = best(r->interp, run_grid(&m, k, args, 40,
 					 grid, block, &r->thread_instrs));
-			t = now();
+			t = bench_now();
 			native_matmul(dim, dim, dim, a, b, ref);
-			r->native = best(r->native, now() - t);
+			r->native = best(r->native, bench_now() - t);
 		}
 		r->same = !memcmp(c, ref, dim * dim * 4);
 		free(ref);

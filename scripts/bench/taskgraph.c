@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "device.h"
-#include "shim_internal.h"
 #include "testhost.h"
+#include "testing.h"
 #include "trace_svg.h"
 #include "vmgpu.h"
 #include "vmgpu_cmd.h"
@@ -55,7 +55,7 @@
 struct rig {
 	struct testhost *th;
 	struct th_as as;
-	struct vmgpu_bo fill, blur, saxpy;
+	struct vmgpu_bo *fill, *blur, *saxpy;
 	uint64_t ts, seqno;
 	/* Dispatch descriptors in program order (the linear stream's). */
 	struct vmgpu_dispatch_desc d[MAXP];
@@ -80,11 +80,14 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void fake_bo(struct vmgpu_bo *bo, uint64_t va, uint64_t size)
+/* No driver here: the recorders get stand-ins (libshim/testing.h). */
+static struct vmgpu_bo *fake_bo(uint64_t va, uint64_t size)
 {
-	memset(bo, 0, sizeof(*bo));
-	bo->gpu_va = va;
-	bo->size = size;
+	struct vmgpu_bo *bo = shim_test_bo_new(va, size);
+
+	if (!bo)
+		die("out of memory");
+	return bo;
 }
 
 static void rig_init(struct rig *r)
@@ -95,9 +98,9 @@ static void rig_init(struct rig *r)
 	th_as_init(r->th, &r->as, VA0);
 	th_gpu_setup(r->th, 0, 8);
 	th_set_root(r->th, 0, 0, &r->as);
-	fake_bo(&r->fill, th_builtin(r->th, &r->as, "fill"), 4096);
-	fake_bo(&r->blur, th_builtin(r->th, &r->as, "blur3x3"), 4096);
-	fake_bo(&r->saxpy, th_builtin(r->th, &r->as, "saxpy"), 4096);
+	r->fill = fake_bo(th_builtin(r->th, &r->as, "fill"), 4096);
+	r->blur = fake_bo(th_builtin(r->th, &r->as, "blur3x3"), 4096);
+	r->saxpy = fake_bo(th_builtin(r->th, &r->as, "saxpy"), 4096);
 	r->ts = th_as_alloc(r->th, &r->as, 8 * (MAXP + 2), RW);
 }
 
@@ -132,7 +135,7 @@ fill_desc(struct rig *r, uint32_t spin)
 		.spin = spin };
 
 	a.out = th_as_alloc(r->th, &r->as, 4 * a.n, LOCAL);
-	return add_desc(r, &r->fill, &a, F_BLOCKS, 1, F_THREADS, 1);
+	return add_desc(r, r->fill, &a, F_BLOCKS, 1, F_THREADS, 1);
 }
 
 static const struct vmgpu_dispatch_desc *
@@ -143,7 +146,7 @@ blur_desc(struct rig *r, uint64_t in, uint64_t out)
 		uint64_t in, out;
 	} a = { IMG_W, IMG_H, in, out };
 
-	return add_desc(r, &r->blur, &a, IMG_W / 16, IMG_H / 16, 16, 16);
+	return add_desc(r, r->blur, &a, IMG_W / 16, IMG_H / 16, 16, 16);
 }
 
 static const struct vmgpu_dispatch_desc *
@@ -155,7 +158,7 @@ saxpy_desc(struct rig *r, uint64_t x, uint64_t y)
 		uint64_t x, y;
 	} a = { IMG_W * IMG_H, 0.5f, x, y };
 
-	return add_desc(r, &r->saxpy, &a, IMG_W * IMG_H / 256, 1, 256, 1);
+	return add_desc(r, r->saxpy, &a, IMG_W * IMG_H / 256, 1, 256, 1);
 }
 
 static void put_dispatch(struct emit_ctx *e, const struct vmgpu_dispatch_desc *d,
@@ -173,12 +176,12 @@ static void put_dispatch(struct emit_ctx *e, const struct vmgpu_dispatch_desc *d
 		block[i] = d->block[i] ? d->block[i] : 1;
 	}
 	if (!o || !o->tmd) {
-		th_cb_dispatch(e->cb, d->kernel->gpu_va, args, d->args_bytes,
+		th_cb_dispatch(e->cb, vmgpu_bo_gpu_va(d->kernel), args, d->args_bytes,
 			       grid, block, 0, 0);
 		return;
 	}
 	memset(&t, 0, sizeof(t));
-	t.code_va = d->kernel->gpu_va;
+	t.code_va = vmgpu_bo_gpu_va(d->kernel);
 	t.args_va = args;
 	t.args_bytes = d->args_bytes;
 	for (i = 0; i < 3; i++) {
@@ -215,7 +218,7 @@ static int emit(void *opaque, const struct vmgpu_graph_op *op)
 		th_cb_timestamp(e->cb, e->r->ts + 8 * (1 + op->value));
 		return 0;
 	case VMGPU_GRAPH_OP_SKIP_IF:
-		s = vmgpu_encode_skip_if(op->dst_bo->gpu_va + op->dst_offset,
+		s = vmgpu_encode_skip_if(vmgpu_bo_gpu_va(op->dst_bo) + op->dst_offset,
 					 op->cond_op, op->value, op->mask,
 					 op->after, op->skip);
 		th_cb_raw(e->cb, VMGPU_CMD_WORDS(&s), VMGPU_CMD_NWORDS(&s));
@@ -402,7 +405,7 @@ static void batch_frame(bool chain, const char *svg)
 
 struct pipe {
 	struct rig r;
-	struct vmgpu_bo bo[PL_RES];
+	struct vmgpu_bo *bo[PL_RES];
 	uint64_t va[PL_RES];
 	uint32_t *words;
 	size_t nwords;
@@ -426,7 +429,7 @@ static void pipe_init(struct pipe *p)
 		uint64_t bytes = i == 2 ? 4096 : IMG_B;
 
 		p->va[i] = th_as_alloc(p->r.th, &p->r.as, bytes, LOCAL);
-		fake_bo(&p->bo[i], p->va[i], bytes);
+		p->bo[i] = fake_bo(p->va[i], bytes);
 	}
 	img = th_va(p->r.th, &p->r.as, p->va[0]);
 	for (i = 0; i < IMG_W * IMG_H; i++)
@@ -469,7 +472,7 @@ static struct vmgpu_graph *pipe_graph(struct pipe *p)
 		die("out of memory");
 	for (i = 0; i < PL_RES; i++)
 		vmgpu_graph_resource(g, "r",
-				     pl_transient(i) ? NULL : &p->bo[i],
+				     pl_transient(i) ? NULL : p->bo[i],
 				     pl_transient(i) ? IMG_B : 0);
 	return g;
 }

@@ -19,13 +19,6 @@
 #include "vmgpu_cmd.h"
 #include "vmgpu_isa.h"
 
-/*
- * The tool's one use of the library's private header: rnd_ensure() moves
- * its private file's descriptor above RND_FD_BASE, and the library has no
- * call for that.
- */
-#include "shim_internal.h"
-
 #include "stress.h"
 
 static void sleep_us(unsigned int us)
@@ -55,23 +48,28 @@ static bool rnd_ensure(struct thr *t)
 	int ret;
 
 	if (!t->rdev) {
-		int hi;
+		int raw, hi;
 
-		ret = vmgpu_device_open(0, &t->rdev, NULL, 0);
+		/*
+		 * Out of the way of the small numbers other threads close and
+		 * reopen under each other (op_fd_reopen): a stale copy of one
+		 * must not reach this file and close its buffers. The
+		 * library's handle duplicates the descriptor above the one it
+		 * is given.
+		 */
+		raw = open(S->node, O_RDWR | O_CLOEXEC);
+		hi = raw < 0 ? -1 : fcntl(raw, F_DUPFD_CLOEXEC, RND_FD_BASE);
+		ret = hi < 0 ? -errno : 0;
+		if (raw >= 0)
+			close(raw);
+		if (!ret)
+			ret = vmgpu_device_open_fd(hi, &t->rdev, NULL, 0);
+		if (hi >= 0)
+			close(hi);
 		note(C_OPEN, ret);
 		if (ret) {
 			t->rdev = NULL;
 			return false;
-		}
-		/*
-		 * Out of the way of the small numbers other threads close and
-		 * reopen under each other (op_fd_reopen): a stale copy of one
-		 * must not reach this file and close its buffers.
-		 */
-		hi = fcntl(t->rdev->fd, F_DUPFD_CLOEXEC, RND_FD_BASE);
-		if (hi >= 0) {
-			close(t->rdev->fd);
-			t->rdev->fd = hi;
 		}
 		t->repoch = 1 + R32(t, 0xfffffffeu);
 		t->rexec_ro = chance(t, 30);

@@ -341,7 +341,9 @@ int vmgpu_rt_kernel_from_program(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
  * executables of that version as they are, else its source compiled
  * (once: @cc's kernel cache), else an older executable. A version that
  * gives nothing is left out, and its devices do not take the kernel's
- * instances; -ENOEXEC when no version gives anything. *@log (NULL
+ * instances. When no version gives anything: the reason of the first
+ * one that failed (-ENOENT: the library has no kernel @name), else
+ * -ENOEXEC (nothing compiled for any version). *@log (NULL
  * allowed; free() it) gets the builds' logs, each saying which rule
  * applied.
  */
