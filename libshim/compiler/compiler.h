@@ -3,8 +3,9 @@
  * The OpenCL C compiler's internal interface: the front end
  * (frontend.cpp: clang in-process, LLVM's O2 pipeline), the built-in
  * function library (clclib.cpp, OpenCL C compiled with the program) and
- * the vmgpu back end (backend.cpp: optimised LLVM IR to ISA versions 1
- * and 2).
+ * the vmgpu back end (backend.cpp driving isel.cpp, regalloc.cpp and
+ * encode.cpp, its class in backend.h: optimised LLVM IR to ISA versions 1
+ * and 2); diag.cpp writes the messages both give at a source position.
  * Documentation/compiler.rst describes the design.
  */
 #ifndef VMGPU_COMPILER_INTERNAL_H

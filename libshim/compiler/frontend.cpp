@@ -54,36 +54,6 @@
 using namespace llvm;
 
 
-namespace vmgpu_cc {
-
-static const DILocation *outermost(const DILocation *loc)
-{
-	while (loc && loc->getInlinedAt())
-		loc = loc->getInlinedAt();
-	return loc;
-}
-
-std::string diag_at(const Instruction *inst, const std::string &msg,
-		    const char *fallback_file)
-{
-	std::string s;
-	raw_string_ostream os(s);
-	const DILocation *loc = inst ? outermost(inst->getDebugLoc().get()) :
-				       nullptr;
-
-	if (loc && loc->getLine())
-		os << loc->getFilename() << ":" << loc->getLine() << ":"
-		   << loc->getColumn() << ": error: " << msg;
-	else
-		os << fallback_file << ": error: " << msg;
-	if (inst && !loc)
-		os << " (in function '" << inst->getFunction()->getName() << "')";
-	os << "\n";
-	return os.str();
-}
-
-} // namespace vmgpu_cc
-
 using namespace vmgpu_cc;
 
 namespace {
