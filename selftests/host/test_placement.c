@@ -14,8 +14,8 @@
 
 #include "kselftest_harness.h"
 
-#include "shim_internal.h"
 #include "testhost.h"
+#include "testing.h"
 #include "vmgpu.h"
 #include "vmgpu_cmd.h"
 #include "../taskgraph_cases.h"
@@ -37,14 +37,13 @@ FIXTURE(pl) {
 	size_t nwords;
 };
 
+/* A stand-in for a buffer object: no driver here, only the device model. */
 static struct vmgpu_bo *fake_bo(uint64_t va, uint64_t size)
 {
-	struct vmgpu_bo *bo = calloc(1, sizeof(*bo));
+	struct vmgpu_bo *bo = shim_test_bo_new(va, size);
 
 	if (!bo)
 		th_die("out of memory");
-	bo->gpu_va = va;
-	bo->size = size;
 	return bo;
 }
 
@@ -81,9 +80,9 @@ FIXTURE_TEARDOWN(pl)
 
 	free(self->words);
 	for (i = 0; i <= NBUF; i++)
-		free(self->buf[i]);
-	free(self->mix);
-	free(self->gen);
+		shim_test_bo_free(self->buf[i]);
+	shim_test_bo_free(self->mix);
+	shim_test_bo_free(self->gen);
 	th_free(self->th);
 }
 
@@ -116,12 +115,12 @@ static int enc_emit(void *opaque, const struct vmgpu_graph_op *o)
 				grid[i] = d->grid[i] ? d->grid[i] : 1;
 				block[i] = d->block[i] ? d->block[i] : 1;
 			}
-			th_cb_dispatch(&e->cb, d->kernel->gpu_va, args,
+			th_cb_dispatch(&e->cb, vmgpu_bo_gpu_va(d->kernel), args,
 				       d->args_bytes, grid, block, 0, 0);
 			return (int)e->next++;
 		}
 		memset(&t, 0, sizeof(t));
-		t.code_va = d->kernel->gpu_va;
+		t.code_va = vmgpu_bo_gpu_va(d->kernel);
 		t.args_va = args;
 		t.args_bytes = d->args_bytes;
 		for (i = 0; i < 3; i++) {
@@ -136,7 +135,8 @@ static int enc_emit(void *opaque, const struct vmgpu_graph_op *o)
 		e->tmds++;
 		return (int)e->next++;
 	case VMGPU_GRAPH_OP_SKIP_IF:
-		s = vmgpu_encode_skip_if(o->dst_bo->gpu_va + o->dst_offset,
+		s = vmgpu_encode_skip_if(vmgpu_bo_gpu_va(o->dst_bo) +
+					 o->dst_offset,
 					 o->cond_op, o->value, o->mask,
 					 o->after, o->skip);
 		th_cb_raw(&e->cb, VMGPU_CMD_WORDS(&s), VMGPU_CMD_NWORDS(&s));
