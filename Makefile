@@ -30,7 +30,8 @@ KSELFTEST := $(CACHE)/linux-source-6.1/tools/testing/selftests
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	    -Wmissing-prototypes -Wvla -Werror=implicit-function-declaration
-CPPFLAGS := -Iuapi -Iuapi/drm -Ilibshim/include -Ilibshim -Iqemu-device/core -D_GNU_SOURCE
+# The device model's headers as "core/NAME.h": no search path into core/.
+CPPFLAGS := -Iuapi -Iuapi/drm -Ilibshim/include -Ilibshim -Iqemu-device -D_GNU_SOURCE
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -fPIC -pthread
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 
 #define N		256	/* words per buffer: 4 blocks of 64 */
 #define NBUF		4

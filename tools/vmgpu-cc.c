@@ -22,6 +22,7 @@
 
 #include "tool_common.h"
 #include "vmgpu.h"
+#include "vmgpu/compiler.h"
 
 static const struct tool tool = {
 	.name = "vmgpu-cc",

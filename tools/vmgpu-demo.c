@@ -32,9 +32,10 @@
 #include "../selftests/ref_kernels.h"
 #include "devtrace.h"
 #include "tool_common.h"
-#include "trace.h"
-#include "trace_svg.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
 #include "vmgpu.h"
+#include "vmgpu/split.h"
 #include "vmgpu_hw.h"
 
 static const struct tool tool = {

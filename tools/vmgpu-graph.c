@@ -23,6 +23,7 @@
 
 #include "tool_common.h"
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 
 #define MAX_RES		256
 #define MAX_DISPATCH	64

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
 #include "tool_common.h"
 
 static const struct tool tool = {

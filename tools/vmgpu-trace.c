@@ -24,8 +24,8 @@
 
 #include "devtrace.h"
 #include "tool_common.h"
-#include "trace.h"
-#include "trace_svg.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
 #include "vmgpu_drm.h"
 #include "vmgpu_hw.h"
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vmgpu.h"
+#include "vmgpu/compiler.h"
 
 namespace llvm {
 class Module;

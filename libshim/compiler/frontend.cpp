@@ -46,6 +46,7 @@
 
 #include "compiler.h"
 #include "vmgpu.h"
+#include "vmgpu/compiler.h"
 
 #ifndef VMGPU_CLANG_RESOURCE_DIR
 #define VMGPU_CLANG_RESOURCE_DIR "/usr/lib/llvm-16/lib/clang/16"

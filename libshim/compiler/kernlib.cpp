@@ -28,6 +28,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "compiler.h"
+#include "vmgpu/compiler.h"
 
 using vmgpu_cc::Kernel;
 

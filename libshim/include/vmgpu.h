@@ -647,9 +647,4 @@ const char *vmgpu_builtin_kernels_opencl(void);
 }
 #endif
 
-/* TRANSITIONAL */
-#include "vmgpu/split.h"
-#include "vmgpu/graph.h"
-#include "vmgpu/compiler.h"
-
 #endif /* VMGPU_H */

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp.h"
-#include "kernel.h"
+#include "core/interp.h"
+#include "core/kernel.h"
 #include "rt_internal.h"
 
 #define RT_CPU_CLOCK_KHZ	3000000u

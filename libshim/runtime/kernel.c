@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "core/kernel.h"
 #include "rt_internal.h"
 
 void rt_kernel_free(struct vmgpu_rt *rt, struct rt_kernel *k)

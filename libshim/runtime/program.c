@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "vmgpu/compiler.h"
 
 int vmgpu_rt_kernel_from_program(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 				 const struct vmgpu_program *prog,

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "grow.h"
-#include "vmgpu_rt.h"
+#include "vmgpu/runtime.h"
 
 struct vg_kernel;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel.h"
+#include "core/kernel.h"
 #include "rt_internal.h"
 
 /* ---- creation ---- */

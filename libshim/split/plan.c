@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "vmgpu/split.h"
 
 #define NONE UINT32_MAX
 

@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "shim_internal.h"
 #include "vmgpu.h"
+#include "vmgpu/split.h"
 
 struct vmgpu_split {
 	struct vmgpu_device *dev;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 int tg_error(struct vmgpu_graph *g, int err, const char *fmt, ...)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 int tg_cost_track(struct vmgpu_graph *g, uint32_t q)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 /*
  * A schedule stays current while no pass's priority exceeds that of the

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 int vmgpu_graph_create(struct vmgpu_graph **out)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 struct span {
 	uint64_t off, end;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 struct prec {
 	struct vmgpu_graph *g;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 struct recorder {
 	struct vmgpu_graph *g;

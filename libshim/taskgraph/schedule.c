@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tg_internal.h"
+#include "vmgpu/graph.h"
 
 /* Largest graph compiled: the waits' reduction keeps a bit matrix. */
 #define TG_MAX_COMPILE_PASSES	16384

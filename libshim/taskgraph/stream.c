@@ -18,6 +18,7 @@
 
 #include "tg_internal.h"
 #include "stream.h"
+#include "vmgpu/graph.h"
 
 static const struct {
 	uint32_t len;

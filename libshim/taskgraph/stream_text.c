@@ -17,6 +17,7 @@
 
 #include "tg_internal.h"
 #include "stream.h"
+#include "vmgpu/graph.h"
 
 static const char *const cmp_text[TGB_NCMP] = {
 	"==", "!=", "<", "<=", ">", ">=",

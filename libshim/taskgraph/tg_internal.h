@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 #include "grow.h"
 #include "shim_internal.h"
 

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "testhost.h"
-#include "trace.h"
+#include "core/trace.h"
 
 #define VA0	 0x40000000ull
 #define RW	 (VMGPU_PTE_READ | VMGPU_PTE_WRITE)

@@ -17,8 +17,9 @@
 #include <time.h>
 
 #include "vmgpu.h"
+#include "vmgpu/compiler.h"
 #include "flatmem.h"
-#include "interp.h"
+#include "core/interp.h"
 
 static uint32_t rng_state = 1;
 

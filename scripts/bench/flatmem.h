@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "interp.h"
+#include "core/interp.h"
 
 #define FLAT_BASE_VA	0x10000000ull
 

@@ -17,7 +17,7 @@
 
 #include "vmgpu.h"
 #include "flatmem.h"
-#include "interp.h"
+#include "core/interp.h"
 
 static uint32_t rng_state = 1;
 

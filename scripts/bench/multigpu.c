@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "testsplit.h"
-#include "trace.h"
-#include "trace_svg.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
+#include "vmgpu/split.h"
 
 #define VA0  0x40000000ull
 static uint32_t base = 128;	/* pixels per side of the 1-GPU image */

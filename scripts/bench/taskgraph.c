@@ -30,11 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "testhost.h"
 #include "testing.h"
-#include "trace_svg.h"
+#include "core/trace_svg.h"
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 #include "vmgpu_cmd.h"
 
 #define VA0	0x40000000ull

@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "testhost.h"
-#include "trace.h"
-#include "trace_svg.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
 
 #define SMS	8
 #define VA0	0x40000000ull

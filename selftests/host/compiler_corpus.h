@@ -8,6 +8,7 @@
 #define VMGPU_COMPILER_CORPUS_H
 
 #include "../cl_sources.h"
+#include "vmgpu/compiler.h"
 
 static const char corpus_src[] =
 	"#define WG 128\n"

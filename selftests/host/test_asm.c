@@ -11,7 +11,7 @@
 #include "kselftest_harness.h"
 
 #include "vmgpu.h"
-#include "interp.h"
+#include "core/interp.h"
 #include "vmgpu_isa.h"
 
 static void round_trip(struct __test_metadata *_metadata, const char *src,

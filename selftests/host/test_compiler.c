@@ -14,6 +14,7 @@
 
 #include "testcc.h"
 #include "../cl_sources.h"
+#include "vmgpu/compiler.h"
 
 /* ------------------------------------------------------------------ */
 

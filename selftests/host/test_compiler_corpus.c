@@ -18,6 +18,7 @@
 /* ------------------------------------------------------------------ */
 
 #include "compiler_corpus.h"
+#include "vmgpu/compiler.h"
 
 static int cmp_u32(const void *a, const void *b)
 {

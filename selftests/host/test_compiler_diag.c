@@ -7,6 +7,7 @@
  * version 1, 64-bit atomics, unknown options and functions.
  */
 #include "testcc.h"
+#include "vmgpu/compiler.h"
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics                                                          */

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "testcc.h"
+#include "vmgpu/compiler.h"
 
 /* ------------------------------------------------------------------ */
 /* Math built-ins: ULP against the C library (double precision)         */

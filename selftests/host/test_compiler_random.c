@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "testcc.h"
+#include "vmgpu/compiler.h"
 
 /* ------------------------------------------------------------------ */
 /* Random integer expressions, compared with an evaluator in C          */

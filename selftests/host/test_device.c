@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 
 #include "testhost.h"
-#include "trace.h"
+#include "core/trace.h"
 
 #define VA0	0x40000000ull
 #define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)

@@ -14,7 +14,7 @@
 #include "kselftest_harness.h"
 
 #include "vmgpu.h"
-#include "interp.h"
+#include "core/interp.h"
 #include "testmem.h"
 
 #define MEM_BASE	0x200000000ull

@@ -11,7 +11,7 @@
 
 #include "kselftest_harness.h"
 
-#include "interp.h"
+#include "core/interp.h"
 #include "../ref_kernels.h"
 #include "testmem.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "testcc.h"
+#include "vmgpu/compiler.h"
 
 /* ------------------------------------------------------------------ */
 /* Kernel libraries, online compilation, the kernel cache (SPEC P4)     */

@@ -7,7 +7,7 @@
 
 #include "kselftest_harness.h"
 
-#include "mmu.h"
+#include "core/mmu.h"
 #include "testhost.h"
 
 #define VA0	0x10000000ull

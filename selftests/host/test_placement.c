@@ -17,6 +17,7 @@
 #include "testhost.h"
 #include "testing.h"
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 #include "vmgpu_cmd.h"
 #include "../taskgraph_cases.h"
 

@@ -22,6 +22,7 @@
 
 #include "../runtime_cases.h"
 #include "testrt.h"
+#include "vmgpu/compiler.h"
 
 
 #define N	256	/* elements of a test buffer */

@@ -18,6 +18,7 @@
 
 #include "compiler_corpus.h"
 #include "testrt.h"
+#include "vmgpu/compiler.h"
 
 #define BUF_BYTES	(128 * 1024)
 #define MAX_BUFS	8

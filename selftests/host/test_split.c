@@ -14,6 +14,7 @@
 
 #include "../ref_kernels.h"
 #include "testsplit.h"
+#include "vmgpu/split.h"
 
 #define VA0	0x40000000ull
 #define W	64

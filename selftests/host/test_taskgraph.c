@@ -14,6 +14,7 @@
  * so no device is needed.
  */
 #include "testgraph.h"
+#include "vmgpu/graph.h"
 
 /* ---- Figure 8 ---- */
 

@@ -10,6 +10,7 @@
  * encoder of testgraph.h, so no device is needed.
  */
 #include "testgraph.h"
+#include "vmgpu/graph.h"
 
 /* ---- Random programs against serial execution ---- */
 

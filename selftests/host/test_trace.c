@@ -16,8 +16,8 @@
 #include "kselftest_harness.h"
 
 #include "testhost.h"
-#include "trace.h"
-#include "trace_svg.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
 
 #define VA0	0x40000000ull
 #define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)

@@ -9,7 +9,7 @@
 
 #include "kselftest_harness.h"
 
-#include "wdist.h"
+#include "core/wdist.h"
 
 /* Roomy SMs unless a test says otherwise. */
 static const struct vg_wd_limits big = { 2048, 65536, 65536, 32 };

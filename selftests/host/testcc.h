@@ -17,9 +17,10 @@
 
 #include "kselftest_harness.h"
 
-#include "interp.h"
+#include "core/interp.h"
 #include "testmem.h"
 #include "vmgpu.h"
+#include "vmgpu/compiler.h"
 
 #define MEM_BASE	0x100000000ull
 #define MEM_BYTES	(64u << 20)

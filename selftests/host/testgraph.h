@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 
 #include "vmgpu.h"
+#include "vmgpu/graph.h"
 #include "vmgpu_cmd.h"
 
 /* ---- A recorder: command words and a log of operations ---- */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "vmgpu_region.h"
 
 #define TH_MAX_IRQ_LOG	4096

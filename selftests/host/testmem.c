@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "vmgpu.h"
-#include "interp.h"
+#include "core/interp.h"
 #include "testmem.h"
 
 static int testmem_translate(void *opaque, uint64_t va, bool write,

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memif.h"
+#include "core/memif.h"
 
 struct testmem {
 	struct vg_memif memif;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A GPU back end of the runtime (libshim/runtime/vmgpu_rt.h) on the host
+ * A GPU back end of the runtime (<vmgpu/runtime.h>) on the host
  * tests' device model (testhost.h): the GPUs of one in-process vg_device,
  * one address space for all of them, each dispatch run to completion with
  * vg_device_run() between two TIMESTAMPs. For the host tests and the

@@ -5,6 +5,7 @@
 
 #include "testsplit.h"
 #include "vmgpu_cmd.h"
+#include "vmgpu/split.h"
 
 #define RW (VMGPU_PTE_READ | VMGPU_PTE_WRITE)
 

@@ -10,6 +10,7 @@
 
 #include "split/plan.h"
 #include "testhost.h"
+#include "vmgpu/split.h"
 
 /* A chain's kernels: code, argument template, where its addresses go. */
 struct ts_kernel {

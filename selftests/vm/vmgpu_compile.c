@@ -18,6 +18,7 @@
 #include "vmgpu_test_util.h"
 #include "../builtin_cases.h"
 #include "../cl_sources.h"
+#include "vmgpu/compiler.h"
 
 static uint32_t rng_state = 4242;
 

@@ -22,6 +22,7 @@
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
 #include "../runtime_cases.h"
+#include "vmgpu/compiler.h"
 
 
 /* Documentation/examples/runtime.c's kernel */

@@ -14,6 +14,7 @@
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
 #include "../ref_kernels.h"
+#include "vmgpu/split.h"
 
 #define W	64
 #define H	64

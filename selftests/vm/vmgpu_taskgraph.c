@@ -11,6 +11,7 @@
 #include "kselftest_harness.h"
 #include "vmgpu_test_util.h"
 #include "../taskgraph_cases.h"
+#include "vmgpu/graph.h"
 
 FIXTURE(tg) {
 	struct vmgpu_device *dev;
