@@ -4,10 +4,14 @@
  * tests run them on the interpreter (test_compiler.c, the corpus of
  * compiler_corpus.h), the VM test on the device (vmgpu_compile.c). Each
  * is a string literal macro, so that a test's source can be several of
- * them and more text, one string. Header only, as ref_kernels.h.
+ * them and more text, one string; with what a kernel's result must be
+ * where more than one test checks it. Header only, as ref_kernels.h.
  */
 #ifndef VMGPU_CL_SOURCES_H
 #define VMGPU_CL_SOURCES_H
+
+#include <stdint.h>
+#include <string.h>
 
 /* y = a * x + y */
 #define CL_SAXPY_SRC \
@@ -69,5 +73,32 @@
 	"	atomic_or(&bits[0], 1u << (d[i] & 31));\n" \
 	"	atomic_and(&bits[1], ~(1u << (d[i] & 31)));\n" \
 	"	atomic_xor(&bits[2], (uint)d[i] * 0x01010101u);\n"
+
+/* What CL_HIST_HEAD_SRC's atomics leave over @n items of @d. */
+struct cl_hist_ref {
+	uint32_t bins[257];		/* 256 counts, then the sum */
+	int32_t mn, mx;			/* mm[0], mm[1] */
+	uint32_t or, and, xr;		/* bits[0..2] */
+};
+
+static inline void cl_hist_ref(const uint8_t *d, uint32_t n,
+			       struct cl_hist_ref *r)
+{
+	uint32_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->mn = 1 << 30;
+	r->mx = -(1 << 30);
+	r->and = ~0u;
+	for (i = 0; i < n; i++) {
+		r->bins[d[i]]++;
+		r->bins[256] += d[i];
+		r->mn = r->mn < d[i] - 100 ? r->mn : d[i] - 100;
+		r->mx = r->mx > d[i] * 3 ? r->mx : d[i] * 3;
+		r->or |= 1u << (d[i] & 31);
+		r->and &= ~(1u << (d[i] & 31));
+		r->xr ^= d[i] * 0x01010101u;
+	}
+}
 
 #endif

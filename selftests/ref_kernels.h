@@ -8,6 +8,7 @@
 #ifndef VMGPU_REF_KERNELS_H
 #define VMGPU_REF_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* blur3x3 over a @w x @h image: the 3 x 3 box mean, edges clamped. */
@@ -75,6 +76,27 @@ static inline void ref_relief_shadow(const float *in, float *out, uint32_t w,
 					lit = 0.5f;
 			}
 			out[y * w + x] = h0 * lit;
+		}
+}
+
+/*
+ * matmul_tiled: C = A B (@m x @kk by @kk x @n), each sum as the kernel
+ * forms it: fused multiply-adds over @kk rounded up to the tile of 16,
+ * the padding adding zeros.
+ */
+static inline void ref_matmul_tiled(const float *a, const float *b, float *c,
+				    uint32_t m, uint32_t n, uint32_t kk)
+{
+	uint32_t i, j, l, kpad = (kk + 15) / 16 * 16;
+
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			float acc = 0.0f;
+
+			for (l = 0; l < kpad; l++)
+				acc = fmaf(l < kk ? a[i * kk + l] : 0.0f,
+					   l < kk ? b[l * n + j] : 0.0f, acc);
+			c[i * n + j] = acc;
 		}
 }
 

@@ -22,19 +22,14 @@
 
 #include "core/device.h"
 #include "testhost.h"
+#include "testkernels.h"
 #include "core/trace.h"
 
 #define VA0	 0x40000000ull
 #define RW	 (VMGPU_PTE_READ | VMGPU_PTE_WRITE)
 #define CHILDREN 32
 
-/* The child: *p += 1 per thread, atomically. */
-static const char child_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r2, 1\n"
-	"	atom.add r3, [r0], r2\n"
-	"	exit\n";
+static const char child_src[] = TK_ATOM_ADD_SRC;
 
 /* The parent: thread t launches the child at args+0 (4 blocks). */
 static const char parent_src[] =

@@ -14,6 +14,7 @@
 
 #include "fuzzdev.h"
 #include "testhost.h"
+#include "testkernels.h"
 #include "vmgpu.h"
 #include "vmgpu_cmd.h"
 #include "vmgpu_isa.h"
@@ -186,12 +187,7 @@ static const char store_src[] =
 	"	st.32 [r0], r2\n"
 	"	exit\n";
 
-static const char atom_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r2, 1\n"
-	"	atom.add r3, [r0], r2\n"
-	"	exit\n";
+static const char atom_src[] = TK_ATOM_ADD_SRC;
 
 /* Each thread launches a child from the descriptor at arg 8. */
 static const char parent_src[] =

@@ -11,32 +11,16 @@
 #include "kselftest_harness.h"
 
 #include "testhost.h"
+#include "testkernels.h"
 #include "vmgpu_cmd.h"
 
 #define VA0		0x20000000ull
 #define RW		(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
 #define NOW		VMGPU_SKIP_IF_NOW
 
-static const char add_one_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	ld.32 r2, [r0]\n"
-	"	add r2, r2, 1\n"
-	"	st.32 [r0], r2\n"
-	"	exit\n";
+static const char add_one_src[] = TK_ADD_ONE_SRC;
 
-/* Spin, then *p = 3: a value the GPU produces late. */
-static const char slow3_src[] =
-	".args 8\n"
-	"	mov r0, 0\n"
-	"loop:\n"
-	"	add r0, r0, 1\n"
-	"	setp.lt p0, r0, 2000\n"
-	"	bra p0, loop\n"
-	"	ldarg.64 r2, 0\n"
-	"	mov r4, 3\n"
-	"	st.32 [r2], r4\n"
-	"	exit\n";
+static const char slow3_src[] = TK_SLOW_STORE_SRC(3);
 
 static const uint32_t one[3] = { 1, 1, 1 };
 

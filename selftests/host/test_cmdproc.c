@@ -568,13 +568,7 @@ TEST_F(cp, launch_tmd_from_memory)
 /* Device-side work (SPEC W7): child tasks and queue tasks               */
 /* ------------------------------------------------------------------ */
 
-/* *p += 1 atomically: children run side by side. */
-static const char atom_add_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r2, 1\n"
-	"	atom.add r3, [r0], r2\n"
-	"	exit\n";
+static const char atom_add_src[] = TK_ATOM_ADD_SRC;
 
 /* Thread t launches a child from the template at arg 8 with t + 1 blocks. */
 static const char parent_src[] =

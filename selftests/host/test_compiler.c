@@ -876,20 +876,13 @@ TEST_F(cc, atomics)
 	ALLOC(uint32_t, bins, 257);
 	ALLOC(int32_t, mm, 5);
 	ALLOC(uint32_t, bits, 3);
-	uint32_t ref[257] = { 0 }, i, or = 0, and = ~0u, xr = 0;
-	int32_t mn = 1 << 30, mx = -(1 << 30);
+	struct cl_hist_ref ref;
+	uint32_t i;
 
 	ASSERT_NE(NULL, prog);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		d[i] = (uint8_t)(rng() % 200);
-		ref[d[i]]++;
-		ref[256] += d[i];
-		mn = mn < d[i] - 100 ? mn : d[i] - 100;
-		mx = mx > d[i] * 3 ? mx : d[i] * 3;
-		or |= 1u << (d[i] & 31);
-		and &= ~(1u << (d[i] & 31));
-		xr ^= d[i] * 0x01010101u;
-	}
+	cl_hist_ref(d, n, &ref);
 	mm[0] = 1 << 30;
 	mm[1] = -(1 << 30);
 	mm[2] = 0;
@@ -902,16 +895,16 @@ TEST_F(cc, atomics)
 	set_u64(&c, 3, mm_va);
 	set_u64(&c, 4, bits_va);
 	ASSERT_EQ(0, run1d(self->tm, &c, n, 128));
-	ASSERT_EQ(0, memcmp(ref, bins, sizeof(ref)));
-	EXPECT_EQ(mn, mm[0]);
-	EXPECT_EQ(mx, mm[1]);
+	ASSERT_EQ(0, memcmp(ref.bins, bins, sizeof(ref.bins)));
+	EXPECT_EQ(ref.mn, mm[0]);
+	EXPECT_EQ(ref.mx, mm[1]);
 	/* blocks and lanes run in order: the cmpxchg chain 0->1->...->n */
 	EXPECT_EQ((int32_t)n, mm[2]);
 	EXPECT_EQ(-2 * (int32_t)n, mm[3]);
 	EXPECT_EQ(42, mm[4]);
-	EXPECT_EQ(or, bits[0]);
-	EXPECT_EQ(and, bits[1]);
-	EXPECT_EQ(xr, bits[2]);
+	EXPECT_EQ(ref.or, bits[0]);
+	EXPECT_EQ(ref.and, bits[1]);
+	EXPECT_EQ(ref.xr, bits[2]);
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
 }

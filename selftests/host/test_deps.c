@@ -69,11 +69,7 @@ FIXTURE_SETUP(deps)
 	self->th = th_new(64 << 20);
 	self->dev = th_device_new(self->th, &c, 2);
 	vg_device_trace_keep(self->dev, true);
-	th_as_init(self->th, &self->as, VA0);
-	th_gpu_setup(self->th, 0, 16);
-	th_gpu_setup(self->th, 1, 16);
-	th_set_root(self->th, 0, 0, &self->as);
-	th_set_root(self->th, 1, 0, &self->as);
+	th_gpus_share_as(self->th, &self->as, VA0, 2, 16);
 	self->mark = th_kernel(self->th, &self->as, mark_src);
 	self->copy = th_kernel(self->th, &self->as, copy_src);
 	self->table = th_as_alloc(self->th, &self->as, 64 * 8, RW);

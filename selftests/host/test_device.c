@@ -14,6 +14,8 @@
 
 #include "kselftest_harness.h"
 
+#include "../ref_kernels.h"
+
 #include "testhost.h"
 #include "core/trace.h"
 
@@ -254,22 +256,6 @@ TEST(isa_version_setting)
 	}
 }
 
-static void matmul_ref(const float *a, const float *b, float *c, uint32_t m,
-		       uint32_t n, uint32_t kk)
-{
-	uint32_t i, j, l, kpad = (kk + 15) / 16 * 16;
-
-	for (i = 0; i < m; i++)
-		for (j = 0; j < n; j++) {
-			float acc = 0.0f;
-
-			for (l = 0; l < kpad; l++)
-				acc = fmaf(l < kk ? a[i * kk + l] : 0.0f,
-					   l < kk ? b[l * n + j] : 0.0f, acc);
-			c[i * n + j] = acc;
-		}
-}
-
 TEST(matmul_full_path_two_gpus)
 {
 	const uint32_t m = 72, n = 56, kk = 40;
@@ -292,7 +278,7 @@ TEST(matmul_full_path_two_gpus)
 		a[i] = rnd();
 	for (i = 0; i < kk * n; i++)
 		b[i] = rnd();
-	matmul_ref(a, b, ref, m, n, kk);
+	ref_matmul_tiled(a, b, ref, m, n, kk);
 	code = th_builtin(r.th, &r.as, "matmul_tiled");
 	/* The rows are split between the GPUs: two portions of one grid. */
 	for (g = 0; g < 2; g++) {

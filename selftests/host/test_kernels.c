@@ -354,22 +354,6 @@ TEST_F(kern, histogram)
 	vg_kernel_free(k);
 }
 
-static void matmul_ref(const float *a, const float *b, float *c,
-		       uint32_t m, uint32_t n, uint32_t kk)
-{
-	uint32_t i, j, l, kpad = div_up(kk, 16) * 16;
-
-	for (i = 0; i < m; i++)
-		for (j = 0; j < n; j++) {
-			float acc = 0.0f;
-
-			for (l = 0; l < kpad; l++)
-				acc = fmaf(l < kk ? a[i * kk + l] : 0.0f,
-					   l < kk ? b[l * n + j] : 0.0f, acc);
-			c[i * n + j] = acc;
-		}
-}
-
 static void run_matmul(struct __test_metadata *_metadata,
 		       struct testmem *tm, uint32_t m, uint32_t n, uint32_t kk)
 {
@@ -392,7 +376,7 @@ static void run_matmul(struct __test_metadata *_metadata,
 		a[i] = rng_float();
 	for (i = 0; i < kk * n; i++)
 		b[i] = rng_float();
-	matmul_ref(a, b, ref, m, n, kk);
+	ref_matmul_tiled(a, b, ref, m, n, kk);
 	put_u32(args, 0, m);
 	put_u32(args, 4, n);
 	put_u32(args, 8, kk);

@@ -15,6 +15,7 @@
 #include "kselftest_harness.h"
 
 #include "testhost.h"
+#include "testkernels.h"
 #include "vmgpu_cmd.h"
 #include "vmgpu_isa.h"
 
@@ -22,27 +23,9 @@
 #define RW		(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
 #define NONE		0xffffffffu
 
-static const char add_one_src[] =
-	"; *p += 1 (one thread)\n"
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	ld.32 r2, [r0]\n"
-	"	add r2, r2, 1\n"
-	"	st.32 [r0], r2\n"
-	"	exit\n";
+static const char add_one_src[] = TK_ADD_ONE_SRC;
 
-/* Spin 2000 iterations, then *p = 1: a block that takes a while. */
-static const char slow_src[] =
-	".args 8\n"
-	"	mov r0, 0\n"
-	"loop:\n"
-	"	add r0, r0, 1\n"
-	"	setp.lt p0, r0, 2000\n"
-	"	bra p0, loop\n"
-	"	ldarg.64 r2, 0\n"
-	"	mov r4, 1\n"
-	"	st.32 [r2], r4\n"
-	"	exit\n";
+static const char slow_src[] = TK_SLOW_STORE_SRC(1);
 
 /* Store to the address in the argument block. */
 static const char store_src[] =
@@ -84,11 +67,7 @@ FIXTURE_SETUP(cp)
 	self->th = th_new(64 << 20);
 	self->dev = th_device_new(self->th, &c, 2);
 	vg_device_trace_keep(self->dev, true);
-	th_as_init(self->th, &self->as, VA0);
-	th_gpu_setup(self->th, 0, 16);
-	th_gpu_setup(self->th, 1, 16);
-	th_set_root(self->th, 0, 0, &self->as);
-	th_set_root(self->th, 1, 0, &self->as);
+	th_gpus_share_as(self->th, &self->as, VA0, 2, 16);
 	self->add_one = th_kernel(self->th, &self->as, add_one_src);
 	self->slow = th_kernel(self->th, &self->as, slow_src);
 	self->store = th_kernel(self->th, &self->as, store_src);

@@ -289,6 +289,18 @@ void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 	th_wr(th, gpu, VMGPU_GPU_AS_ROOT_HI(slot), as->root >> 32);
 }
 
+void th_gpus_share_as(struct testhost *th, struct th_as *as,
+		      uint64_t first_va, unsigned int gpus, uint32_t entries)
+{
+	unsigned int g;
+
+	th_as_init(th, as, first_va);
+	for (g = 0; g < gpus; g++) {
+		th_gpu_setup(th, g, entries);
+		th_set_root(th, g, 0, as);
+	}
+}
+
 void th_push(struct testhost *th, unsigned int gpu, uint64_t cmdbuf_va,
 	     uint32_t bytes, uint64_t seqno, uint32_t flags, uint32_t slot,
 	     uint32_t levels)

@@ -101,6 +101,13 @@ void th_gpu_program(struct testhost *th, unsigned int gpu);
 void th_set_root(struct testhost *th, unsigned int gpu, unsigned int slot,
 		 const struct th_as *as);
 /*
+ * GPUs 0 to @gpus - 1 set up (rings of @entries) with slot 0 pointing at
+ * one address space @as, made here from @first_va: the usual start of a
+ * test of several GPUs sharing memory.
+ */
+void th_gpus_share_as(struct testhost *th, struct th_as *as,
+		      uint64_t first_va, unsigned int gpus, uint32_t entries);
+/*
  * Write one ring entry at the tail (no doorbell); @levels: min_level in
  * the low 16 bits, default_level in the high 16.
  */

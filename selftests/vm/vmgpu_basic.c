@@ -22,6 +22,7 @@
 #include "vmgpu_drm.h"
 #include "vmgpu_hw.h"
 #include "vmgpu_isa.h"
+#include "vmgpu_test_util.h"
 
 #define MODULE_PATH "/vmgpu/modules/vmgpu.ko"
 
@@ -172,18 +173,6 @@ static int load(void)
 	return ret;
 }
 
-static int wait_for_render_node(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (vmgpu_device_count() == 1)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
 TEST(unload_reload_10_times)
 {
 	int i;
@@ -195,7 +184,7 @@ TEST(unload_reload_10_times)
 		ASSERT_EQ(0, unload()) TH_LOG("rmmod #%d: %s", i, strerror(errno));
 		ASSERT_EQ(0, vmgpu_device_count());
 		ASSERT_EQ(0, load()) TH_LOG("insmod #%d: %s", i, strerror(errno));
-		ASSERT_EQ(0, wait_for_render_node());
+		ASSERT_EQ(0, wait_bound());
 		ASSERT_EQ(0, vmgpu_device_open(0, &dev, NULL, 0));
 		EXPECT_EQ(0, vmgpu_device_query(dev, &info));
 		EXPECT_EQ(expect("VMGPU_EXPECT_GPUS"), info.num_gpus);

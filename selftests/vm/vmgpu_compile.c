@@ -312,8 +312,9 @@ TEST_F(cc, atomics)
 	struct vmgpu_program *prog = build(atom_src, NULL);
 	struct vmgpu_bo *k, *db, *binsb, *mmb, *bitsb;
 	struct vmgpu_args *args;
-	uint32_t ref[257] = { 0 }, i, or = 0, and = ~0u, xr = 0;
-	int32_t mn = 1 << 30, mx = -(1 << 30), *mm;
+	struct cl_hist_ref ref;
+	uint32_t i;
+	int32_t *mm;
 	uint32_t *bins, *bits;
 	uint8_t *d;
 
@@ -328,16 +329,9 @@ TEST_F(cc, atomics)
 	ASSERT_NE(NULL, bins);
 	ASSERT_NE(NULL, mm);
 	ASSERT_NE(NULL, bits);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		d[i] = (uint8_t)(rng() % 200);
-		ref[d[i]]++;
-		ref[256] += d[i];
-		mn = mn < d[i] - 100 ? mn : d[i] - 100;
-		mx = mx > d[i] * 3 ? mx : d[i] * 3;
-		or |= 1u << (d[i] & 31);
-		and &= ~(1u << (d[i] & 31));
-		xr ^= d[i] * 0x01010101u;
-	}
+	cl_hist_ref(d, n, &ref);
 	mm[0] = 1 << 30;
 	mm[1] = -(1 << 30);
 	bits[1] = ~0u;
@@ -348,13 +342,13 @@ TEST_F(cc, atomics)
 	ASSERT_EQ(0, vmgpu_args_set_buffer(args, 3, mmb, 0));
 	ASSERT_EQ(0, vmgpu_args_set_buffer(args, 4, bitsb, 0));
 	ASSERT_EQ(0, run(self, k, args, grid, block));
-	EXPECT_EQ(0, memcmp(ref, bins, sizeof(ref)));
-	EXPECT_EQ(mn, mm[0]);
-	EXPECT_EQ(mx, mm[1]);
+	EXPECT_EQ(0, memcmp(ref.bins, bins, sizeof(ref.bins)));
+	EXPECT_EQ(ref.mn, mm[0]);
+	EXPECT_EQ(ref.mx, mm[1]);
 	EXPECT_EQ(-2 * (int32_t)n, mm[2]);
-	EXPECT_EQ(or, bits[0]);
-	EXPECT_EQ(and, bits[1]);
-	EXPECT_EQ(xr, bits[2]);
+	EXPECT_EQ(ref.or, bits[0]);
+	EXPECT_EQ(ref.and, bits[1]);
+	EXPECT_EQ(ref.xr, bits[2]);
 	vmgpu_args_destroy(args);
 	vmgpu_program_destroy(prog);
 }

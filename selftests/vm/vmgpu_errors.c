@@ -427,18 +427,6 @@ TEST_F(err, infinite_loop_is_recovered_by_timeout_and_reset)
 }
 
 /* Unbind and bind the driver through sysfs; 0 when the node is back. */
-static int wait_bound(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (vmgpu_device_count() == 1)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
 static int rebind(void)
 {
 	char bdf[256];

@@ -231,18 +231,6 @@ static inline long pci_id(const char *bdf, const char *what)
 	return v;
 }
 
-static inline int wait_bound(void)
-{
-	int i;
-
-	for (i = 0; i < 250; i++) {
-		if (vmgpu_device_count() == 1)
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* Packets of the built-in fill kernel, through the library             */
 /* ------------------------------------------------------------------ */

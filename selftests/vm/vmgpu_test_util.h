@@ -71,6 +71,19 @@ static inline int write_file(const char *path, const char *s)
 
 #define VMGPU_DRV_DIR "/sys/bus/pci/drivers/vmgpu"
 
+/* Wait up to 5 s for the one render node (after a bind); 0 once it is there. */
+static inline int wait_bound(void)
+{
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (vmgpu_device_count() == 1)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
 /* The PCI address vmgpu.ko is bound to, in @bdf. */
 static inline int bound_device(char *bdf, size_t len)
 {

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small kernels in the ISA's assembly that several host tests, the fuzz
+ * engine and the benchmarks run on the device model (th_kernel()). One
+ * copy each, as string literals so that a user can still name its own.
+ */
+#ifndef VMGPU_TESTKERNELS_H
+#define VMGPU_TESTKERNELS_H
+
+/* *p += 1 from every thread, atomically: counts the threads that ran. */
+#define TK_ATOM_ADD_SRC				\
+	".args 8\n"				\
+	"	ldarg.64 r0, 0\n"		\
+	"	mov r2, 1\n"			\
+	"	atom.add r3, [r0], r2\n"	\
+	"	exit\n"
+
+/* *p += 1, not atomically: one thread, or a race the test wants. */
+#define TK_ADD_ONE_SRC				\
+	".args 8\n"				\
+	"	ldarg.64 r0, 0\n"		\
+	"	ld.32 r2, [r0]\n"		\
+	"	add r2, r2, 1\n"		\
+	"	st.32 [r0], r2\n"		\
+	"	exit\n"
+
+/* Spin 2000 iterations, then *p = @v: a value the GPU produces late. */
+#define TK_SLOW_STORE_SRC(v)			\
+	".args 8\n"				\
+	"	mov r0, 0\n"			\
+	"loop:\n"				\
+	"	add r0, r0, 1\n"		\
+	"	setp.lt p0, r0, 2000\n"	\
+	"	bra p0, loop\n"		\
+	"	ldarg.64 r2, 0\n"		\
+	"	mov r4, " #v "\n"		\
+	"	st.32 [r2], r4\n"		\
+	"	exit\n"
+
+#endif /* VMGPU_TESTKERNELS_H */
