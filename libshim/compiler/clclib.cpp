@@ -6,7 +6,7 @@
  * register n, a constant after inlining) and __vmgpu_bar() (bar).
  *
  * Accuracy of the math functions: Documentation/compiler.rst, measured by
- * selftests/host/test_compiler.c against the C library.
+ * selftests/host/test_compiler_math.c against the C library.
  */
 #include "compiler.h"
 
