@@ -57,7 +57,8 @@ CORE_SRC  := $(sort $(wildcard qemu-device/core/*.c))
 # the runtime (libshim/runtime) is its own library, as its CPU device
 # links the device model's interpreter (libvgcore). Licenses: LICENSES/.
 SHIM_SRC  := $(sort $(wildcard libshim/*.c) \
-	       $(filter-out libshim/runtime/%,$(wildcard libshim/*/*.c)))
+	       $(filter-out libshim/runtime/% libshim/opencl/%, \
+			    $(wildcard libshim/*/*.c)))
 RT_SRC    := $(sort $(wildcard libshim/runtime/*.c))
 COMP_SRC  := $(sort $(wildcard libshim/compiler/*.cpp))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
@@ -116,11 +117,12 @@ FUZZERS    := $(FUZZ_SRC:selftests/fuzz/%.c=$(O)/fuzz/%)
 FUZZ_LOBJ  := $(patsubst %.c,$(O)/fuzzobj/%.o,$(CORE_SRC) $(SHIM_SRC) \
 		selftests/host/testhost.c selftests/fuzz/fuzzdev.c)
 
-.PHONY: all host module qemu check check-host check-vm demo bench clean \
+.PHONY: opencl all host module qemu check check-host check-vm demo bench clean \
 	checkpatch vm-tests tools stress install uninstall fuzz fuzzers \
 	fuzz-seeds fuzz-coverage
 all: host vm-tests fuzzers
-host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) tools $(HTESTS) \
+host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) opencl tools \
+	$(HTESTS) \
 	$(BENCHES)
 tools: $(TOOLS)
 vm-tests: $(VTESTS) $(VTESTS_DYN) tools
@@ -158,6 +160,51 @@ $(LIBVMGPU_SO): $(SHIM_OBJ) $(COMP_OBJ) libshim/libvmgpu.map
 		$(COMP_OBJ) $(DRM_LIBS) $(CC_LIBS) -pthread
 	ln -sfn $(@F) $(O)/$(LIBVMGPU_SONAME)
 	ln -sfn $(LIBVMGPU_SONAME) $(O)/libvmgpu.so
+
+# The OpenCL ICD (libshim/opencl, Documentation/opencl.rst): a library of
+# its own over the runtime, loaded by the ICD loader through an .icd file;
+# its dispatch table is generated from the system's CL/cl_icd.h.
+CL_ICD_H   ?= /usr/include/CL/cl_icd.h
+OCL_SRC    := $(sort $(wildcard libshim/opencl/*.c))
+OCL_GEN    := $(O)/gen/opencl
+OCL_OBJ    := $(OCL_SRC:%.c=$(O)/rel/%.o) $(O)/rel/gen/opencl_dispatch.o
+OCL_SONAME := libvmgpu-opencl.so.1
+OCL_SO     := $(O)/$(OCL_SONAME)
+OCL_ICD    := $(O)/opencl/vendors/vmgpu.icd
+
+$(OCL_GEN)/opencl_dispatch.h $(OCL_GEN)/opencl_dispatch.c &: \
+		scripts/opencl-icd-gen $(CL_ICD_H)
+	@mkdir -p $(OCL_GEN)
+	scripts/opencl-icd-gen $(CL_ICD_H) $(OCL_GEN)/opencl_dispatch.h \
+		$(OCL_GEN)/opencl_dispatch.c
+
+$(OCL_SRC:%.c=$(O)/rel/%.o): CPPFLAGS += -I$(OCL_GEN)
+$(OCL_SRC:%.c=$(O)/rel/%.o): $(OCL_GEN)/opencl_dispatch.h
+
+$(O)/rel/gen/opencl_dispatch.o: $(OCL_GEN)/opencl_dispatch.c \
+		$(OCL_GEN)/opencl_dispatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(OCL_GEN) $(CFLAGS) -c $< -o $@
+
+$(OCL_SO): $(OCL_OBJ) libshim/opencl/libvmgpu-opencl.map $(LIBRT_A) \
+		$(LIBCORE_A) $(LIBVMGPU_A)
+	$(CXX) -shared -Wl,-soname,$(OCL_SONAME) \
+		-Wl,--version-script=libshim/opencl/libvmgpu-opencl.map \
+		-o $@ $(OCL_OBJ) $(LIBRT_A) $(LIBCORE_A) $(LIBVMGPU_A) \
+		$(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
+# Its host test goes through Debian's ICD loader, as programs do.
+$(O)/host-tests/test_opencl: $(O)/asan/selftests/host/test_opencl.o \
+		| $(OCL_ICD)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) -o $@ $^ -lOpenCL -pthread
+
+# For the tests: OCL_ICD_VENDORS=$(O)/opencl/vendors finds the build's ICD.
+$(OCL_ICD): $(OCL_SO)
+	@mkdir -p $(@D)
+	echo $(abspath $(OCL_SO)) >$@
+
+opencl: $(OCL_SO) $(OCL_ICD)
 
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -318,6 +365,8 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Where ICD loaders look for .icd files (Khronos and ocl-icd alike).
+ICDDIR       ?= /etc/OpenCL/vendors
 INSTALL      ?= install
 
 PUBLIC_H := libshim/include/vmgpu/split.h libshim/include/vmgpu/graph.h \
@@ -336,6 +385,7 @@ pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 # The runtime: its library, the device model's core it
 # runs CPU kernels with, its header (vmgpu/runtime.h) and vmgpurt.pc.
 install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
+		$(OCL_SO) \
 		$(MAN1) $(MAN7) $(MAN3) libshim/vmgpu.pc.in \
 		libshim/runtime/vmgpurt.pc.in
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
@@ -360,6 +410,9 @@ install: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBRT_A) $(LIBCORE_A) $(TOOLS) \
 	$(INSTALL) -m 644 libshim/include/vmgpu.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(PUBLIC_H) $(DESTDIR)$(INCLUDEDIR)/vmgpu/
 	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -d $(DESTDIR)$(ICDDIR)
+	$(INSTALL) -m 755 $(OCL_SO) $(DESTDIR)$(LIBDIR)/
+	echo $(LIBDIR)/$(OCL_SONAME) >$(DESTDIR)$(ICDDIR)/vmgpu.icd
 	for f in $(MAN1) $(MAN7) $(MAN3); do \
 		sed 's|@VERSION@|$(VERSION)|' $$f \
 			>$(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/} || exit 1; \
@@ -373,6 +426,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libvmgpurt.a $(DESTDIR)$(LIBDIR)/libvgcore.a \
 		$(DESTDIR)$(PKGCONFIGDIR)/vmgpurt.pc \
 		$(DESTDIR)$(INCLUDEDIR)/vmgpu.h \
+		$(DESTDIR)$(LIBDIR)/$(OCL_SONAME) $(DESTDIR)$(ICDDIR)/vmgpu.icd \
 		$(DESTDIR)$(INCLUDEDIR)/vmgpu/runtime.h \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/vmgpu/,$(notdir $(PUBLIC_H))) \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The OpenCL platform (libshim/opencl) as a program sees it: through
+ * Debian's ICD loader (libOpenCL), which finds the build's ICD with
+ * OCL_ICD_VENDORS. Platform and device queries, contexts, and the errors
+ * the OpenCL 1.2 specification names for bad arguments; the calls from
+ * several threads at once.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include "kselftest_harness.h"
+
+/* build/host-tests/test_opencl -> build/opencl/vendors */
+static void use_build_icd(void)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		abort();
+	exe[n] = 0;
+	snprintf(dir, sizeof(dir), "%s/../opencl/vendors", dirname(exe));
+	setenv("OCL_ICD_VENDORS", dir, 1);
+}
+
+static cl_platform_id the_platform(struct __test_metadata *_metadata)
+{
+	cl_platform_id p = NULL;
+	cl_uint n = 0;
+
+	use_build_icd();
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformIDs(1, &p, &n));
+	ASSERT_EQ(1, n);
+	return p;
+}
+
+TEST(platform_info)
+{
+	cl_platform_id p = the_platform(_metadata);
+	char s[256];
+	size_t n = 0;
+
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_NAME,
+						sizeof(s), s, &n));
+	EXPECT_STREQ("vmgpu", s);
+	EXPECT_EQ(strlen(s) + 1, n);
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_VERSION,
+						sizeof(s), s, NULL));
+	/* pyopencl and others parse "OpenCL X.Y <space>". */
+	EXPECT_EQ(0, strncmp(s, "OpenCL 1.2 vmgpu ", 17)) TH_LOG("%s", s);
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_PROFILE,
+						sizeof(s), s, NULL));
+	EXPECT_STREQ("FULL_PROFILE", s);
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_EXTENSIONS,
+						sizeof(s), s, NULL));
+	EXPECT_NE(NULL, strstr(s, "cl_khr_icd"));
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_ICD_SUFFIX_KHR,
+						sizeof(s), s, NULL));
+	EXPECT_STREQ("VMGPU", s);
+	/* The size alone; a buffer too small; an unknown name. */
+	ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(p, CL_PLATFORM_VENDOR, 0, NULL,
+						&n));
+	EXPECT_EQ(6, n);
+	EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(p, CL_PLATFORM_VENDOR, 3,
+						      s, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(p, 0x12345, sizeof(s), s,
+						      NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformIDs(0, &p, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformIDs(1, NULL, NULL));
+}
+
+TEST(devices_one_type_each)
+{
+	cl_platform_id p = the_platform(_metadata);
+	cl_device_id d[16], def;
+	cl_uint n = 0, i, ncpu = 0, ngpu = 0, m = 0;
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 16, d, &n));
+	ASSERT_LE(1, n);
+	for (i = 0; i < n; i++) {
+		cl_device_type t = 0;
+		cl_platform_id dp = NULL;
+
+		ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(d[i], CL_DEVICE_TYPE,
+						      sizeof(t), &t, NULL));
+		EXPECT_TRUE(t == CL_DEVICE_TYPE_GPU || t == CL_DEVICE_TYPE_CPU)
+			TH_LOG("device %u: type %#llx", i,
+			       (unsigned long long)t);
+		ncpu += t == CL_DEVICE_TYPE_CPU;
+		ngpu += t == CL_DEVICE_TYPE_GPU;
+		ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(d[i], CL_DEVICE_PLATFORM,
+						      sizeof(dp), &dp, NULL));
+		EXPECT_EQ(p, dp);
+	}
+	/* The runtime's CPU device is always there, last. */
+	EXPECT_EQ(1, ncpu);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 0, NULL,
+					     &m));
+	EXPECT_EQ(1, m);
+	if (ngpu) {
+		EXPECT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 0,
+						     NULL, &m));
+	} else {
+		EXPECT_EQ(CL_DEVICE_NOT_FOUND,
+			  clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 0, NULL, &m));
+	}
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT, 1,
+					     &def, &m));
+	EXPECT_EQ(1, m);
+	EXPECT_EQ(d[0], def);
+	EXPECT_EQ(CL_INVALID_DEVICE_TYPE, clGetDeviceIDs(p, 1ull << 40, 1, d,
+							 NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, d,
+						   NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1,
+						   NULL, NULL));
+}
+
+/* Every clGetDeviceInfo name of OpenCL 1.2, with the size of its value. */
+static const struct {
+	cl_device_info name;
+	size_t size;			/* 0: a string */
+} queries[] = {
+	{ CL_DEVICE_TYPE, sizeof(cl_device_type) },
+	{ CL_DEVICE_VENDOR_ID, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_WORK_ITEM_SIZES, 3 * sizeof(size_t) },
+	{ CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, sizeof(cl_uint) },
+	{ CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, sizeof(cl_uint) },
+	{ CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(cl_uint) },
+	{ CL_DEVICE_ADDRESS_BITS, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(cl_ulong) },
+	{ CL_DEVICE_IMAGE_SUPPORT, sizeof(cl_bool) },
+	{ CL_DEVICE_MAX_READ_IMAGE_ARGS, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_WRITE_IMAGE_ARGS, sizeof(cl_uint) },
+	{ CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE3D_MAX_WIDTH, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE3D_MAX_HEIGHT, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE3D_MAX_DEPTH, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof(size_t) },
+	{ CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, sizeof(size_t) },
+	{ CL_DEVICE_MAX_SAMPLERS, sizeof(cl_uint) },
+	{ CL_DEVICE_MAX_PARAMETER_SIZE, sizeof(size_t) },
+	{ CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(cl_uint) },
+	{ CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof(cl_uint) },
+	{ CL_DEVICE_SINGLE_FP_CONFIG, sizeof(cl_device_fp_config) },
+	{ CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(cl_device_fp_config) },
+	{ CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, sizeof(cl_device_mem_cache_type) },
+	{ CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, sizeof(cl_uint) },
+	{ CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof(cl_ulong) },
+	{ CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(cl_ulong) },
+	{ CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof(cl_ulong) },
+	{ CL_DEVICE_MAX_CONSTANT_ARGS, sizeof(cl_uint) },
+	{ CL_DEVICE_LOCAL_MEM_TYPE, sizeof(cl_device_local_mem_type) },
+	{ CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong) },
+	{ CL_DEVICE_ERROR_CORRECTION_SUPPORT, sizeof(cl_bool) },
+	{ CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(cl_bool) },
+	{ CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof(size_t) },
+	{ CL_DEVICE_ENDIAN_LITTLE, sizeof(cl_bool) },
+	{ CL_DEVICE_AVAILABLE, sizeof(cl_bool) },
+	{ CL_DEVICE_COMPILER_AVAILABLE, sizeof(cl_bool) },
+	{ CL_DEVICE_LINKER_AVAILABLE, sizeof(cl_bool) },
+	{ CL_DEVICE_EXECUTION_CAPABILITIES,
+	  sizeof(cl_device_exec_capabilities) },
+	{ CL_DEVICE_QUEUE_PROPERTIES, sizeof(cl_command_queue_properties) },
+	{ CL_DEVICE_BUILT_IN_KERNELS, 0 },
+	{ CL_DEVICE_PLATFORM, sizeof(cl_platform_id) },
+	{ CL_DEVICE_NAME, 0 },
+	{ CL_DEVICE_VENDOR, 0 },
+	{ CL_DRIVER_VERSION, 0 },
+	{ CL_DEVICE_PROFILE, 0 },
+	{ CL_DEVICE_VERSION, 0 },
+	{ CL_DEVICE_OPENCL_C_VERSION, 0 },
+	{ CL_DEVICE_EXTENSIONS, 0 },
+	{ CL_DEVICE_PRINTF_BUFFER_SIZE, sizeof(size_t) },
+	{ CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, sizeof(cl_bool) },
+	{ CL_DEVICE_PARENT_DEVICE, sizeof(cl_device_id) },
+	{ CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof(cl_uint) },
+	{ CL_DEVICE_PARTITION_PROPERTIES, sizeof(cl_device_partition_property) },
+	{ CL_DEVICE_PARTITION_AFFINITY_DOMAIN,
+	  sizeof(cl_device_affinity_domain) },
+	{ CL_DEVICE_PARTITION_TYPE, sizeof(cl_device_partition_property) },
+	{ CL_DEVICE_REFERENCE_COUNT, sizeof(cl_uint) },
+};
+
+TEST(every_device_query_of_1_2)
+{
+	cl_platform_id p = the_platform(_metadata);
+	cl_device_id d[16];
+	cl_uint n = 0, i, q;
+	char buf[1024];
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 16, d, &n));
+	for (i = 0; i < n; i++)
+		for (q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+			size_t sz = 0;
+
+			ASSERT_EQ(CL_SUCCESS,
+				  clGetDeviceInfo(d[i], queries[q].name,
+						  sizeof(buf), buf, &sz))
+				TH_LOG("device %u query %#x", i,
+				       queries[q].name);
+			if (queries[q].size) {
+				EXPECT_EQ(queries[q].size, sz)
+					TH_LOG("query %#x", queries[q].name);
+			} else {
+				EXPECT_EQ(strlen(buf) + 1, sz)
+					TH_LOG("query %#x", queries[q].name);
+			}
+		}
+	/* The limits a program sizes its work by are the device's. */
+	{
+		cl_uint cu = 0, dims = 0;
+		size_t wg = 0;
+		cl_bool img = CL_TRUE;
+		cl_ulong local = 0, alloc = 0, global = 0;
+
+		clGetDeviceInfo(d[0], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu),
+				&cu, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS,
+				sizeof(dims), &dims, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(wg),
+				&wg, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_IMAGE_SUPPORT, sizeof(img),
+				&img, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local),
+				&local, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+				sizeof(alloc), &alloc, NULL);
+		clGetDeviceInfo(d[0], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global),
+				&global, NULL);
+		EXPECT_LE(1, cu);
+		EXPECT_EQ(3, dims);
+		EXPECT_EQ(1024, wg);
+		EXPECT_EQ(CL_FALSE, img);
+		EXPECT_EQ(48 * 1024, local);
+		EXPECT_LE(alloc, global);
+		EXPECT_LE(128ull << 20, alloc);
+	}
+	EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(d[0], 0x7fff, sizeof(buf),
+						    buf, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(d[0], CL_DEVICE_NAME, 2,
+						    buf, NULL));
+	EXPECT_EQ(CL_INVALID_DEVICE, clGetDeviceInfo(NULL, CL_DEVICE_NAME,
+						     sizeof(buf), buf, NULL));
+}
+
+TEST(context_lifetime_and_info)
+{
+	cl_platform_id p = the_platform(_metadata);
+	cl_context_properties props[] = {
+		CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0
+	};
+	cl_context_properties got[3];
+	cl_device_id d[16], cd[16];
+	cl_uint n = 0, refs = 0, nd = 0;
+	cl_context c;
+	cl_int err = 1;
+	size_t sz = 0;
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 16, d, &n));
+	c = clCreateContext(props, n, d, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES,
+					       sizeof(nd), &nd, NULL));
+	EXPECT_EQ(n, nd);
+	ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_DEVICES,
+					       sizeof(cd), cd, &sz));
+	EXPECT_EQ(n * sizeof(cl_device_id), sz);
+	EXPECT_EQ(0, memcmp(d, cd, sz));
+	ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_PROPERTIES,
+					       sizeof(got), got, &sz));
+	EXPECT_EQ(sizeof(props), sz);
+	EXPECT_EQ(0, memcmp(props, got, sz));
+	ASSERT_EQ(CL_SUCCESS, clRetainContext(c));
+	ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT,
+					       sizeof(refs), &refs, NULL));
+	EXPECT_EQ(2, refs);
+	EXPECT_EQ(CL_SUCCESS, clReleaseContext(c));
+	EXPECT_EQ(CL_SUCCESS, clReleaseContext(c));
+	/* Another kind of object where a context is wanted. */
+	EXPECT_EQ(CL_INVALID_CONTEXT, clRetainContext((cl_context)d[0]));
+	EXPECT_EQ(CL_INVALID_DEVICE,
+		  clGetDeviceInfo((cl_device_id)p, CL_DEVICE_NAME, 0, NULL,
+				  &sz));
+
+	c = clCreateContextFromType(NULL, CL_DEVICE_TYPE_CPU, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_SUCCESS, clReleaseContext(c));
+}
+
+static void CL_CALLBACK notify(const char *msg, const void *info, size_t n,
+			       void *user)
+{
+}
+
+TEST(context_errors)
+{
+	cl_platform_id p = the_platform(_metadata);
+	cl_context_properties twice[] = {
+		CL_CONTEXT_PLATFORM, (cl_context_properties)p,
+		CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0
+	};
+	cl_context_properties unknown[] = { 0x7777, 1, 0 };
+	cl_context_properties bad_platform[] = {
+		CL_CONTEXT_PLATFORM, (cl_context_properties)0x1000, 0
+	};
+	cl_device_id d;
+	cl_int err = 0;
+	int user = 0;
+
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT, 1, &d,
+					     NULL));
+	EXPECT_EQ(NULL, clCreateContext(NULL, 0, &d, NULL, NULL, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	EXPECT_EQ(NULL, clCreateContext(NULL, 1, NULL, NULL, NULL, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	EXPECT_EQ(NULL, clCreateContext(NULL, 1, &d, NULL, &user, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	EXPECT_EQ(NULL, clCreateContext(twice, 1, &d, notify, &user, &err));
+	EXPECT_EQ(CL_INVALID_PROPERTY, err);
+	EXPECT_EQ(NULL, clCreateContext(unknown, 1, &d, NULL, NULL, &err));
+	EXPECT_EQ(CL_INVALID_PROPERTY, err);
+	EXPECT_EQ(NULL, clCreateContext(bad_platform, 1, &d, NULL, NULL,
+					&err));
+	EXPECT_EQ(CL_INVALID_PLATFORM, err);
+	EXPECT_EQ(NULL, clCreateContextFromType(NULL, 1ull << 40, NULL, NULL,
+						&err));
+	EXPECT_EQ(CL_INVALID_DEVICE_TYPE, err);
+	EXPECT_EQ(CL_INVALID_CONTEXT, clReleaseContext(NULL));
+}
+
+struct worker {
+	cl_platform_id p;
+	int failures;
+};
+
+static void *hammer(void *arg)
+{
+	struct worker *w = arg;
+	cl_device_id d[16];
+	cl_uint n = 0;
+	char name[256];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		cl_context c;
+		cl_int err;
+
+		if (clGetDeviceIDs(w->p, CL_DEVICE_TYPE_ALL, 16, d, &n) ||
+		    clGetDeviceInfo(d[i % n], CL_DEVICE_NAME, sizeof(name),
+				    name, NULL)) {
+			w->failures++;
+			continue;
+		}
+		c = clCreateContext(NULL, n, d, NULL, NULL, &err);
+		if (err || clRetainContext(c) || clReleaseContext(c) ||
+		    clReleaseContext(c))
+			w->failures++;
+	}
+	return NULL;
+}
+
+/* OpenCL 1.2 calls are thread-safe (but clSetKernelArg on one kernel). */
+TEST(calls_from_several_threads)
+{
+	cl_platform_id p = the_platform(_metadata);
+	struct worker w[4];
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .p = p };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, hammer, &w[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, w[i].failures) TH_LOG("thread %d", i);
+	}
+}
+
+TEST_HARNESS_MAIN
