@@ -33,7 +33,6 @@
 #define RT_CPU_CORE_BPNS	10u		/* 10 GB/s per core */
 #define RT_CPU_BLOCK_NS		50u
 #define RT_CPU_LAUNCH_NS	5000u
-#define RT_CPU_BUDGET		(1ull << 28)	/* as the GPUs' default */
 
 struct rt_cpu;
 
@@ -60,6 +59,7 @@ struct rt_cpu {
 	uint64_t nblocks;
 	uint64_t next_block;		/* atomic */
 	uint64_t budget;		/* atomic, warp instructions left */
+	uint64_t budget0;		/* per launch */
 	uint64_t *cost;			/* ns per block */
 	uint32_t fault;			/* first fault, atomic */
 };
@@ -184,13 +184,30 @@ void rt_cpu_free(struct rt_cpu *c)
 	free(c);
 }
 
-int rt_cpu_new(uint32_t threads, struct rt_cpu **out)
+int rt_cpu_new(uint32_t threads, uint64_t *budget, const char **from,
+	       struct rt_cpu **out)
 {
 	struct rt_cpu *c = calloc(1, sizeof(*c));
+	const char *env = getenv("VMGPU_RT_CPU_BUDGET");
 	uint32_t i;
 
 	if (!c)
 		return -ENOMEM;
+	*from = "vmgpu_rt_config.cpu_budget";
+	if (!*budget && env && *env) {
+		char *end;
+		unsigned long long v = strtoull(env, &end, 0);
+
+		if (*end || !v) {
+			free(c);
+			return -EINVAL;
+		}
+		*budget = v;
+		*from = "VMGPU_RT_CPU_BUDGET";
+	}
+	if (!*budget)
+		*budget = VMGPU_RT_CPU_BUDGET_DEFAULT;
+	c->budget0 = *budget;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->go, NULL);
 	pthread_cond_init(&c->idle, NULL);
@@ -269,7 +286,7 @@ int rt_cpu_run(struct rt_cpu *c, const struct rt_cpu_launch *l,
 	c->l = l;
 	c->nblocks = nblocks;
 	c->next_block = 0;
-	c->budget = RT_CPU_BUDGET;
+	c->budget = c->budget0;
 	c->fault = 0;
 
 	pthread_mutex_lock(&c->lock);

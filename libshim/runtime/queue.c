@@ -34,6 +34,7 @@
  * ready. Off by default: no silent host fallback (kokkos#5254).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -236,56 +237,38 @@ static bool first_use(const struct rt_instance *in, uint32_t i, bool *wr)
 	return true;
 }
 
+/*
+ * The local memory a block may have on every device @q's instances may
+ * run on (its set, and the CPU with CPU fallback).
+ */
+static uint32_t shared_limit(struct vmgpu_rt *rt, const struct rt_queue *q)
+{
+	const struct rt_logical *l = &rt->logical[q->ctx->device];
+	uint32_t i, limit = VMGPU_MAX_SHARED_BYTES, m;
+
+	for (i = 0; i < l->count; i++) {
+		m = rt->phys[l->phys[i]].caps.shared_mem_per_block;
+		if (m < limit)
+			limit = m;
+	}
+	if (q->ctx->flags & VMGPU_RT_CTX_CPU_FALLBACK &&
+	    rt->phys[rt->cpu].caps.shared_mem_per_block < limit)
+		limit = rt->phys[rt->cpu].caps.shared_mem_per_block;
+	return limit;
+}
+
 /* Check and record the arguments of @inst into @in (rt->lock held). */
 static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
-		     const struct vmgpu_rt_instance *inst)
+		     const struct vmgpu_rt_instance *inst,
+		     const struct rt_queue *q)
 {
 	struct rt_kernel *k = in->kernel;
 	uint32_t i, j;
 	int r;
 
-	if (inst->num_args != k->user_params || (inst->num_args && !inst->args))
-		return rt_err(rt, -EINVAL, "kernel %s takes %u arguments, %u given",
-			      k->sig.name, k->user_params, inst->num_args);
-	for (i = 0; i < inst->num_args; i++) {
-		const struct vmgpu_rt_arg *a = &inst->args[i];
-		const struct vmgpu_exec_param *p = &k->params[i];
-		struct rt_buffer *b;
-		struct rt_obj *o;
-
-		if (a->type != p->type)
-			return rt_err(rt, -EINVAL,
-				      "argument %u (%s) of %s: type %u given, %u expected",
-				      i, p->name, k->sig.name, a->type, p->type);
-		switch (p->type) {
-		case VMGPU_PARAM_I32:
-			memcpy(in->args + p->offset, &a->i32, 4);
-			continue;
-		case VMGPU_PARAM_F32:
-			memcpy(in->args + p->offset, &a->f32, 4);
-			continue;
-		case VMGPU_PARAM_I64:
-			memcpy(in->args + p->offset, &a->i64, 8);
-			continue;
-		}
-		r = rt_lookup(rt, a->buf, RT_KIND_BUFFER, &o);
-		if (r)
-			return r;
-		b = (struct rt_buffer *)o;
-		if (b->mapped)
-			return rt_err(rt, -EBUSY, "argument %u: buffer is mapped",
-				      i);
-		if (a->offset > b->bytes)
-			return rt_err(rt, -EINVAL,
-				      "argument %u: offset %llu past the buffer",
-				      i, (unsigned long long)a->offset);
-		rt_get(o);
-		in->uses[in->nuses++] = (struct rt_use){
-			.buf = b, .offset = a->offset, .param = i,
-			.read = p->type != VMGPU_PARAM_BUF_WO,
-			.write = p->type != VMGPU_PARAM_BUF_RO,
-		};
-	}
+	r = rt_args_set(rt, in, inst, shared_limit(rt, q));
+	if (r)
+		return r;
 	if (k->private_bytes) {
 		uint64_t bytes = threads_of(in) * k->private_bytes;
 
@@ -399,12 +382,10 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 	if ((uint64_t)in->grid[0] * in->grid[1] * in->grid[2] >
 	    VMGPU_MAX_GRID_BLOCKS ||
 	    in->block[0] * in->block[1] * in->block[2] >
-	    VMGPU_MAX_BLOCK_THREADS ||
-	    inst->shared_bytes > VMGPU_MAX_SHARED_BYTES) {
-		r = rt_err(rt, -EINVAL, "grid, block or shared memory too large");
+	    VMGPU_MAX_BLOCK_THREADS) {
+		r = rt_err(rt, -EINVAL, "grid or block too large");
 		goto fail;
 	}
-	in->shared_bytes = inst->shared_bytes;
 	in->priority = inst->priority;
 	in->flags = inst->flags;
 	for (i = 0; i < inst->num_wait; i++) {
@@ -414,7 +395,7 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 		if (r)
 			goto fail;
 	}
-	r = take_args(rt, in, inst);
+	r = take_args(rt, in, inst, q);
 	if (r)
 		goto fail;
 	r = note_uses(rt, in);
@@ -557,9 +538,7 @@ int vmgpu_rt_wait(struct vmgpu_rt *rt, vmgpu_rt_handle event,
 			rt->now = in->end_ns;
 		r = in->error;
 		if (r)
-			rt_err(rt, r, "instance of %s failed (%d)",
-			       in->kernel ? in->kernel->sig.name : "a kernel",
-			       r);
+			rt_err(rt, r, "%s", in->why);
 	}
 	rt_put(rt, o);
 out:
@@ -587,6 +566,8 @@ int vmgpu_rt_finish(struct vmgpu_rt *rt, vmgpu_rt_handle queue)
 	if (q->last_end > rt->now)
 		rt->now = q->last_end;
 	r = q->first_error;
+	if (r)
+		rt_err(rt, r, "%s", q->first_why);
 	q->first_error = 0;
 	rt_put(rt, o);
 out:
@@ -891,7 +872,37 @@ static int run_on(struct vmgpu_rt *rt, struct rt_instance *in, uint32_t phys,
 	}
 	if (r)
 		return r;
+	if (fault == VMGPU_FAULT_BUDGET)
+		in->budget_phys = phys + 1;
 	return fault_errno(fault);
+}
+
+/* Why @in failed with @err, for vmgpu_rt_wait() and vmgpu_rt_finish(). */
+static void fail_message(struct vmgpu_rt *rt, struct rt_instance *in, int err)
+{
+	const char *name = in->kernel->sig.name;
+	uint32_t d = in->budget_phys - 1;
+
+	if (err == -ETIMEDOUT && in->budget_phys && d == rt->cpu)
+		snprintf(in->why, sizeof(in->why),
+			 "kernel '%s' on the CPU device: stopped after %llu warp "
+			 "instructions (the CPU budget; %s)", name,
+			 (unsigned long long)rt->cpu_budget,
+			 rt->cpu_budget_from);
+	else if (err == -ETIMEDOUT && in->budget_phys)
+		snprintf(in->why, sizeof(in->why),
+			 "kernel '%s' on device %u: stopped by the GPU's "
+			 "instruction budget", name, d);
+	else if (err == -ECANCELED)
+		snprintf(in->why, sizeof(in->why),
+			 "kernel '%s': not run, an instance it waits for failed",
+			 name);
+	else
+		snprintf(in->why, sizeof(in->why),
+			 "kernel '%s' on device %u failed (%d%s)", name, in->phys,
+			 err, err == -EFAULT ? ": memory fault" :
+			 err == -ENOEXEC ? ": bad executable or instruction" :
+			 err == -ETIMEDOUT ? ": instruction budget" : "");
 }
 
 /* Complete @in (rt->lock held): wake its waiters and the application. */
@@ -901,6 +912,8 @@ static void complete(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 
 	in->state = RT_COMPLETE;
 	in->error = err;
+	if (err)
+		fail_message(rt, in, err);
 	for (i = 0; i < in->nwaiters; i++) {
 		struct rt_instance *w = in->waiters[i];
 
@@ -915,8 +928,10 @@ static void complete(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 	in->queue->done++;
 	if (in->end_ns > in->queue->last_end)
 		in->queue->last_end = in->end_ns;
-	if (err && !in->queue->first_error)
+	if (err && !in->queue->first_error) {
 		in->queue->first_error = err;
+		memcpy(in->queue->first_why, in->why, sizeof(in->why));
+	}
 	pthread_cond_broadcast(&rt->done);
 	rt_put(rt, &in->o);		/* the list's reference */
 }

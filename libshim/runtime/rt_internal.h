@@ -138,6 +138,8 @@ struct rt_kernel {
 	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
 	uint32_t private_bytes;
 	uint32_t user_params;		/* sig.num_params less the private one */
+	uint32_t local_mask;		/* i32 parameters that are __local */
+	uint32_t unused_mask;		/* i32 parameters never loaded */
 	struct vg_kernel *cpu;		/* loaded for the CPU device */
 	uint64_t code[VMGPU_RT_MAX_DEVICES];	/* per GPU, 0: not loaded */
 	struct rt_hist hist[VMGPU_RT_MAX_DEVICES][RT_MAX_FOOTPRINTS];
@@ -151,6 +153,7 @@ struct rt_queue {
 	uint64_t enqueued, done;
 	uint64_t last_end;		/* virtual: latest end of its instances */
 	int first_error;
+	char first_why[200];		/* its message */
 };
 
 enum rt_state {
@@ -191,6 +194,8 @@ struct rt_instance {
 	int error;
 	uint64_t ready_ns;		/* virtual: flush and deps' ends */
 	uint32_t phys, parts;
+	uint32_t budget_phys;		/* 1 + the device out of budget, 0 */
+	char why[200];			/* the error's message */
 	uint64_t order;
 	uint64_t start_ns, end_ns, exec_ns, transfer_ns;
 	struct rt_instance *next;	/* queue pending list / runnable list */
@@ -226,6 +231,8 @@ struct vmgpu_rt {
 	uint32_t nlogical, cap_logical;
 
 	struct rt_cpu *cpudev;
+	uint64_t cpu_budget;		/* warp instructions per CPU launch */
+	const char *cpu_budget_from;	/* the setting that gave it */
 	uint64_t next_cpu_va;
 
 	uint64_t seq;			/* instances enqueued */
@@ -286,8 +293,25 @@ uint64_t rt_estimate(struct vmgpu_rt *rt, struct rt_kernel *k, uint32_t phys,
 void rt_sample(struct rt_kernel *k, uint32_t phys, uint64_t threads,
 	       uint64_t ns);
 
+/* args.c */
+/* Find @k's __local parameters in its code (@image: one executable). */
+void rt_kernel_scan_params(struct rt_kernel *k, const void *image);
+/*
+ * Check @inst's arguments and set them into @in: scalars, local offsets
+ * (in->shared_bytes: the dynamic shared memory, at most @limit bytes per
+ * block with the static), buffers (in->uses, references taken).
+ */
+int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
+		const struct vmgpu_rt_instance *inst, uint32_t limit);
+
 /* cpu.c: the CPU device */
-int rt_cpu_new(uint32_t threads, struct rt_cpu **out);
+/*
+ * A CPU device of @threads workers, each launch stopped after
+ * @budget warp instructions (0: VMGPU_RT_CPU_BUDGET, else the default);
+ * *@budget and *@from get what applies and the setting that gave it.
+ */
+int rt_cpu_new(uint32_t threads, uint64_t *budget, const char **from,
+	       struct rt_cpu **out);
 void rt_cpu_free(struct rt_cpu *c);
 void rt_cpu_caps(const struct rt_cpu *c, struct vmgpu_rt_caps *caps);
 /* One address range the kernel may access. */

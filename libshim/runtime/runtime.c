@@ -121,7 +121,9 @@ int vmgpu_rt_create(const struct vmgpu_rt_config *cfg, struct vmgpu_rt **out)
 				goto fail;
 		}
 	}
-	r = rt_cpu_new(cfg->cpu_threads ? cfg->cpu_threads : 4, &rt->cpudev);
+	rt->cpu_budget = cfg->cpu_budget;
+	r = rt_cpu_new(cfg->cpu_threads ? cfg->cpu_threads : 4, &rt->cpu_budget,
+		       &rt->cpu_budget_from, &rt->cpudev);
 	if (r)
 		goto fail;
 	rt->cpu = rt->nphys++;

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvmgpurt: a kernel's parameters and an instance's arguments
+ * (Documentation/runtime.rst, "Arguments").
+ *
+ * The signature types a parameter i32, i64, f32 or buffer; a __local
+ * pointer is an i32 there (the byte offset of the buffer in the block's
+ * shared memory, Documentation/compiler.rst). Which i32 parameters are
+ * local pointers the code says: one is if the value its ldarg loads
+ * reaches the address of a shared-memory access (lds, sts, atoms), by a
+ * forward data-flow over the kernel's control-flow graph (a register's
+ * taint dies when something else is written to it). Such a parameter
+ * takes VMGPU_RT_ARG_LOCAL only, by size; the runtime places it after
+ * the kernel's static local memory, so that no offset a caller computes
+ * can overlap it. An i32 the kernel never loads takes either (its value
+ * is not used).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_internal.h"
+
+static const uint8_t op_fmt[VMGPU_OP_COUNT] = {
+#define X(name, code, mnem, fmt, flags, bytes) [code] = VMGPU_FMT_##fmt,
+	VMGPU_ISA_OPCODES(X)
+#undef X
+};
+
+static const uint8_t op_flags[VMGPU_OP_COUNT] = {
+#define X(name, code, mnem, fmt, flags, bytes) [code] = (flags),
+	VMGPU_ISA_OPCODES(X)
+#undef X
+};
+
+struct taint {
+	uint64_t r[2];			/* registers 0..127 */
+};
+
+static bool tainted(const struct taint *t, uint32_t reg)
+{
+	return reg < VMGPU_ISA_MAX_REGS && (t->r[reg / 64] >> (reg % 64)) & 1;
+}
+
+static void set_reg(struct taint *t, uint32_t reg, bool on)
+{
+	if (reg >= VMGPU_ISA_MAX_REGS)
+		return;
+	if (on)
+		t->r[reg / 64] |= 1ull << (reg % 64);
+	else
+		t->r[reg / 64] &= ~(1ull << (reg % 64));
+}
+
+/* Does the i32 loaded from argument byte @off reach a shared address? */
+static bool reaches_shared(const uint64_t *code, uint32_t n, uint32_t off)
+{
+	struct taint *in = calloc(n, sizeof(*in));
+	uint32_t *work = calloc(n, sizeof(*work));
+	uint8_t *queued = calloc(n, 1);
+	uint32_t nwork = 0;
+	bool found = false;
+
+	if (!in || !work || !queued)
+		goto out;
+	work[nwork++] = 0;
+	queued[0] = 1;
+	while (nwork && !found) {
+		uint32_t pc = work[--nwork];
+		uint64_t w = code[pc];
+		uint32_t op = VMGPU_INSN_OP(w), f = op_flags[op];
+		uint32_t d = VMGPU_INSN_D(w), a = VMGPU_INSN_A(w);
+		uint32_t b = VMGPU_INSN_B(w), imm = VMGPU_INSN_IMM(w);
+		bool ib = VMGPU_INSN_IS_IMM(w), src = false, def = true;
+		struct taint t = in[pc];
+		uint32_t succ[2], ns = 0, i;
+
+		queued[pc] &= ~1;
+		switch (op_fmt[op]) {
+		case VMGPU_FMT_MOV:
+			src = !ib && tainted(&t, b);
+			break;
+		case VMGPU_FMT_SEL:
+			src = tainted(&t, a) || tainted(&t, b) ||
+			      tainted(&t, imm & 0xff);
+			break;
+		case VMGPU_FMT_ARG:
+			src = op == VMGPU_OP_LDARG && imm == off;
+			break;
+		case VMGPU_FMT_ALU:
+		case VMGPU_FMT_LEA:
+			src = tainted(&t, a) || (!ib && tainted(&t, b)) ||
+			      ((f & VMGPU_OPF_A_PAIR) && tainted(&t, a + 1)) ||
+			      (!ib && (f & VMGPU_OPF_B_PAIR) &&
+			       tainted(&t, b + 1));
+			break;
+		case VMGPU_FMT_UNARY:
+			src = tainted(&t, a);
+			break;
+		case VMGPU_FMT_ALU3:
+			src = tainted(&t, a) || tainted(&t, b) ||
+			      tainted(&t, imm & 0xff);
+			break;
+		case VMGPU_FMT_LOAD:
+		case VMGPU_FMT_ATOM:
+		case VMGPU_FMT_CAS:
+		case VMGPU_FMT_STORE:
+			if ((f & VMGPU_OPF_SHARED) && tainted(&t, a))
+				found = true;
+			def = op_fmt[op] != VMGPU_FMT_STORE;
+			break;
+		case VMGPU_FMT_SREG:
+			break;
+		default:	/* predicates, branches, launch: no register */
+			def = false;
+			break;
+		}
+		if (def) {
+			set_reg(&t, d, src);
+			if (f & VMGPU_OPF_D_PAIR)
+				set_reg(&t, d + 1, src);
+		}
+		if (op == VMGPU_OP_BRA) {
+			if (imm < n)
+				succ[ns++] = imm;
+			if (!(a & VMGPU_BRA_ALWAYS) && pc + 1 < n)
+				succ[ns++] = pc + 1;
+		} else if (op != VMGPU_OP_EXIT && pc + 1 < n) {
+			succ[ns++] = pc + 1;
+		}
+		for (i = 0; i < ns; i++) {
+			struct taint *s = &in[succ[i]];
+			uint64_t r0 = s->r[0] | t.r[0], r1 = s->r[1] | t.r[1];
+			bool first = !(queued[succ[i]] & 2);
+
+			if (!first && r0 == s->r[0] && r1 == s->r[1])
+				continue;
+			s->r[0] = r0;
+			s->r[1] = r1;
+			queued[succ[i]] |= 2;
+			if (!(queued[succ[i]] & 1)) {
+				queued[succ[i]] |= 1;
+				work[nwork++] = succ[i];
+			}
+		}
+	}
+out:
+	free(in);
+	free(work);
+	free(queued);
+	return found;
+}
+
+void rt_kernel_scan_params(struct rt_kernel *k, const void *image)
+{
+	const uint8_t *p = (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES;
+	uint32_t n = k->h.code_insns, i, pc;
+	uint64_t *code = malloc((size_t)n * sizeof(*code));
+
+	if (!code)
+		return;		/* nothing found local: I32 taken as given */
+	memcpy(code, p, (size_t)n * sizeof(*code));
+	for (pc = 0; pc < n; pc++)
+		code[pc] = le64toh(code[pc]);
+	for (i = 0; i < k->user_params; i++) {
+		const struct vmgpu_exec_param *q = &k->params[i];
+
+		if (q->type != VMGPU_PARAM_I32)
+			continue;
+		for (pc = 0; pc < n; pc++)
+			if (VMGPU_INSN_OP(code[pc]) == VMGPU_OP_LDARG &&
+			    VMGPU_INSN_IMM(code[pc]) == q->offset)
+				break;
+		if (pc == n) {
+			k->unused_mask |= 1u << i;
+			continue;
+		}
+		if (reaches_shared(code, n, q->offset))
+			k->local_mask |= 1u << i;
+	}
+	free(code);
+}
+
+/* ---- names in messages ---- */
+
+static const char *given_name(uint32_t type)
+{
+	switch (type) {
+	case VMGPU_PARAM_I32: return "an i32";
+	case VMGPU_PARAM_I64: return "an i64";
+	case VMGPU_PARAM_F32: return "an f32";
+	case VMGPU_PARAM_BUF_RO: return "a read-only buffer";
+	case VMGPU_PARAM_BUF_WO: return "a write-only buffer";
+	case VMGPU_PARAM_BUF_RW: return "a read-write buffer";
+	case VMGPU_RT_ARG_LOCAL: return "a local buffer (VMGPU_RT_ARG_LOCAL)";
+	}
+	return "an unknown type";
+}
+
+static const char *expected_name(const struct rt_kernel *k, uint32_t i)
+{
+	if (k->local_mask & (1u << i))
+		return "a local buffer, by size (VMGPU_RT_ARG_LOCAL: a __local pointer)";
+	switch (k->params[i].type) {
+	case VMGPU_PARAM_I32: return "an i32";
+	case VMGPU_PARAM_I64: return "an i64";
+	case VMGPU_PARAM_F32: return "an f32";
+	case VMGPU_PARAM_BUF_RO:
+		return "a read-only buffer expected (const or only read in the kernel), or a read-write one";
+	case VMGPU_PARAM_BUF_WO:
+		return "a write-only buffer expected (only written in the kernel), or a read-write one";
+	case VMGPU_PARAM_BUF_RW:
+		return "a read-write buffer expected (read and written in the kernel)";
+	}
+	return "an unknown type";
+}
+
+/* "parameter 2 'x'" */
+#define PARAM_FMT	"kernel '%s': parameter %u '%s'"
+#define PARAM_ARGS(k, i)	(k)->sig.name, (i), (k)->params[i].name
+
+static int type_err(struct vmgpu_rt *rt, const struct rt_kernel *k,
+		    uint32_t i, uint32_t given)
+{
+	const char *e = expected_name(k, i);
+	bool buf = vmgpu_param_is_buffer(k->params[i].type);
+
+	return rt_err(rt, -EINVAL, PARAM_FMT ": %s%s, %s given", PARAM_ARGS(k, i),
+		      e, buf ? "" : " expected", given_name(given));
+}
+
+/* Does a @given buffer serve a parameter of type @want? */
+static bool buffer_fits(uint32_t want, uint32_t given)
+{
+	return given == want || given == VMGPU_PARAM_BUF_RW;
+}
+
+int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
+		const struct vmgpu_rt_instance *inst, uint32_t limit)
+{
+	struct rt_kernel *k = in->kernel;
+	uint64_t end = (uint64_t)k->h.shared_bytes + inst->shared_bytes;
+	uint32_t i;
+	int r;
+
+	if (inst->num_args && !inst->args)
+		return rt_err(rt, -EINVAL, "kernel '%s': %u arguments, no array",
+			      k->sig.name, inst->num_args);
+	if (inst->num_args != k->user_params) {
+		if (inst->num_args < k->user_params)
+			return rt_err(rt, -EINVAL,
+				      "kernel '%s' takes %u arguments, %u given: "
+				      "parameter %u '%s' (%s) missing",
+				      k->sig.name, k->user_params,
+				      inst->num_args, inst->num_args,
+				      k->params[inst->num_args].name,
+				      k->local_mask & (1u << inst->num_args) ?
+				      "a local buffer" :
+				      given_name(k->params[inst->num_args].type) + 2 +
+				      (given_name(k->params[inst->num_args].type)[1] == 'n'));
+		return rt_err(rt, -EINVAL,
+			      "kernel '%s' takes %u arguments, %u given",
+			      k->sig.name, k->user_params, inst->num_args);
+	}
+	for (i = 0; i < inst->num_args; i++) {
+		const struct vmgpu_rt_arg *a = &inst->args[i];
+		const struct vmgpu_exec_param *p = &k->params[i];
+		bool local = k->local_mask & (1u << i);
+		struct rt_buffer *b;
+		struct rt_obj *o;
+
+		if (a->type == VMGPU_RT_ARG_LOCAL &&
+		    (local || (k->unused_mask & (1u << i)))) {
+			uint32_t off;
+
+			if (!a->local_bytes)
+				return rt_err(rt, -EINVAL,
+					      PARAM_FMT ": a local buffer of 0 bytes",
+					      PARAM_ARGS(k, i));
+			end = (end + VMGPU_RT_LOCAL_ALIGN - 1) &
+			      ~(uint64_t)(VMGPU_RT_LOCAL_ALIGN - 1);
+			off = (uint32_t)(end < UINT32_MAX ? end : UINT32_MAX);
+			end += a->local_bytes;
+			if (end > limit)
+				return rt_err(rt, -EINVAL,
+					      PARAM_FMT ": %u bytes of local memory at %u: "
+					      "%llu bytes per block in all, over the limit of "
+					      "%u (vmgpu_rt_caps.shared_mem_per_block of the "
+					      "queue's devices; %u static)",
+					      PARAM_ARGS(k, i), a->local_bytes, off,
+					      (unsigned long long)end, limit,
+					      k->h.shared_bytes);
+			memcpy(in->args + p->offset, &off, 4);
+			continue;
+		}
+		if (local || a->type == VMGPU_RT_ARG_LOCAL)
+			return type_err(rt, k, i, a->type);
+		if (!vmgpu_param_is_buffer(p->type)) {
+			if (a->type != p->type)
+				return type_err(rt, k, i, a->type);
+			memcpy(in->args + p->offset, &a->i64,
+			       vmgpu_param_size(p->type));
+			continue;
+		}
+		if (!vmgpu_param_is_buffer(a->type) ||
+		    !buffer_fits(p->type, a->type))
+			return type_err(rt, k, i, a->type);
+		r = rt_lookup(rt, a->buf, RT_KIND_BUFFER, &o);
+		if (r)
+			return rt_err(rt, r, PARAM_FMT ": not a buffer handle (%s)",
+				      PARAM_ARGS(k, i),
+				      r == -ESTALE ? "released" : "invalid");
+		b = (struct rt_buffer *)o;
+		if (b->mapped)
+			return rt_err(rt, -EBUSY, PARAM_FMT ": the buffer is mapped",
+				      PARAM_ARGS(k, i));
+		if (a->offset > b->bytes)
+			return rt_err(rt, -EINVAL,
+				      PARAM_FMT ": offset %llu past the buffer (%llu bytes)",
+				      PARAM_ARGS(k, i),
+				      (unsigned long long)a->offset,
+				      (unsigned long long)b->bytes);
+		rt_get(o);
+		/*
+		 * By the parameter's access, not the buffer's: the kernel
+		 * does no more than its signature says (the CPU device maps
+		 * a read-only one read-only), so a read-write buffer for a
+		 * read-only parameter is a reader to the data flow.
+		 */
+		in->uses[in->nuses++] = (struct rt_use){
+			.buf = b, .offset = a->offset, .param = i,
+			.read = p->type != VMGPU_PARAM_BUF_WO,
+			.write = p->type != VMGPU_PARAM_BUF_RO,
+		};
+	}
+	if (end > limit)
+		return rt_err(rt, -EINVAL,
+			      "kernel '%s': %llu bytes of local memory per block "
+			      "(%u static, %u shared_bytes), over the limit of %u "
+			      "(vmgpu_rt_caps.shared_mem_per_block of the queue's devices)",
+			      k->sig.name, (unsigned long long)end,
+			      k->h.shared_bytes, inst->shared_bytes, limit);
+	in->shared_bytes = (uint32_t)(end - k->h.shared_bytes);
+	return 0;
+}
+
+int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
+			       uint32_t index,
+			       struct vmgpu_rt_param_info *info)
+{
+	const struct vmgpu_exec_param *p;
+	struct rt_kernel *k;
+	struct rt_obj *o;
+	int r;
+
+	if (!rt || !info)
+		return -EINVAL;
+	pthread_mutex_lock(&rt->lock);
+	r = rt_lookup(rt, kernel, RT_KIND_KERNEL, &o);
+	if (r)
+		goto out;
+	k = (struct rt_kernel *)o;
+	if (index >= k->sig.num_params) {
+		r = rt_err(rt, -ERANGE, "kernel '%s' has %u parameters, not %u",
+			   k->sig.name, k->sig.num_params, index + 1);
+		goto out;
+	}
+	p = &k->params[index];
+	memset(info, 0, sizeof(*info));
+	memcpy(info->name, p->name, sizeof(info->name));
+	info->name[sizeof(info->name) - 1] = 0;
+	info->type = p->type;
+	if (index >= k->user_params) {
+		info->kind = VMGPU_RT_PARAM_PRIVATE;
+		info->access = VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE;
+	} else if (k->local_mask & (1u << index)) {
+		info->kind = VMGPU_RT_PARAM_LOCAL;
+		info->type = VMGPU_RT_ARG_LOCAL;
+	} else if (vmgpu_param_is_buffer(p->type)) {
+		info->kind = VMGPU_RT_PARAM_BUFFER;
+		info->access = (p->type != VMGPU_PARAM_BUF_WO ?
+				VMGPU_RT_MAP_READ : 0) |
+			       (p->type != VMGPU_PARAM_BUF_RO ?
+				VMGPU_RT_MAP_WRITE : 0);
+	} else {
+		info->kind = VMGPU_RT_PARAM_SCALAR;
+		info->size = vmgpu_param_size(p->type);
+	}
+out:
+	pthread_mutex_unlock(&rt->lock);
+	return r;
+}
