@@ -43,6 +43,14 @@ static const char src[] =
 "	for (int i = 0; i < n; i++)\n"
 "		s = s * 3 + (i ^ s);\n"
 "	o[get_global_id(0)] = s;\n"
+"}\n"
+"__kernel void priv(__global int *o, int k)\n"
+"{\n"
+"	int a[64];\n"
+"\n"
+"	for (int i = 0; i < 64; i++)\n"
+"		a[i] = o[i] * k;\n"
+"	o[get_global_id(0)] = a[(get_global_id(0) * 7 + k) % 64];\n"
 "}\n";
 
 #define BLOCK	256
@@ -310,6 +318,19 @@ TEST_F(args, param_info)
 	EXPECT_STREQ("x", pi.name);
 	EXPECT_EQ(VMGPU_RT_PARAM_BUFFER, pi.kind);
 	EXPECT_EQ(VMGPU_RT_MAP_READ, pi.access);
+	vmgpu_rt_release(self->rt, k);
+	/* The private buffer: the last parameter, the runtime's. */
+	ASSERT_EQ(0, vmgpu_rt_kernel_from_program(self->rt, ctx, self->prog,
+						  "priv", &k));
+	ASSERT_EQ(2, vmgpu_rt_kernel_param_count(self->rt, k));
+	ASSERT_EQ(0, vmgpu_rt_kernel_param_info(self->rt, k, 1, &pi));
+	EXPECT_STREQ("k", pi.name);
+	EXPECT_EQ(VMGPU_RT_PARAM_SCALAR, pi.kind);
+	ASSERT_EQ(0, vmgpu_rt_kernel_param_info(self->rt, k, 2, &pi));
+	EXPECT_STREQ("vmgpu_private", pi.name);
+	EXPECT_EQ(VMGPU_RT_PARAM_PRIVATE, pi.kind);
+	EXPECT_EQ(VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE, pi.access);
+	EXPECT_EQ(-ERANGE, vmgpu_rt_kernel_param_info(self->rt, k, 3, &pi));
 	vmgpu_rt_release(self->rt, k);
 	vmgpu_rt_release(self->rt, q);
 	vmgpu_rt_release(self->rt, ctx);
