@@ -147,7 +147,15 @@ struct vmgpu_rt_config {
 	/* Worker threads of the CPU device (its compute units); 0: 4. */
 	uint32_t cpu_threads;
 	uint32_t policy;		/* VMGPU_RT_POLICY_* */
+	/*
+	 * The CPU device's instruction budget: the warp instructions one
+	 * launch may run before it is stopped (-ETIMEDOUT). 0: the
+	 * environment variable VMGPU_RT_CPU_BUDGET if set, else
+	 * VMGPU_RT_CPU_BUDGET_DEFAULT.
+	 */
+	uint64_t cpu_budget;
 };
+#define VMGPU_RT_CPU_BUDGET_DEFAULT	(1ull << 28)
 
 /* @cfg NULL: every render node, 4 CPU workers, dmda. */
 int vmgpu_rt_create(const struct vmgpu_rt_config *cfg, struct vmgpu_rt **out);
@@ -355,18 +363,55 @@ int vmgpu_rt_kernel_from_library(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 /* Parameters the application sets (the private buffer not counted). */
 int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 
+/* What a parameter is (vmgpu_rt_param_info.kind). */
+#define VMGPU_RT_PARAM_SCALAR		1u	/* i32, i64, f32: @size bytes */
+#define VMGPU_RT_PARAM_BUFFER		2u	/* global memory, @access */
+#define VMGPU_RT_PARAM_LOCAL		3u	/* __local pointer: by size */
+#define VMGPU_RT_PARAM_PRIVATE		4u	/* vmgpu_private: the runtime's */
+
+struct vmgpu_rt_param_info {
+	char name[VMGPU_PARAM_NAME_MAX];	/* from the signature, "" if none */
+	uint32_t kind;			/* VMGPU_RT_PARAM_* */
+	/*
+	 * The vmgpu_rt_arg.type it takes: VMGPU_PARAM_* of the signature,
+	 * VMGPU_RT_ARG_LOCAL for a local one (a buffer parameter also takes
+	 * a buffer of more access: BUF_RW for BUF_RO or BUF_WO).
+	 */
+	uint32_t type;
+	uint32_t size;			/* scalar: its bytes */
+	uint32_t access;		/* buffer: VMGPU_RT_MAP_READ | _WRITE */
+};
+/*
+ * Parameter @index of @kernel, 0..vmgpu_rt_kernel_param_count() (the
+ * private buffer, when the kernel has one, is the last); -ERANGE past it.
+ */
+int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
+			       uint32_t index,
+			       struct vmgpu_rt_param_info *info);
+
 /* ------------------------------------------------------------------ */
 /* Queues, instances, events (P5)                                       */
 /* ------------------------------------------------------------------ */
 
-/* One argument, by the kernel's parameter types. */
+/*
+ * One argument, by the kernel's parameter types (vmgpu_rt_kernel_param_info):
+ * a scalar of the parameter's type; a buffer of the parameter's access or
+ * more (a read-write buffer for a read-only or write-only parameter); a
+ * __local parameter by its size, VMGPU_RT_ARG_LOCAL: the runtime places
+ * it in the block's shared memory after the kernel's static local memory
+ * and the instance's shared_bytes (aligned to VMGPU_RT_LOCAL_ALIGN) and
+ * passes its offset. A local parameter takes nothing else.
+ */
+#define VMGPU_RT_ARG_LOCAL		0x100u
+#define VMGPU_RT_LOCAL_ALIGN		16u
 struct vmgpu_rt_arg {
-	uint32_t type;			/* VMGPU_PARAM_* of the parameter */
+	uint32_t type;			/* VMGPU_PARAM_*, VMGPU_RT_ARG_LOCAL */
 	union {
 		int32_t i32;
 		int64_t i64;
 		float f32;
 		vmgpu_rt_handle buf;	/* BUF_RO, BUF_WO, BUF_RW */
+		uint32_t local_bytes;	/* VMGPU_RT_ARG_LOCAL */
 	};
 	uint64_t offset;		/* bytes into @buf */
 };
@@ -386,7 +431,8 @@ struct vmgpu_rt_instance {
 	uint32_t num_args;		/* the kernel's parameter count */
 	const struct vmgpu_rt_arg *args;
 	uint32_t grid[3], block[3];	/* 0 counts as 1 */
-	uint32_t shared_bytes;		/* dynamic local memory per block */
+	uint32_t shared_bytes;		/* dynamic local memory per block,
+					 * before the local arguments' */
 	int32_t priority;		/* higher: sooner, among ready ones */
 	uint32_t num_wait;
 	const vmgpu_rt_handle *wait;	/* events it waits for */
@@ -417,7 +463,7 @@ int vmgpu_rt_finish(struct vmgpu_rt *rt, vmgpu_rt_handle queue);
 /*
  * Wait until the event's instance finished (@timeout_ns < 0: no limit):
  * 0, or its error: -EFAULT (memory fault), -ETIMEDOUT (instruction
- * budget), -ENOEXEC (bad executable, illegal instruction), -ECANCELED (an
+ * budget: on the CPU device vmgpu_rt_config.cpu_budget), -ENOEXEC (bad executable, illegal instruction), -ECANCELED (an
  * instance it waited for failed); -ETIME if not done in time.
  */
 int vmgpu_rt_wait(struct vmgpu_rt *rt, vmgpu_rt_handle event,
