@@ -181,6 +181,29 @@ fail:
 	return NULL;
 }
 
+void vcl_context_get(struct _cl_context *c)
+{
+	pthread_mutex_lock(&c->platform->lock);
+	c->o.refs++;
+	pthread_mutex_unlock(&c->platform->lock);
+}
+
+void vcl_context_put(struct _cl_context *c)
+{
+	if (vcl_obj_release(c->platform, c, VCL_CONTEXT) == 1)
+		context_free(c);
+}
+
+bool vcl_context_has_device(const struct _cl_context *c, cl_device_id d)
+{
+	cl_uint i;
+
+	for (i = 0; i < c->ndevices; i++)
+		if (c->devices[i] == d)
+			return true;
+	return false;
+}
+
 cl_int vcl_clRetainContext(cl_context context)
 {
 	return vcl_obj_get(vcl_platform(NULL), context, VCL_CONTEXT, true) ?
@@ -191,13 +214,15 @@ cl_int vcl_clReleaseContext(cl_context context)
 {
 	struct _cl_platform_id *p = vcl_platform(NULL);
 
-	if (!vcl_obj_get(p, context, VCL_CONTEXT, false))
-		return CL_INVALID_CONTEXT;
-	if (vcl_obj_put(p, &context->o)) {
-		vcl_obj_remove(p, context);
+	switch (vcl_obj_release(p, context, VCL_CONTEXT)) {
+	case 1:
 		context_free(context);
+		return CL_SUCCESS;
+	case 0:
+		return CL_SUCCESS;
+	default:
+		return CL_INVALID_CONTEXT;
 	}
-	return CL_SUCCESS;
 }
 
 cl_int vcl_clGetContextInfo(cl_context context, cl_context_info param_name,
@@ -238,9 +263,6 @@ cl_int vcl_clGetContextInfo(cl_context context, cl_context_info param_name,
 	default:
 		err = CL_INVALID_VALUE;
 	}
-	if (vcl_obj_put(p, &context->o)) {
-		vcl_obj_remove(p, context);
-		context_free(context);
-	}
+	vcl_context_put(context);
 	return err;
 }

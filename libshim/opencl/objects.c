@@ -131,14 +131,28 @@ bool vcl_obj_get(struct _cl_platform_id *p, const void *o, enum vcl_kind kind,
 	return found;
 }
 
-bool vcl_obj_put(struct _cl_platform_id *p, struct vcl_obj *o)
+int vcl_obj_release(struct _cl_platform_id *p, void *o, enum vcl_kind kind)
 {
-	bool last;
+	struct vcl_obj *h;
+	bool found = false;
+	size_t i;
+	int ret = -1;
 
+	if (!o || !p)
+		return -1;
 	pthread_mutex_lock(&p->lock);
-	last = !--o->refs;
+	i = find(p, o, &found);
+	h = found ? (struct vcl_obj *)((char *)o + sizeof(void *)) : NULL;
+	if (h && h->kind == kind && h->refs) {
+		ret = !--h->refs;
+		if (ret) {
+			/* Gone from the set at once: no call finds it again. */
+			p->live[i] = TOMBSTONE;
+			p->nlive--;
+		}
+	}
 	pthread_mutex_unlock(&p->lock);
-	return last;
+	return ret;
 }
 
 cl_int vcl_info(const void *src, size_t n, size_t size, void *value,

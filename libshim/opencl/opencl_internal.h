@@ -31,6 +31,11 @@ enum vcl_kind {
 	VCL_PLATFORM = 1,
 	VCL_DEVICE,
 	VCL_CONTEXT,
+	VCL_QUEUE,
+	VCL_MEM,
+	VCL_PROGRAM,
+	VCL_KERNEL,
+	VCL_EVENT,
 };
 
 /* The head of every object after the dispatch pointer. */
@@ -73,6 +78,90 @@ struct _cl_context {
 	vmgpu_rt_handle rtctx;
 };
 
+/* A mapping handed out by clEnqueueMapBuffer. */
+struct vcl_map {
+	void *ptr;
+	cl_map_flags flags;
+	struct vcl_map *next;
+};
+
+/* clSetMemObjectDestructorCallback's. */
+struct vcl_mem_cb {
+	void (CL_CALLBACK *fn)(cl_mem, void *);
+	void *user_data;
+	struct vcl_mem_cb *next;
+};
+
+struct _cl_command_queue {
+	const struct _cl_icd_dispatch *dispatch;
+	struct vcl_obj o;
+	struct _cl_context *ctx;	/* a reference */
+	struct _cl_device_id *device;
+	cl_command_queue_properties props;
+	vmgpu_rt_handle rtq;
+	/* In order: the last command's event (a reference), or NULL. */
+	pthread_mutex_t lock;
+	struct _cl_event *last;
+};
+
+struct _cl_mem {
+	const struct _cl_icd_dispatch *dispatch;
+	struct vcl_obj o;
+	struct _cl_context *ctx;	/* a reference */
+	cl_mem_flags flags;
+	size_t size;
+	void *host_ptr;			/* CL_MEM_USE_HOST_PTR's */
+	vmgpu_rt_handle buf;
+	/* Mappings handed out; the runtime's mapping while there is one. */
+	pthread_mutex_t lock;
+	struct vcl_map *maps;
+	void *rt_map;
+	/* Destructor callbacks, called last first at the free. */
+	struct vcl_mem_cb *cbs;
+};
+
+struct _cl_program {
+	const struct _cl_icd_dispatch *dispatch;
+	struct vcl_obj o;
+	struct _cl_context *ctx;	/* a reference */
+	char *source;
+	pthread_mutex_t lock;		/* the build and what it made */
+	struct vmgpu_program *prog;	/* NULL until built */
+	char *log;
+	char *options;
+	cl_build_status status;
+	cl_uint nkernels;		/* kernels made from it, alive */
+};
+
+/* One argument as clSetKernelArg left it. */
+struct vcl_arg {
+	bool set;
+	struct vmgpu_rt_arg a;
+	struct _cl_mem *mem;		/* a buffer argument (no reference) */
+};
+
+struct _cl_kernel {
+	const struct _cl_icd_dispatch *dispatch;
+	struct vcl_obj o;
+	struct _cl_program *program;	/* a reference */
+	char *name;
+	vmgpu_rt_handle k;
+	cl_uint nparams;
+	struct vmgpu_rt_param_info *params;
+	struct vcl_arg *args;
+};
+
+struct _cl_event {
+	const struct _cl_icd_dispatch *dispatch;
+	struct vcl_obj o;
+	struct _cl_context *ctx;	/* a reference */
+	struct _cl_command_queue *queue;	/* NULL: a user event */
+	cl_command_type type;
+	vmgpu_rt_handle rtev;		/* a kernel's; 0: done on the host */
+	cl_int status;			/* host commands: CL_COMPLETE or < 0 */
+	cl_ulong queued_ns, submit_ns, start_ns, end_ns;
+};
+
 /*
  * The platform, made on first use; NULL (and *err) if the runtime
  * cannot start.
@@ -84,13 +173,17 @@ int vcl_obj_add(struct _cl_platform_id *p, void *o);
 void vcl_obj_remove(struct _cl_platform_id *p, void *o);
 /*
  * Whether @o is a live object of @kind, with a reference taken when @ref
- * (drop it with vcl_obj_put). Never dereferences a handle that is not
+ * (drop it with vcl_obj_release). Never dereferences a handle that is not
  * live.
  */
 bool vcl_obj_get(struct _cl_platform_id *p, const void *o, enum vcl_kind kind,
 		 bool ref);
-/* Drop a reference; true when it was the last (the caller frees). */
-bool vcl_obj_put(struct _cl_platform_id *p, struct vcl_obj *o);
+/*
+ * Drop a reference to the live object @o of @kind: 1 when it was the last
+ * (it is no longer live; the caller frees it), 0 when not, -1 when @o is
+ * not a live object of @kind.
+ */
+int vcl_obj_release(struct _cl_platform_id *p, void *o, enum vcl_kind kind);
 
 /*
  * Copy @n bytes of @src to a clGet*Info caller's @value (of @size
@@ -104,5 +197,41 @@ cl_int vcl_info_str(const char *s, size_t size, void *value,
 
 /* The device's info (device.c), for the context's and the tests' use. */
 bool vcl_device_valid(struct _cl_platform_id *p, cl_device_id d);
+
+/* context.c: references the objects made in a context hold. */
+void vcl_context_get(struct _cl_context *c);
+void vcl_context_put(struct _cl_context *c);
+bool vcl_context_has_device(const struct _cl_context *c, cl_device_id d);
+
+/* program.c: drop a reference to a program. */
+void vcl_program_put(struct _cl_program *pr);
+
+/* memory.c: drop a reference to a buffer. */
+void vcl_mem_put(struct _cl_mem *m);
+
+/* event.c */
+/* The host clock in ns, for the stamps of host commands. */
+cl_ulong vcl_now_ns(void);
+/*
+ * An event for a command of @q: of a kernel (@rtev, which it takes over)
+ * or done on the host (rtev 0, @status). NULL if out of memory.
+ */
+struct _cl_event *vcl_event_new(struct _cl_command_queue *q,
+				cl_command_type type, vmgpu_rt_handle rtev,
+				cl_int status, cl_ulong queued_ns);
+void vcl_event_put(struct _cl_event *e);
+/* Wait for @e; its status then (CL_COMPLETE or a negative error). */
+cl_int vcl_event_wait(struct _cl_event *e);
+/*
+ * Check a command's wait list (CL_INVALID_EVENT_WAIT_LIST, or
+ * CL_INVALID_CONTEXT for an event of another context) and wait for it
+ * and for @q's last command when @q is in order: what a command does
+ * first. CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if one failed.
+ */
+cl_int vcl_wait_for(struct _cl_command_queue *q, cl_uint n,
+		    const cl_event *list);
+/* Record @e as @q's last command and hand it to the caller if wanted. */
+void vcl_command_done(struct _cl_command_queue *q, struct _cl_event *e,
+		      cl_event *out);
 
 #endif /* VMGPU_OPENCL_INTERNAL_H */

@@ -8,6 +8,7 @@
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <libgen.h>
+#include <stdint.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -378,8 +379,32 @@ static void *hammer(void *arg)
 			continue;
 		}
 		c = clCreateContext(NULL, n, d, NULL, NULL, &err);
-		if (err || clRetainContext(c) || clReleaseContext(c) ||
-		    clReleaseContext(c))
+		if (err || clRetainContext(c)) {
+			w->failures++;
+			continue;
+		}
+		/* A queue and a buffer of its own, written and read back. */
+		if (i % 10 == 0) {
+			cl_command_queue q = clCreateCommandQueue(c, d[0], 0,
+								  &err);
+			cl_mem b = err ? NULL :
+				   clCreateBuffer(c, 0, sizeof(name), NULL,
+						  &err);
+			char back[sizeof(name)];
+
+			if (err ||
+			    clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof(name),
+						 name, 0, NULL, NULL) ||
+			    clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof(back),
+						back, 0, NULL, NULL) ||
+			    memcmp(name, back, sizeof(back)))
+				w->failures++;
+			if (b)
+				clReleaseMemObject(b);
+			if (q)
+				clReleaseCommandQueue(q);
+		}
+		if (clReleaseContext(c) || clReleaseContext(c))
 			w->failures++;
 	}
 	return NULL;
@@ -401,6 +426,342 @@ TEST(calls_from_several_threads)
 		pthread_join(t[i], NULL);
 		EXPECT_EQ(0, w[i].failures) TH_LOG("thread %d", i);
 	}
+}
+
+/* A context and in-order profiling queue on the first device. */
+struct env {
+	cl_platform_id p;
+	cl_device_id d;
+	cl_context c;
+	cl_command_queue q;
+};
+
+static void env_open(struct __test_metadata *_metadata, struct env *e,
+		     cl_command_queue_properties props)
+{
+	cl_int err;
+
+	e->p = the_platform(_metadata);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(e->p, CL_DEVICE_TYPE_DEFAULT, 1,
+					     &e->d, NULL));
+	e->c = clCreateContext(NULL, 1, &e->d, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	e->q = clCreateCommandQueue(e->c, e->d, props, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+}
+
+static void env_close(struct env *e)
+{
+	clReleaseCommandQueue(e->q);
+	clReleaseContext(e->c);
+}
+
+static cl_kernel build_kernel(struct __test_metadata *_metadata,
+			      struct env *e, const char *src, const char *name,
+			      cl_program *prog)
+{
+	char log[4096] = "";
+	cl_kernel k;
+	cl_int err;
+
+	*prog = clCreateProgramWithSource(e->c, 1, &src, NULL, &err);
+	EXPECT_EQ(CL_SUCCESS, err);
+	err = clBuildProgram(*prog, 1, &e->d, NULL, NULL, NULL);
+	clGetProgramBuildInfo(*prog, e->d, CL_PROGRAM_BUILD_LOG, sizeof(log),
+			      log, NULL);
+	EXPECT_EQ(CL_SUCCESS, err) TH_LOG("log: %s", log);
+	k = clCreateKernel(*prog, name, &err);
+	EXPECT_EQ(CL_SUCCESS, err);
+	return k;
+}
+
+static const char *saxpy_src =
+	"kernel void saxpy(float a, global const float *x, global float *y)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	y[i] = a * x[i] + y[i];\n"
+	"}\n";
+
+TEST(kernel_runs_with_profiling_in_device_time)
+{
+	enum { N = 4096 };
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_mem xb, yb;
+	cl_event ev;
+	cl_ulong t[4];
+	cl_int err, st = 1;
+	float a = 3.0f, x[N], y[N];
+	size_t global = N, local = 64, i;
+	cl_uint nargs = 0;
+	char name[32];
+
+	env_open(_metadata, &e, CL_QUEUE_PROFILING_ENABLE);
+	for (i = 0; i < N; i++) {
+		x[i] = (float)i;
+		y[i] = 0.5f;
+	}
+	k = build_kernel(_metadata, &e, saxpy_src, "saxpy", &prog);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS,
+					      sizeof(nargs), &nargs, NULL));
+	EXPECT_EQ(3, nargs);
+	ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME,
+					      sizeof(name), name, NULL));
+	EXPECT_STREQ("saxpy", name);
+	xb = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, sizeof(x), x, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	yb = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, sizeof(y), y, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(a), &a));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(xb), &xb));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(yb), &yb));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     &local, 0, NULL, &ev));
+	/* In order: the read sees the kernel's result. */
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, yb, CL_TRUE, 0,
+						  sizeof(y), y, 0, NULL, NULL));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(a * (float)i + 0.5f, y[i]) TH_LOG("y[%zu]", i);
+	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
+					     CL_EVENT_COMMAND_EXECUTION_STATUS,
+					     sizeof(st), &st, NULL));
+	EXPECT_EQ(CL_COMPLETE, st);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(CL_SUCCESS,
+			  clGetEventProfilingInfo(ev,
+						  CL_PROFILING_COMMAND_QUEUED + i,
+						  sizeof(t[i]), &t[i], NULL));
+	EXPECT_LE(t[0], t[1]);
+	EXPECT_LE(t[1], t[2]);
+	EXPECT_LT(t[2], t[3]);
+	clReleaseEvent(ev);
+	clReleaseMemObject(xb);
+	clReleaseMemObject(yb);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	env_close(&e);
+}
+
+/* The runtime pitfall of issue 23: a static local array and a __local
+ * argument in one kernel. */
+TEST(local_argument_beside_static_local_memory)
+{
+	static const char *src =
+		"kernel void lsum(global const int *in, global int *out,\n"
+		"                 local int *scratch)\n"
+		"{\n"
+		"	local int fixed[64];\n"
+		"	int l = get_local_id(0), g = get_global_id(0);\n"
+		"	fixed[l] = 1000;\n"
+		"	scratch[l] = in[g];\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	out[g] = scratch[63 - l] + fixed[63 - l];\n"
+		"}\n";
+	enum { N = 1024 };
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_mem ib, ob;
+	cl_int err, in[N], out[N];
+	size_t global = N, local = 64, i;
+
+	env_open(_metadata, &e, 0);
+	for (i = 0; i < N; i++)
+		in[i] = (cl_int)i;
+	k = build_kernel(_metadata, &e, src, "lsum", &prog);
+	ASSERT_NE(NULL, k);
+	ib = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY,
+			    sizeof(in), in, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ob = clCreateBuffer(e.c, CL_MEM_WRITE_ONLY, sizeof(out), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(ib), &ib));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(ob), &ob));
+	/* A local argument takes a size and no value. */
+	EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 2, 64 * 4, in));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, 64 * 4, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     &local, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, ob, CL_TRUE, 0,
+						  sizeof(out), out, 0, NULL,
+						  NULL));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ((cl_int)(i / 64 * 64 + 63 - i % 64) + 1000, out[i])
+			TH_LOG("out[%zu]", i);
+	clReleaseMemObject(ib);
+	clReleaseMemObject(ob);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	env_close(&e);
+}
+
+TEST(kernel_and_launch_errors)
+{
+	struct env e;
+	cl_program prog, bad;
+	cl_kernel k;
+	cl_mem b;
+	cl_int err;
+	float a = 1.0f;
+	size_t global = 100, local = 64, size = 0, zero = 0;
+	cl_build_status st = CL_BUILD_NONE;
+	char log[4096] = "";
+	const char *broken = "kernel void k(global int *p) { p[0] = q; }\n";
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, saxpy_src, "saxpy", &prog);
+	ASSERT_NE(NULL, k);
+	b = clCreateBuffer(e.c, 0, 4096 * 4, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_INVALID_ARG_INDEX, clSetKernelArg(k, 3, sizeof(a), &a));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 0, 8, &a));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 4, &b));
+	EXPECT_EQ(CL_INVALID_MEM_OBJECT, clSetKernelArg(k, 1, sizeof(cl_mem),
+							&e.q));
+	/* Arguments missing. */
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(a), &a));
+	EXPECT_EQ(CL_INVALID_KERNEL_ARGS,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global, NULL, 0,
+					 NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(b), &b));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(b), &b));
+	EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global, &local, 0,
+					 NULL, NULL));
+	EXPECT_EQ(CL_INVALID_WORK_DIMENSION,
+		  clEnqueueNDRangeKernel(e.q, k, 0, NULL, &global, NULL, 0,
+					 NULL, NULL));
+	EXPECT_EQ(CL_INVALID_GLOBAL_WORK_SIZE,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, &zero, NULL, 0, NULL,
+					 NULL));
+	EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global, NULL, 1,
+					 NULL, NULL));
+	EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     NULL, 0, NULL, NULL));
+	EXPECT_EQ(CL_SUCCESS, clFinish(e.q));
+	EXPECT_EQ(NULL, clCreateKernel(prog, "nosuch", &err));
+	EXPECT_EQ(CL_INVALID_KERNEL_NAME, err);
+	/* A build failure: its log says where. */
+	bad = clCreateProgramWithSource(e.c, 1, &broken, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE,
+		  clBuildProgram(bad, 0, NULL, NULL, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(bad, e.d,
+						    CL_PROGRAM_BUILD_STATUS,
+						    sizeof(st), &st, NULL));
+	EXPECT_EQ(CL_BUILD_ERROR, st);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(bad, e.d,
+						    CL_PROGRAM_BUILD_LOG,
+						    sizeof(log), log, &size));
+	EXPECT_NE(NULL, strstr(log, "error")) TH_LOG("log: %s", log);
+	EXPECT_EQ(NULL, clCreateKernel(bad, "k", &err));
+	EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, err);
+	EXPECT_EQ(NULL, clCreateProgramWithSource(e.c, 0, &broken, NULL, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	clReleaseProgram(bad);
+	clReleaseMemObject(b);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	env_close(&e);
+}
+
+static int destroyed[2], order;
+
+static void CL_CALLBACK on_destroy(cl_mem m, void *user)
+{
+	destroyed[(intptr_t)user] = ++order;
+}
+
+TEST(buffer_commands)
+{
+	enum { N = 1024 };
+	struct env e;
+	cl_int err, host[N], got[N], pattern = 0x5a5a5a5a;
+	cl_mem a, b, u;
+	cl_uint maps = 9;
+	cl_int *m;
+	size_t i;
+
+	env_open(_metadata, &e, 0);
+	for (i = 0; i < N; i++)
+		host[i] = (cl_int)i;
+	a = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, sizeof(host), host, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	b = clCreateBuffer(e.c, 0, sizeof(host), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueCopyBuffer(e.q, a, b, 4, 0, 400, 0, NULL,
+						  NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, b, CL_TRUE, 0, 400, got,
+						  0, NULL, NULL));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ((cl_int)i + 1, got[i]);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(e.q, b, &pattern, 4, 8, 16, 0,
+						  NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, b, CL_TRUE, 0, 32, got,
+						  0, NULL, NULL));
+	EXPECT_EQ(1, got[0]);
+	EXPECT_EQ(pattern, got[2]);
+	EXPECT_EQ(pattern, got[5]);
+	EXPECT_EQ(7, got[6]);
+	/* Maps: the buffer's bytes, and writes through one land. */
+	m = clEnqueueMapBuffer(e.q, a, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 16,
+			       64, 0, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(4, m[0]);
+	ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(a, CL_MEM_MAP_COUNT,
+						 sizeof(maps), &maps, NULL));
+	EXPECT_EQ(1, maps);
+	m[1] = -5;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(e.q, a, m, 0, NULL,
+						      NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clEnqueueUnmapMemObject(e.q, a, m, 0, NULL,
+							    NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, a, CL_TRUE, 20, 4, got,
+						  0, NULL, NULL));
+	EXPECT_EQ(-5, got[0]);
+	/* CL_MEM_USE_HOST_PTR: a map hands out the program's memory. */
+	u = clCreateBuffer(e.c, CL_MEM_USE_HOST_PTR, sizeof(host), host, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	m = clEnqueueMapBuffer(e.q, u, CL_TRUE, CL_MAP_READ, 0, sizeof(host), 0,
+			       NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ((void *)host, (void *)m);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(e.q, u, m, 0, NULL,
+						      NULL));
+	/* Errors. */
+	EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBuffer(e.q, a, CL_TRUE, 4,
+							sizeof(host), got, 0,
+							NULL, NULL));
+	EXPECT_EQ(CL_MEM_COPY_OVERLAP, clEnqueueCopyBuffer(e.q, a, a, 0, 8, 16,
+							   0, NULL, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE, clEnqueueFillBuffer(e.q, a, &pattern, 3, 0,
+							12, 0, NULL, NULL));
+	EXPECT_EQ(NULL, clCreateBuffer(e.c, 0, 0, NULL, &err));
+	EXPECT_EQ(CL_INVALID_BUFFER_SIZE, err);
+	EXPECT_EQ(NULL, clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, 4, NULL,
+				       &err));
+	EXPECT_EQ(CL_INVALID_HOST_PTR, err);
+	EXPECT_EQ(NULL, clCreateBuffer(e.c, CL_MEM_READ_ONLY |
+				       CL_MEM_WRITE_ONLY, 4, NULL, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	EXPECT_EQ(CL_INVALID_MEM_OBJECT,
+		  clEnqueueReadBuffer(e.q, (cl_mem)e.q, CL_TRUE, 0, 4, got, 0,
+				      NULL, NULL));
+	/* Destructor callbacks, the last registered first, at the free. */
+	ASSERT_EQ(CL_SUCCESS, clSetMemObjectDestructorCallback(b, on_destroy,
+							       (void *)0));
+	ASSERT_EQ(CL_SUCCESS, clSetMemObjectDestructorCallback(b, on_destroy,
+							       (void *)1));
+	EXPECT_EQ(0, destroyed[0]);
+	clReleaseMemObject(b);
+	EXPECT_EQ(2, destroyed[0]);
+	EXPECT_EQ(1, destroyed[1]);
+	clReleaseMemObject(a);
+	clReleaseMemObject(u);
+	env_close(&e);
 }
 
 TEST_HARNESS_MAIN

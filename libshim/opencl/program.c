@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvmgpu-opencl: programs from OpenCL C source, built by the compiler
+ * in-process (libshim/compiler, vmgpu_program_build) for the ISA version
+ * of the newest device; the runtime loads the executables on each device
+ * of the context when a kernel is made.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+#include "vmgpu/compiler.h"
+
+static void program_free(struct _cl_program *pr)
+{
+	struct _cl_context *c = pr->ctx;
+
+	vmgpu_program_destroy(pr->prog);
+	free(pr->source);
+	free(pr->log);
+	free(pr->options);
+	pthread_mutex_destroy(&pr->lock);
+	free(pr);
+	vcl_context_put(c);
+}
+
+void vcl_program_put(struct _cl_program *pr)
+{
+	if (vcl_obj_release(pr->ctx->platform, pr, VCL_PROGRAM) == 1)
+		program_free(pr);
+}
+
+cl_program vcl_clCreateProgramWithSource(cl_context context, cl_uint count,
+					 const char **strings,
+					 const size_t *lengths,
+					 cl_int *errcode_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	struct _cl_program *pr;
+	size_t total = 0, n, at = 0;
+	cl_int err;
+	cl_uint i;
+
+	if (!vcl_obj_get(p, context, VCL_CONTEXT, true)) {
+		err = CL_INVALID_CONTEXT;
+		goto fail;
+	}
+	err = CL_INVALID_VALUE;
+	if (!count || !strings)
+		goto fail_ctx;
+	for (i = 0; i < count; i++) {
+		if (!strings[i])
+			goto fail_ctx;
+		total += lengths && lengths[i] ? lengths[i] :
+						 strlen(strings[i]);
+	}
+	err = CL_OUT_OF_HOST_MEMORY;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		goto fail_ctx;
+	pr->source = malloc(total + 1);
+	if (!pr->source) {
+		free(pr);
+		goto fail_ctx;
+	}
+	for (i = 0; i < count; i++) {
+		n = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
+		memcpy(pr->source + at, strings[i], n);
+		at += n;
+	}
+	pr->source[at] = 0;
+	pr->dispatch = &vcl_dispatch;
+	pr->o.kind = VCL_PROGRAM;
+	pr->o.refs = 1;
+	pr->ctx = context;
+	pr->status = CL_BUILD_NONE;
+	pthread_mutex_init(&pr->lock, NULL);
+	if (vcl_obj_add(p, pr)) {
+		program_free(pr);
+		goto fail;
+	}
+	if (errcode_ret)
+		*errcode_ret = CL_SUCCESS;
+	return pr;
+fail_ctx:
+	vcl_context_put(context);
+fail:
+	if (errcode_ret)
+		*errcode_ret = err;
+	return NULL;
+}
+
+cl_int vcl_clRetainProgram(cl_program program)
+{
+	return vcl_obj_get(vcl_platform(NULL), program, VCL_PROGRAM, true) ?
+	       CL_SUCCESS : CL_INVALID_PROGRAM;
+}
+
+cl_int vcl_clReleaseProgram(cl_program program)
+{
+	switch (vcl_obj_release(vcl_platform(NULL), program, VCL_PROGRAM)) {
+	case 1:
+		program_free(program);
+		return CL_SUCCESS;
+	case 0:
+		return CL_SUCCESS;
+	default:
+		return CL_INVALID_PROGRAM;
+	}
+}
+
+cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
+			  const cl_device_id *device_list, const char *options,
+			  void (CL_CALLBACK *pfn_notify)(cl_program, void *),
+			  void *user_data)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	struct vmgpu_program *prog = NULL;
+	char *log = NULL, *opts;
+	cl_int err = CL_SUCCESS;
+	cl_uint i;
+	int r;
+
+	if (!vcl_obj_get(p, program, VCL_PROGRAM, true))
+		return CL_INVALID_PROGRAM;
+	if ((!device_list && num_devices) || (device_list && !num_devices) ||
+	    (!pfn_notify && user_data)) {
+		err = CL_INVALID_VALUE;
+		goto out;
+	}
+	for (i = 0; i < num_devices; i++)
+		if (!vcl_context_has_device(program->ctx, device_list[i])) {
+			err = CL_INVALID_DEVICE;
+			goto out;
+		}
+	opts = strdup(options ? options : "");
+	if (!opts) {
+		err = CL_OUT_OF_HOST_MEMORY;
+		goto out;
+	}
+	pthread_mutex_lock(&program->lock);
+	if (program->nkernels) {
+		pthread_mutex_unlock(&program->lock);
+		free(opts);
+		err = CL_INVALID_OPERATION;
+		goto out;
+	}
+	r = vmgpu_program_build(program->source, opts, &prog, &log);
+	vmgpu_program_destroy(program->prog);
+	free(program->log);
+	free(program->options);
+	program->prog = r ? NULL : prog;
+	program->log = log;
+	program->options = opts;
+	program->status = r ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+	pthread_mutex_unlock(&program->lock);
+	if (r)
+		err = r == -EINVAL ? CL_BUILD_PROGRAM_FAILURE :
+		      r == -ENOMEM ? CL_OUT_OF_HOST_MEMORY :
+				     CL_BUILD_PROGRAM_FAILURE;
+	if (pfn_notify)
+		pfn_notify(program, user_data);
+out:
+	vcl_program_put(program);
+	return err;
+}
+
+cl_int vcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
+			    size_t param_value_size, void *param_value,
+			    size_t *param_value_size_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	cl_uint u;
+	size_t sz, n;
+	char *names = NULL;
+	cl_int err;
+	int i, k;
+
+	if (!vcl_obj_get(p, program, VCL_PROGRAM, true))
+		return CL_INVALID_PROGRAM;
+	pthread_mutex_lock(&program->lock);
+	switch (param_name) {
+	case CL_PROGRAM_REFERENCE_COUNT:
+		pthread_mutex_lock(&p->lock);
+		u = program->o.refs - 1;
+		pthread_mutex_unlock(&p->lock);
+		err = vcl_info(&u, sizeof(u), param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_PROGRAM_CONTEXT:
+		err = vcl_info(&program->ctx, sizeof(cl_context),
+			       param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_PROGRAM_NUM_DEVICES:
+		err = vcl_info(&program->ctx->ndevices, sizeof(cl_uint),
+			       param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_PROGRAM_DEVICES:
+		err = vcl_info(program->ctx->devices,
+			       program->ctx->ndevices * sizeof(cl_device_id),
+			       param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_PROGRAM_SOURCE:
+		err = vcl_info_str(program->source, param_value_size,
+				   param_value, param_value_size_ret);
+		break;
+	case CL_PROGRAM_NUM_KERNELS:
+	case CL_PROGRAM_KERNEL_NAMES:
+		if (!program->prog) {
+			err = CL_INVALID_PROGRAM_EXECUTABLE;
+			break;
+		}
+		k = vmgpu_program_kernel_count(program->prog);
+		if (param_name == CL_PROGRAM_NUM_KERNELS) {
+			sz = (size_t)k;
+			err = vcl_info(&sz, sizeof(sz), param_value_size,
+				       param_value, param_value_size_ret);
+			break;
+		}
+		for (n = 1, i = 0; i < k; i++)
+			n += strlen(vmgpu_program_kernel_name(program->prog,
+							      (uint32_t)i)) + 1;
+		names = calloc(1, n);
+		if (!names) {
+			err = CL_OUT_OF_HOST_MEMORY;
+			break;
+		}
+		for (i = 0; i < k; i++) {
+			if (i)
+				strcat(names, ";");
+			strcat(names, vmgpu_program_kernel_name(program->prog,
+								(uint32_t)i));
+		}
+		err = vcl_info_str(names, param_value_size, param_value,
+				   param_value_size_ret);
+		free(names);
+		break;
+	default:
+		/* Binaries (CL_PROGRAM_BINARY_*) come with programs from
+		 * binaries: not yet. */
+		err = CL_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&program->lock);
+	vcl_program_put(program);
+	return err;
+}
+
+cl_int vcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
+				 cl_program_build_info param_name,
+				 size_t param_value_size, void *param_value,
+				 size_t *param_value_size_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	cl_program_binary_type bt;
+	cl_int err;
+
+	if (!vcl_obj_get(p, program, VCL_PROGRAM, true))
+		return CL_INVALID_PROGRAM;
+	if (!vcl_context_has_device(program->ctx, device)) {
+		vcl_program_put(program);
+		return CL_INVALID_DEVICE;
+	}
+	pthread_mutex_lock(&program->lock);
+	switch (param_name) {
+	case CL_PROGRAM_BUILD_STATUS:
+		err = vcl_info(&program->status, sizeof(cl_build_status),
+			       param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_PROGRAM_BUILD_OPTIONS:
+		err = vcl_info_str(program->options ? program->options : "",
+				   param_value_size, param_value,
+				   param_value_size_ret);
+		break;
+	case CL_PROGRAM_BUILD_LOG:
+		err = vcl_info_str(program->log ? program->log : "",
+				   param_value_size, param_value,
+				   param_value_size_ret);
+		break;
+	case CL_PROGRAM_BINARY_TYPE:
+		bt = program->prog ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE :
+				     CL_PROGRAM_BINARY_TYPE_NONE;
+		err = vcl_info(&bt, sizeof(bt), param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	default:
+		err = CL_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&program->lock);
+	vcl_program_put(program);
+	return err;
+}
