@@ -115,6 +115,20 @@ struct vmgpu_rt_backend {
 	void *opaque;
 };
 
+/*
+ * The embedded device (libshim/runtime/embedded.c): a back end of GPUs
+ * simulated in the process by the device model, for hosts without a VM.
+ * @config: comma-separated name=value, the device's settings (gpus,
+ * sms, clock-khz, ...: vmgpu-settings) and memory=MB, the guest memory
+ * it simulates (default 1024); NULL: the environment variable
+ * VMGPU_EMBEDDED; unset or empty: the defaults with gpus=4. -EINVAL and
+ * a message naming the setting in @err for a bad one. Close it after the
+ * runtimes using it are destroyed.
+ */
+int vmgpu_rt_embedded_open(const char *config, struct vmgpu_rt_backend *out,
+			   char *err, size_t errlen);
+void vmgpu_rt_embedded_close(struct vmgpu_rt_backend *be);
+
 /* ------------------------------------------------------------------ */
 /* The runtime                                                          */
 /* ------------------------------------------------------------------ */
