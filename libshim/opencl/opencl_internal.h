@@ -48,6 +48,7 @@ struct _cl_platform_id {
 	const struct _cl_icd_dispatch *dispatch;
 	struct vcl_obj o;
 	struct vmgpu_rt *rt;
+	struct vmgpu_rt_backend embedded;	/* ops NULL: none */
 	struct _cl_device_id *devices;
 	cl_uint ndevices;
 	/* Live objects, for handle checks: an open-addressed set. */

@@ -9,11 +9,14 @@
  *
  * The one platform is made on the first call that needs it and lives as
  * long as the process (an ICD is asked for its platforms with no handle
- * to keep them in): the runtime with every vmgpu render node's GPUs and
- * the runtime's CPU device, and one device object for each.
+ * to keep them in): the runtime with every vmgpu render node's GPUs, or,
+ * with none, the embedded device's (the device model in-process,
+ * VMGPU_EMBEDDED), and the runtime's CPU device; one device object for
+ * each.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +35,8 @@ static cl_int platform_err = CL_SUCCESS;
 static void platform_free(struct _cl_platform_id *p)
 {
 	vmgpu_rt_destroy(p->rt);
+	if (p->embedded.ops)
+		vmgpu_rt_embedded_close(&p->embedded);
 	free(p->devices);
 	free(p->live);
 	pthread_mutex_destroy(&p->lock);
@@ -56,6 +61,28 @@ static void platform_make(void)
 	if (!p->live || vmgpu_rt_create(&cfg, &p->rt)) {
 		platform_free(p);
 		return;
+	}
+	/*
+	 * No vmgpu render node (a plain host): the embedded device, the
+	 * device model in-process, configured by VMGPU_EMBEDDED.
+	 */
+	if (vmgpu_rt_device_count(p->rt) == 1) {
+		char err[256];
+
+		if (!vmgpu_rt_embedded_open(NULL, &p->embedded, err,
+					    sizeof(err))) {
+			vmgpu_rt_destroy(p->rt);
+			p->rt = NULL;
+			cfg.backends = &p->embedded;
+			cfg.num_backends = 1;
+			if (vmgpu_rt_create(&cfg, &p->rt)) {
+				platform_free(p);
+				return;
+			}
+		} else {
+			fprintf(stderr, "vmgpu OpenCL: no embedded GPUs: %s\n",
+				err);
+		}
 	}
 	n = vmgpu_rt_device_count(p->rt);
 	p->devices = n > 0 ? calloc((size_t)n, sizeof(*p->devices)) : NULL;
