@@ -169,6 +169,9 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 		return nullptr;
 	}
 	inv->getHeaderSearchOpts().ResourceDir = VMGPU_CLANG_RESOURCE_DIR;
+	/* No vmgpu device has images: OpenCL C says the macro is then
+	 * not defined at all (clang's SPIR target defines it). */
+	inv->getPreprocessorOpts().addMacroUndef("__IMAGE_SUPPORT__");
 	inv->getPreprocessorOpts().addRemappedFile(
 		name, MemoryBuffer::getMemBufferCopy(src, name).release());
 	if (debug) {	/* the program, not the library */

@@ -116,6 +116,49 @@ fail:
 	return NULL;
 }
 
+cl_int vcl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+				    cl_kernel *kernels,
+				    cl_uint *num_kernels_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	cl_int err = CL_SUCCESS;
+	bool built;
+	cl_uint i, n;
+
+	if (!vcl_obj_get(p, program, VCL_PROGRAM, true))
+		return CL_INVALID_PROGRAM;
+	pthread_mutex_lock(&program->lock);
+	built = program->prog;
+	n = built ? (cl_uint)vmgpu_program_kernel_count(program->prog) : 0;
+	pthread_mutex_unlock(&program->lock);
+	if (!built)
+		err = CL_INVALID_PROGRAM_EXECUTABLE;
+	else if (kernels && num_kernels < n)
+		err = CL_INVALID_VALUE;
+	for (i = 0; !err && kernels && i < n; i++) {
+		char *name = NULL;
+
+		pthread_mutex_lock(&program->lock);
+		if (program->prog)
+			name = strdup(vmgpu_program_kernel_name(program->prog,
+								i));
+		pthread_mutex_unlock(&program->lock);
+		if (!name) {
+			err = CL_OUT_OF_HOST_MEMORY;
+		} else {
+			kernels[i] = vcl_clCreateKernel(program, name, &err);
+			free(name);
+		}
+		if (err)
+			while (i--)
+				vcl_clReleaseKernel(kernels[i]);
+	}
+	if (!err && num_kernels_ret)
+		*num_kernels_ret = n;
+	vcl_program_put(program);
+	return err;
+}
+
 cl_int vcl_clRetainKernel(cl_kernel kernel)
 {
 	return vcl_obj_get(vcl_platform(NULL), kernel, VCL_KERNEL, true) ?
