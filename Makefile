@@ -193,9 +193,10 @@ $(OCL_SO): $(OCL_OBJ) libshim/opencl/libvmgpu-opencl.map $(LIBRT_A) \
 		-o $@ $(OCL_OBJ) $(LIBRT_A) $(LIBCORE_A) $(LIBVMGPU_A) \
 		$(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
-# Its host test goes through Debian's ICD loader, as programs do.
-$(O)/host-tests/test_opencl: $(O)/asan/selftests/host/test_opencl.o \
-		| $(OCL_ICD)
+# Its host tests (test_opencl*) go through Debian's ICD loader, as
+# programs do, and share only the harness.
+OCL_HTESTS := $(filter $(O)/host-tests/test_opencl%,$(HTESTS))
+$(OCL_HTESTS): $(O)/host-tests/%: $(O)/asan/selftests/host/%.o | $(OCL_ICD)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ -lOpenCL -pthread
 
