@@ -210,14 +210,17 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 		if (arg_size != sizeof(cl_mem))
 			return CL_INVALID_ARG_SIZE;
 		m = arg_value ? *(const cl_mem *)arg_value : NULL;
-		/* A NULL buffer is a NULL pointer: not supported yet. */
-		if (!vcl_obj_get(p, m, VCL_MEM, false) ||
-		    m->ctx != kernel->program->ctx)
-			return CL_INVALID_MEM_OBJECT;
 		memset(a, 0, sizeof(*a));
 		a->a.type = VMGPU_PARAM_BUF_RW;
-		a->a.buf = m->buf;
-		a->mem = m;
+		/* No buffer: a NULL pointer, as OpenCL allows. */
+		if (m) {
+			if (!vcl_obj_get(p, m, VCL_MEM, false) ||
+			    m->ctx != kernel->program->ctx)
+				return CL_INVALID_MEM_OBJECT;
+			a->a.buf = m->buf;
+			a->a.offset = m->origin;	/* a sub-buffer's start */
+			a->mem = m;
+		}
 		break;
 	default:
 		if (!arg_value)

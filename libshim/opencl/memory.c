@@ -47,11 +47,24 @@ static void mem_free(struct _cl_mem *m)
 	}
 	if (m->rt_map)
 		vmgpu_rt_buffer_unmap(c->platform->rt, m->buf);
-	if (m->buf)
+	if (m->buf && !m->parent)
 		vmgpu_rt_release(c->platform->rt, m->buf);
 	pthread_mutex_destroy(&m->lock);
+	if (m->parent)
+		vcl_mem_put(m->parent);
 	free(m);
 	vcl_context_put(c);
+}
+
+static cl_int begin(cl_command_queue q, cl_mem m, size_t offset, size_t size,
+		    cl_uint n, const cl_event *list);
+static cl_int end(cl_command_queue q, cl_command_type type, int rterr,
+		  cl_ulong t0, cl_event *event);
+
+/* Where a buffer's bytes are: itself, or the buffer a sub-buffer is of. */
+static struct _cl_mem *root_of(struct _cl_mem *m)
+{
+	return m->parent ? m->parent : m;
 }
 
 cl_mem vcl_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
@@ -182,6 +195,290 @@ cl_int vcl_clSetMemObjectDestructorCallback(cl_mem memobj,
 	return CL_SUCCESS;
 }
 
+/* Under the root's lock: whether mapping @ptr is of @m's range. */
+static cl_uint vcl_map_of(struct _cl_mem *m, void *ptr)
+{
+	struct _cl_mem *root = root_of(m);
+	char *base = root->host_ptr ? root->host_ptr : root->rt_map;
+
+	return base && (char *)ptr >= base + m->origin &&
+	       (char *)ptr < base + m->origin + m->size;
+}
+
+cl_mem vcl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+			     cl_buffer_create_type buffer_create_type,
+			     const void *buffer_create_info,
+			     cl_int *errcode_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	const cl_buffer_region *reg = buffer_create_info;
+	const cl_mem_flags known = VCL_MEM_ACCESS | VCL_MEM_HOST;
+	struct _cl_mem *m;
+	cl_uint i, align = 0;
+	cl_int err;
+
+	if (!vcl_obj_get(p, buffer, VCL_MEM, true)) {
+		err = CL_INVALID_MEM_OBJECT;
+		goto fail;
+	}
+	err = CL_INVALID_MEM_OBJECT;
+	if (buffer->parent)		/* not of a sub-buffer */
+		goto fail_put;
+	err = CL_INVALID_VALUE;
+	if (buffer_create_type != CL_BUFFER_CREATE_TYPE_REGION || !reg ||
+	    (flags & ~known) || !one_bit_at_most(flags & VCL_MEM_ACCESS) ||
+	    !one_bit_at_most(flags & VCL_MEM_HOST))
+		goto fail_put;
+	/* Access no wider than the buffer's: a write-only buffer gives no
+	 * readable sub-buffer, and the host's likewise. */
+	if (((buffer->flags & CL_MEM_WRITE_ONLY) &&
+	     (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) ||
+	    ((buffer->flags & CL_MEM_READ_ONLY) &&
+	     (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) ||
+	    ((buffer->flags & CL_MEM_HOST_WRITE_ONLY) &&
+	     (flags & CL_MEM_HOST_READ_ONLY)) ||
+	    ((buffer->flags & CL_MEM_HOST_READ_ONLY) &&
+	     (flags & CL_MEM_HOST_WRITE_ONLY)) ||
+	    ((buffer->flags & CL_MEM_HOST_NO_ACCESS) &&
+	     (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))))
+		goto fail_put;
+	err = CL_INVALID_BUFFER_SIZE;
+	if (!reg->size)
+		goto fail_put;
+	err = CL_INVALID_VALUE;
+	if (reg->origin > buffer->size || reg->size > buffer->size - reg->origin)
+		goto fail_put;
+	/* The start aligned as every device of the context wants. */
+	for (i = 0; i < buffer->ctx->ndevices; i++) {
+		cl_uint a;
+
+		vcl_clGetDeviceInfo(buffer->ctx->devices[i],
+				    CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(a), &a,
+				    NULL);
+		if (a > align)
+			align = a;
+	}
+	err = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+	if (align && reg->origin % (align / 8))
+		goto fail_put;
+	err = CL_OUT_OF_HOST_MEMORY;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto fail_put;
+	m->dispatch = &vcl_dispatch;
+	m->o.kind = VCL_MEM;
+	m->o.refs = 1;
+	m->ctx = buffer->ctx;
+	vcl_context_get(m->ctx);
+	/* What it does not say, it inherits. */
+	if (!(flags & VCL_MEM_ACCESS))
+		flags |= buffer->flags & VCL_MEM_ACCESS;
+	if (!(flags & VCL_MEM_HOST))
+		flags |= buffer->flags & VCL_MEM_HOST;
+	m->flags = flags | (buffer->flags & VCL_MEM_PTR);
+	m->size = reg->size;
+	m->origin = reg->origin;
+	m->host_ptr = buffer->host_ptr ? (char *)buffer->host_ptr +
+					 reg->origin : NULL;
+	m->buf = buffer->buf;
+	m->parent = buffer;		/* the reference taken above */
+	pthread_mutex_init(&m->lock, NULL);
+	if (vcl_obj_add(p, m)) {
+		mem_free(m);
+		goto fail;
+	}
+	if (errcode_ret)
+		*errcode_ret = CL_SUCCESS;
+	return m;
+fail_put:
+	vcl_mem_put(buffer);
+fail:
+	if (errcode_ret)
+		*errcode_ret = err;
+	return NULL;
+}
+
+/*
+ * The byte ranges of a rectangular region, row by row: @fn for each
+ * row of @region[0] bytes, at the offsets the origins and pitches give
+ * (pitches 0: tightly packed, as OpenCL says).
+ */
+static cl_int rect_check(const size_t *bo, const size_t *ho,
+			 const size_t *region, size_t *brp, size_t *bsp,
+			 size_t *hrp, size_t *hsp, size_t bsize)
+{
+	size_t last;
+
+	if (!bo || !ho || !region || !region[0] || !region[1] || !region[2])
+		return CL_INVALID_VALUE;
+	if (!*brp)
+		*brp = region[0];
+	if (!*bsp)
+		*bsp = region[1] * *brp;
+	if (!*hrp)
+		*hrp = region[0];
+	if (!*hsp)
+		*hsp = region[1] * *hrp;
+	if (*brp < region[0] || *hrp < region[0] ||
+	    *bsp < region[1] * *brp || *hsp < region[1] * *hrp ||
+	    *bsp % *brp || *hsp % *hrp)
+		return CL_INVALID_VALUE;
+	last = (bo[2] + region[2] - 1) * *bsp + (bo[1] + region[1] - 1) * *brp +
+	       bo[0] + region[0];
+	return last > bsize ? CL_INVALID_VALUE : CL_SUCCESS;
+}
+
+static cl_int rect_rw(cl_command_queue q, cl_mem buf, bool write,
+		      const size_t *bo, const size_t *ho, const size_t *region,
+		      size_t brp, size_t bsp, size_t hrp, size_t hsp,
+		      void *ptr, cl_uint n, const cl_event *list,
+		      cl_event *event)
+{
+	cl_ulong t0 = vcl_now_ns();
+	cl_int err = begin(q, buf, 0, 0, n, list);
+	size_t y, z;
+	int r = 0;
+
+	if (err)
+		return err;
+	if (!ptr)
+		return CL_INVALID_VALUE;
+	err = rect_check(bo, ho, region, &brp, &bsp, &hrp, &hsp, buf->size);
+	if (err)
+		return err;
+	if (buf->flags & (write ? CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS :
+			  CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))
+		return CL_INVALID_OPERATION;
+	for (z = 0; z < region[2] && !r; z++)
+		for (y = 0; y < region[1] && !r; y++) {
+			size_t b = buf->origin + (bo[2] + z) * bsp +
+				   (bo[1] + y) * brp + bo[0];
+			char *h = (char *)ptr + (ho[2] + z) * hsp +
+				  (ho[1] + y) * hrp + ho[0];
+
+			r = write ? vmgpu_rt_buffer_write(q->ctx->platform->rt,
+							  buf->buf, b, h,
+							  region[0]) :
+				    vmgpu_rt_buffer_read(q->ctx->platform->rt,
+							 buf->buf, b, h,
+							 region[0]);
+		}
+	return end(q, write ? CL_COMMAND_WRITE_BUFFER_RECT :
+			      CL_COMMAND_READ_BUFFER_RECT, r, t0, event);
+}
+
+cl_int vcl_clEnqueueReadBufferRect(cl_command_queue command_queue,
+				   cl_mem buffer, cl_bool blocking_read,
+				   const size_t *buffer_offset,
+				   const size_t *host_offset,
+				   const size_t *region,
+				   size_t buffer_row_pitch,
+				   size_t buffer_slice_pitch,
+				   size_t host_row_pitch,
+				   size_t host_slice_pitch, void *ptr,
+				   cl_uint num_events_in_wait_list,
+				   const cl_event *event_wait_list,
+				   cl_event *event)
+{
+	return rect_rw(command_queue, buffer, false, buffer_offset,
+		       host_offset, region, buffer_row_pitch,
+		       buffer_slice_pitch, host_row_pitch, host_slice_pitch,
+		       ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+cl_int vcl_clEnqueueWriteBufferRect(cl_command_queue command_queue,
+				    cl_mem buffer, cl_bool blocking_write,
+				    const size_t *buffer_offset,
+				    const size_t *host_offset,
+				    const size_t *region,
+				    size_t buffer_row_pitch,
+				    size_t buffer_slice_pitch,
+				    size_t host_row_pitch,
+				    size_t host_slice_pitch, const void *ptr,
+				    cl_uint num_events_in_wait_list,
+				    const cl_event *event_wait_list,
+				    cl_event *event)
+{
+	return rect_rw(command_queue, buffer, true, buffer_offset,
+		       host_offset, region, buffer_row_pitch,
+		       buffer_slice_pitch, host_row_pitch, host_slice_pitch,
+		       (void *)ptr, num_events_in_wait_list, event_wait_list,
+		       event);
+}
+
+cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
+				   cl_mem src_buffer, cl_mem dst_buffer,
+				   const size_t *src_origin,
+				   const size_t *dst_origin,
+				   const size_t *region, size_t src_row_pitch,
+				   size_t src_slice_pitch, size_t dst_row_pitch,
+				   size_t dst_slice_pitch,
+				   cl_uint num_events_in_wait_list,
+				   const cl_event *event_wait_list,
+				   cl_event *event)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	size_t srp = src_row_pitch, ssp = src_slice_pitch;
+	size_t drp = dst_row_pitch, dsp = dst_slice_pitch, bytes;
+	cl_ulong t0 = vcl_now_ns();
+	size_t y, z;
+	char *tmp;
+	cl_int err;
+	int r = 0;
+
+	if (!vcl_obj_get(p, dst_buffer, VCL_MEM, false))
+		return CL_INVALID_MEM_OBJECT;
+	err = begin(command_queue, src_buffer, 0, 0, num_events_in_wait_list,
+		    event_wait_list);
+	if (err)
+		return err;
+	if (dst_buffer->ctx != command_queue->ctx)
+		return CL_INVALID_CONTEXT;
+	err = rect_check(src_origin, dst_origin, region, &srp, &ssp, &drp, &dsp,
+			 src_buffer->size);
+	if (!err)
+		err = rect_check(dst_origin, src_origin, region, &drp, &dsp,
+				 &srp, &ssp, dst_buffer->size);
+	if (err)
+		return err;
+	/* One buffer: the same pitches, and the regions may not overlap. */
+	if (root_of(src_buffer) == root_of(dst_buffer)) {
+		size_t so = src_buffer->origin + src_origin[2] * ssp +
+			    src_origin[1] * srp + src_origin[0];
+		size_t d0 = dst_buffer->origin + dst_origin[2] * dsp +
+			    dst_origin[1] * drp + dst_origin[0];
+		size_t span = (region[2] - 1) * ssp + (region[1] - 1) * srp +
+			      region[0];
+
+		if (srp != drp || ssp != dsp)
+			return CL_INVALID_VALUE;
+		if (so < d0 + span && d0 < so + span)
+			return CL_MEM_COPY_OVERLAP;
+	}
+	bytes = region[0];
+	tmp = malloc(bytes);
+	if (!tmp)
+		return CL_OUT_OF_HOST_MEMORY;
+	for (z = 0; z < region[2] && !r; z++)
+		for (y = 0; y < region[1] && !r; y++) {
+			size_t s = src_buffer->origin +
+				   (src_origin[2] + z) * ssp +
+				   (src_origin[1] + y) * srp + src_origin[0];
+			size_t d = dst_buffer->origin +
+				   (dst_origin[2] + z) * dsp +
+				   (dst_origin[1] + y) * drp + dst_origin[0];
+
+			r = vmgpu_rt_buffer_read(p->rt, src_buffer->buf, s, tmp,
+						 bytes);
+			if (!r)
+				r = vmgpu_rt_buffer_write(p->rt,
+							  dst_buffer->buf, d,
+							  tmp, bytes);
+		}
+	free(tmp);
+	return end(command_queue, CL_COMMAND_COPY_BUFFER_RECT, r, t0, event);
+}
+
 cl_int vcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
 			      size_t param_value_size, void *param_value,
 			      size_t *param_value_size_ret)
@@ -215,15 +512,17 @@ cl_int vcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
 			       param_value_size_ret);
 		break;
 	case CL_MEM_MAP_COUNT:
-		pthread_mutex_lock(&memobj->lock);
 		{
+			struct _cl_mem *root = root_of(memobj);
 			struct vcl_map *mp;
 
+			/* This object's mappings: those in its range. */
+			pthread_mutex_lock(&root->lock);
 			u = 0;
-			for (mp = memobj->maps; mp; mp = mp->next)
-				u++;
+			for (mp = root->maps; mp; mp = mp->next)
+				u += vcl_map_of(memobj, mp->ptr);
+			pthread_mutex_unlock(&root->lock);
 		}
-		pthread_mutex_unlock(&memobj->lock);
 		err = vcl_info(&u, sizeof(u), param_value_size, param_value,
 			       param_value_size_ret);
 		break;
@@ -240,10 +539,12 @@ cl_int vcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
 			       param_value_size_ret);
 		break;
 	case CL_MEM_ASSOCIATED_MEMOBJECT:
+		none = memobj->parent;
 		err = vcl_info(&none, sizeof(none), param_value_size,
 			       param_value, param_value_size_ret);
 		break;
 	case CL_MEM_OFFSET:
+		zero = memobj->origin;
 		err = vcl_info(&zero, sizeof(zero), param_value_size,
 			       param_value, param_value_size_ret);
 		break;
@@ -312,7 +613,8 @@ cl_int vcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
 		return CL_INVALID_OPERATION;
 	return end(command_queue, CL_COMMAND_READ_BUFFER,
 		   vmgpu_rt_buffer_read(buffer->ctx->platform->rt, buffer->buf,
-					offset, ptr, size), t0, event);
+					buffer->origin + offset, ptr, size),
+		   t0, event);
 }
 
 cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -334,7 +636,8 @@ cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
 		return CL_INVALID_OPERATION;
 	return end(command_queue, CL_COMMAND_WRITE_BUFFER,
 		   vmgpu_rt_buffer_write(buffer->ctx->platform->rt, buffer->buf,
-					 offset, ptr, size), t0, event);
+					 buffer->origin + offset, ptr, size),
+		   t0, event);
 }
 
 cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
@@ -354,8 +657,10 @@ cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
 		return CL_INVALID_MEM_OBJECT;
 	if (dst_offset > dst->size || size > dst->size - dst_offset || !size)
 		return CL_INVALID_VALUE;
-	if (src == dst && (src_offset < dst_offset + size &&
-			   dst_offset < src_offset + size))
+	/* Overlap within one buffer, sub-buffers of it included. */
+	if (vcl_obj_get(p, src, VCL_MEM, false) && root_of(src) == root_of(dst) &&
+	    src->origin + src_offset < dst->origin + dst_offset + size &&
+	    dst->origin + dst_offset < src->origin + src_offset + size)
 		return CL_MEM_COPY_OVERLAP;
 	err = begin(command_queue, src, src_offset, size,
 		    num_events_in_wait_list, event_wait_list);
@@ -366,10 +671,11 @@ cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
 	tmp = malloc(size);
 	if (!tmp)
 		return CL_OUT_OF_HOST_MEMORY;
-	r = vmgpu_rt_buffer_read(p->rt, src->buf, src_offset, tmp, size);
+	r = vmgpu_rt_buffer_read(p->rt, src->buf, src->origin + src_offset,
+				 tmp, size);
 	if (!r)
-		r = vmgpu_rt_buffer_write(p->rt, dst->buf, dst_offset, tmp,
-					  size);
+		r = vmgpu_rt_buffer_write(p->rt, dst->buf,
+					  dst->origin + dst_offset, tmp, size);
 	free(tmp);
 	return end(command_queue, CL_COMMAND_COPY_BUFFER, r, t0, event);
 }
@@ -401,7 +707,8 @@ cl_int vcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
 	for (i = 0; i < size; i += pattern_size)
 		memcpy(tmp + i, pattern, pattern_size);
 	r = size ? vmgpu_rt_buffer_write(buffer->ctx->platform->rt,
-					 buffer->buf, offset, tmp, size) : 0;
+					 buffer->buf, buffer->origin + offset,
+					 tmp, size) : 0;
 	free(tmp);
 	return end(command_queue, CL_COMMAND_FILL_BUFFER, r, t0, event);
 }
@@ -418,6 +725,7 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	cl_ulong t0 = vcl_now_ns();
 	struct vcl_map *mp = NULL;
+	struct _cl_mem *root;
 	void *base = NULL;
 	cl_int err;
 	int r = 0;
@@ -442,27 +750,28 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	mp = calloc(1, sizeof(*mp));
 	if (!mp)
 		goto fail;
-	pthread_mutex_lock(&buffer->lock);
-	if (buffer->host_ptr) {
+	root = root_of(buffer);
+	pthread_mutex_lock(&root->lock);
+	if (root->host_ptr) {
 		/* The program's memory gets the buffer's bytes. */
-		r = vmgpu_rt_buffer_read(p->rt, buffer->buf, 0,
-					 buffer->host_ptr, buffer->size);
-		base = buffer->host_ptr;
+		r = vmgpu_rt_buffer_read(p->rt, root->buf, 0, root->host_ptr,
+					 root->size);
+		base = root->host_ptr;
 	} else {
-		if (!buffer->rt_map)
-			r = vmgpu_rt_buffer_map(p->rt, buffer->buf,
+		if (!root->rt_map)
+			r = vmgpu_rt_buffer_map(p->rt, root->buf,
 						VMGPU_RT_MAP_READ |
 						VMGPU_RT_MAP_WRITE,
-						&buffer->rt_map);
-		base = buffer->rt_map;
+						&root->rt_map);
+		base = root->rt_map;
 	}
 	if (!r) {
-		mp->ptr = (char *)base + offset;
+		mp->ptr = (char *)base + buffer->origin + offset;
 		mp->flags = map_flags;
-		mp->next = buffer->maps;
-		buffer->maps = mp;
+		mp->next = root->maps;
+		root->maps = mp;
 	}
-	pthread_mutex_unlock(&buffer->lock);
+	pthread_mutex_unlock(&root->lock);
 	err = CL_MAP_FAILURE;
 	if (r)
 		goto fail;
@@ -486,27 +795,29 @@ cl_int vcl_clEnqueueUnmapMemObject(cl_command_queue command_queue,
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	cl_ulong t0 = vcl_now_ns();
 	struct vcl_map **pp, *mp = NULL;
+	struct _cl_mem *root;
 	cl_int err = begin(command_queue, memobj, 0, 0,
 			   num_events_in_wait_list, event_wait_list);
 	int r = 0;
 
 	if (err)
 		return err;
-	pthread_mutex_lock(&memobj->lock);
-	for (pp = &memobj->maps; *pp; pp = &(*pp)->next)
+	root = root_of(memobj);
+	pthread_mutex_lock(&root->lock);
+	for (pp = &root->maps; *pp; pp = &(*pp)->next)
 		if ((*pp)->ptr == mapped_ptr) {
 			mp = *pp;
 			*pp = mp->next;
 			break;
 		}
-	if (mp && memobj->host_ptr && (mp->flags & ~CL_MAP_READ))
-		r = vmgpu_rt_buffer_write(p->rt, memobj->buf, 0,
-					  memobj->host_ptr, memobj->size);
-	if (mp && !memobj->maps && memobj->rt_map) {
-		r = vmgpu_rt_buffer_unmap(p->rt, memobj->buf);
-		memobj->rt_map = NULL;
+	if (mp && root->host_ptr && (mp->flags & ~CL_MAP_READ))
+		r = vmgpu_rt_buffer_write(p->rt, root->buf, 0, root->host_ptr,
+					  root->size);
+	if (mp && !root->maps && root->rt_map) {
+		r = vmgpu_rt_buffer_unmap(p->rt, root->buf);
+		root->rt_map = NULL;
 	}
-	pthread_mutex_unlock(&memobj->lock);
+	pthread_mutex_unlock(&root->lock);
 	if (!mp)
 		return CL_INVALID_VALUE;
 	free(mp);

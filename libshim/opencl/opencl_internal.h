@@ -112,8 +112,15 @@ struct _cl_mem {
 	cl_mem_flags flags;
 	size_t size;
 	void *host_ptr;			/* CL_MEM_USE_HOST_PTR's */
-	vmgpu_rt_handle buf;
-	/* Mappings handed out; the runtime's mapping while there is one. */
+	vmgpu_rt_handle buf;		/* a sub-buffer: its parent's */
+	/* A sub-buffer: its buffer (a reference) and where it starts. */
+	struct _cl_mem *parent;
+	size_t origin;
+	/*
+	 * Mappings handed out, and the runtime's mapping while there is one:
+	 * kept in the buffer a sub-buffer is of, as the runtime maps one
+	 * buffer once.
+	 */
 	pthread_mutex_t lock;
 	struct vcl_map *maps;
 	void *rt_map;

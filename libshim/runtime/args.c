@@ -306,6 +306,14 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 		if (!vmgpu_param_is_buffer(a->type) ||
 		    !buffer_fits(p->type, a->type))
 			return type_err(rt, k, i, a->type);
+		if (!a->buf) {
+			/* A NULL pointer: nothing to move, no data flow; a
+			 * kernel that uses it faults. */
+			uint64_t null = 0;
+
+			memcpy(in->args + p->offset, &null, sizeof(null));
+			continue;
+		}
 		r = rt_lookup(rt, a->buf, RT_KIND_BUFFER, &o);
 		if (r)
 			return rt_err(rt, r, PARAM_FMT ": not a buffer handle (%s)",

@@ -686,4 +686,88 @@ TEST(buffer_commands)
 	env_close(&e);
 }
 
+TEST(sub_buffers_rects_and_null_arguments)
+{
+	static const char *src =
+		"kernel void twice(global int *p, global int *unused)\n"
+		"{\n"
+		"	int i = get_global_id(0);\n"
+		"	if (!unused)\n"
+		"		p[i] *= 2;\n"
+		"}\n";
+	enum { N = 4096, W = 16, H = 8 };
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_buffer_region reg = { .origin = 4096, .size = 1024 * 4 };
+	cl_int err, *host = malloc(N * 4), got[W * H];
+	cl_mem b, sub, none = NULL, assoc = NULL;
+	size_t off = 0, global = 1024, i, x, y;
+	size_t bo[3] = { 4, 2, 0 }, ho[3] = { 0, 0, 0 }, region[3] = { 8, 3, 1 };
+
+	ASSERT_NE(NULL, host);
+	env_open(_metadata, &e, 0);
+	for (i = 0; i < N; i++)
+		host[i] = (cl_int)i;
+	b = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, N * 4, host, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	/* A sub-buffer: its own offset; a kernel on it sees its range. */
+	sub = clCreateSubBuffer(b, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(sub, CL_MEM_OFFSET,
+						 sizeof(off), &off, NULL));
+	EXPECT_EQ(4096, off);
+	ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(sub,
+						 CL_MEM_ASSOCIATED_MEMOBJECT,
+						 sizeof(assoc), &assoc, NULL));
+	EXPECT_EQ(b, assoc);
+	k = build_kernel(_metadata, &e, src, "twice", &prog);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(sub), &sub));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_mem), &none));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, b, CL_TRUE, 0, N * 4,
+						  host, 0, NULL, NULL));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ((cl_int)(i >= 1024 && i < 2048 ? 2 * i : i), host[i])
+			TH_LOG("host[%zu]", i);
+	/* Misaligned start, past the end, of a sub-buffer: refused. */
+	reg.origin = 4;
+	EXPECT_EQ(NULL, clCreateSubBuffer(b, 0, CL_BUFFER_CREATE_TYPE_REGION,
+					  &reg, &err));
+	EXPECT_EQ(CL_MISALIGNED_SUB_BUFFER_OFFSET, err);
+	reg.origin = N * 4;
+	EXPECT_EQ(NULL, clCreateSubBuffer(b, 0, CL_BUFFER_CREATE_TYPE_REGION,
+					  &reg, &err));
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	/* A rectangle: rows of W ints, 8 of them from (4, 2). */
+	memset(got, 0, sizeof(got));
+	bo[0] = 4 * 4;
+	region[0] = 8 * 4;
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBufferRect(e.q, b, CL_TRUE, bo, ho,
+						      region, W * 4, 0, 8 * 4,
+						      0, got, 0, NULL, NULL));
+	for (y = 0; y < 3; y++)
+		for (x = 0; x < 8; x++)
+			ASSERT_EQ((cl_int)((2 + y) * W + 4 + x),
+				  got[y * 8 + x]);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBufferRect(e.q, b, CL_TRUE, bo, ho,
+						       region, W * 4, 0, 8 * 4,
+						       0, got, 0, NULL, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE,
+		  clEnqueueReadBufferRect(e.q, b, CL_TRUE, bo, ho, region, 4,
+					  0, 8 * 4, 0, got, 0, NULL, NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	/* The sub-buffer keeps its buffer alive. */
+	clReleaseMemObject(b);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, sub, CL_TRUE, 0, 4, got,
+						  0, NULL, NULL));
+	EXPECT_EQ(2048, got[0]);
+	clReleaseMemObject(sub);
+	free(host);
+	env_close(&e);
+}
+
 TEST_HARNESS_MAIN

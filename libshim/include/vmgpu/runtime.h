@@ -424,7 +424,7 @@ struct vmgpu_rt_arg {
 		int32_t i32;
 		int64_t i64;
 		float f32;
-		vmgpu_rt_handle buf;	/* BUF_RO, BUF_WO, BUF_RW */
+		vmgpu_rt_handle buf;	/* BUF_RO, BUF_WO, BUF_RW; 0: NULL */
 		uint32_t local_bytes;	/* VMGPU_RT_ARG_LOCAL */
 	};
 	uint64_t offset;		/* bytes into @buf */
