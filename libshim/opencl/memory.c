@@ -823,3 +823,39 @@ cl_int vcl_clEnqueueUnmapMemObject(cl_command_queue command_queue,
 	free(mp);
 	return end(command_queue, CL_COMMAND_UNMAP_MEM_OBJECT, r, t0, event);
 }
+
+/*
+ * The runtime moves a buffer's bytes to where a kernel runs when it runs,
+ * so a migration only orders: it is done when what it waits for is.
+ */
+cl_int vcl_clEnqueueMigrateMemObjects(cl_command_queue command_queue,
+				      cl_uint num_mem_objects,
+				      const cl_mem *mem_objects,
+				      cl_mem_migration_flags flags,
+				      cl_uint num_events_in_wait_list,
+				      const cl_event *event_wait_list,
+				      cl_event *event)
+{
+	const cl_mem_migration_flags known = CL_MIGRATE_MEM_OBJECT_HOST |
+		CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	cl_ulong t0 = vcl_now_ns();
+	cl_uint i;
+	cl_int err;
+
+	if (!vcl_obj_get(p, command_queue, VCL_QUEUE, false))
+		return CL_INVALID_COMMAND_QUEUE;
+	if (!num_mem_objects || !mem_objects || (flags & ~known))
+		return CL_INVALID_VALUE;
+	for (i = 0; i < num_mem_objects; i++) {
+		if (!vcl_obj_get(p, mem_objects[i], VCL_MEM, false))
+			return CL_INVALID_MEM_OBJECT;
+		if (mem_objects[i]->ctx != command_queue->ctx)
+			return CL_INVALID_CONTEXT;
+	}
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
+	if (err < 0 && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+		return err;
+	return end(command_queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, 0, t0, event);
+}
