@@ -139,6 +139,15 @@ struct _cl_program {
 	char *options;
 	cl_build_status status;
 	cl_uint nkernels;		/* kernels made from it, alive */
+	/* Binaries, compile and link (program_link.c, binary.c). */
+	cl_program_binary_type btype;	/* what it holds now */
+	char *object;		/* a compiled object's or library's text */
+	char *cc_options;	/* the compiler's options of that text */
+	struct vmgpu_kernlib *lib;	/* from a binary's executables */
+	bool from_binary;
+	bool arg_info;		/* built with -cl-kernel-arg-info */
+	void *bin;		/* CL_PROGRAM_BINARIES' binary, made once */
+	size_t bin_bytes;
 };
 
 /* One argument as clSetKernelArg left it. */
@@ -211,8 +220,22 @@ void vcl_context_get(struct _cl_context *c);
 void vcl_context_put(struct _cl_context *c);
 bool vcl_context_has_device(const struct _cl_context *c, cl_device_id d);
 
-/* program.c: drop a reference to a program. */
+/* program.c: drop a reference to a program; free one (not live). */
 void vcl_program_put(struct _cl_program *pr);
+void vcl_program_free(struct _cl_program *pr);
+/*
+ * options.c: check OpenCL 1.2 build options (@mode: VCL_OPTS_*) and
+ * give the compiler's in *@out (free() it): CL_INVALID_BUILD_OPTIONS, or
+ * CL_INVALID_LINKER_OPTIONS for clLinkProgram's.
+ */
+enum { VCL_OPTS_BUILD, VCL_OPTS_COMPILE, VCL_OPTS_LINK };
+cl_int vcl_build_options(const char *in, int mode, char **out,
+			 bool *arg_info, bool *create_library);
+/* binary.c: the program's binary (made once, under its lock). */
+cl_int vcl_program_binary(struct _cl_program *pr);
+/* Build @pr's executable from a binary's library (its lock held). */
+int vcl_program_build_lib(struct _cl_program *pr, const char *options,
+			  struct vmgpu_program **out, char **log);
 
 /* memory.c: drop a reference to a buffer. */
 void vcl_mem_put(struct _cl_mem *m);

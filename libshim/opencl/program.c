@@ -3,20 +3,28 @@
  * libvmgpu-opencl: programs from OpenCL C source, built by the compiler
  * in-process (libshim/compiler, vmgpu_program_build) for the ISA version
  * of the newest device; the runtime loads the executables on each device
- * of the context when a kernel is made.
+ * of the context when a kernel is made. Build options are checked and
+ * translated first (options.c); programs from binaries build from
+ * their executables (binary.c); clCompileProgram and clLinkProgram are in
+ * program_link.c.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opencl_internal.h"
 #include "vmgpu/compiler.h"
 
-static void program_free(struct _cl_program *pr)
+void vcl_program_free(struct _cl_program *pr)
 {
 	struct _cl_context *c = pr->ctx;
 
 	vmgpu_program_destroy(pr->prog);
+	vmgpu_kernlib_destroy(pr->lib);
+	free(pr->object);
+	free(pr->cc_options);
+	free(pr->bin);
 	free(pr->source);
 	free(pr->log);
 	free(pr->options);
@@ -28,7 +36,7 @@ static void program_free(struct _cl_program *pr)
 void vcl_program_put(struct _cl_program *pr)
 {
 	if (vcl_obj_release(pr->ctx->platform, pr, VCL_PROGRAM) == 1)
-		program_free(pr);
+		vcl_program_free(pr);
 }
 
 cl_program vcl_clCreateProgramWithSource(cl_context context, cl_uint count,
@@ -77,7 +85,7 @@ cl_program vcl_clCreateProgramWithSource(cl_context context, cl_uint count,
 	pr->status = CL_BUILD_NONE;
 	pthread_mutex_init(&pr->lock, NULL);
 	if (vcl_obj_add(p, pr)) {
-		program_free(pr);
+		vcl_program_free(pr);
 		goto fail;
 	}
 	if (errcode_ret)
@@ -101,7 +109,7 @@ cl_int vcl_clReleaseProgram(cl_program program)
 {
 	switch (vcl_obj_release(vcl_platform(NULL), program, VCL_PROGRAM)) {
 	case 1:
-		program_free(program);
+		vcl_program_free(program);
 		return CL_SUCCESS;
 	case 0:
 		return CL_SUCCESS;
@@ -117,8 +125,9 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 {
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct vmgpu_program *prog = NULL;
-	char *log = NULL, *opts;
+	char *log = NULL, *opts, *cc = NULL, *all = NULL;
 	cl_int err = CL_SUCCESS;
+	bool arg_info = false;
 	cl_uint i;
 	int r;
 
@@ -134,8 +143,12 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 			err = CL_INVALID_DEVICE;
 			goto out;
 		}
+	err = vcl_build_options(options, VCL_OPTS_BUILD, &cc, &arg_info, NULL);
+	if (err)
+		goto out;
 	opts = strdup(options ? options : "");
 	if (!opts) {
+		free(cc);
 		err = CL_OUT_OF_HOST_MEMORY;
 		goto out;
 	}
@@ -143,20 +156,52 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 	if (program->nkernels) {
 		pthread_mutex_unlock(&program->lock);
 		free(opts);
+		free(cc);
 		err = CL_INVALID_OPERATION;
 		goto out;
 	}
-	r = vmgpu_program_build(program->source, opts, &prog, &log);
+	/*
+	 * A binary with executables: those (vmgpu_kernlib_build, no compile
+	 * when they are of the ISA version); a compiled object or library
+	 * from a binary: its text with its compile options, then these.
+	 */
+	if (program->lib && program->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) {
+		r = vcl_program_build_lib(program, cc, &prog, &log);
+		if (!r)
+			arg_info = program->arg_info;
+	} else if (program->source) {
+		r = vmgpu_program_build(program->source, cc, &prog, &log);
+	} else if (asprintf(&all, "%s %s", program->cc_options ?
+			    program->cc_options : "", cc) < 0) {
+		r = -ENOMEM;
+	} else {
+		r = vmgpu_program_build(program->object, all, &prog, &log);
+		free(all);
+	}
+	if (!r && program->source && !program->lib) {	/* the binary's */
+		free(program->cc_options);
+		program->cc_options = cc;
+		cc = NULL;
+		free(program->object);
+		program->object = NULL;
+	}
+	free(cc);
 	vmgpu_program_destroy(program->prog);
 	free(program->log);
 	free(program->options);
+	free(program->bin);
+	program->bin = NULL;
 	program->prog = r ? NULL : prog;
 	program->log = log;
 	program->options = opts;
 	program->status = r ? CL_BUILD_ERROR : CL_BUILD_SUCCESS;
+	if (!r) {
+		program->btype = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+		program->arg_info = arg_info;
+	}
 	pthread_mutex_unlock(&program->lock);
-	if (r)
-		err = r == -EINVAL ? CL_BUILD_PROGRAM_FAILURE :
+	if (r)	/* -ENOEXEC: a binary with nothing for the devices */
+		err = r == -ENOEXEC ? CL_INVALID_BINARY :
 		      r == -ENOMEM ? CL_OUT_OF_HOST_MEMORY :
 				     CL_BUILD_PROGRAM_FAILURE;
 	if (pfn_notify)
@@ -205,7 +250,8 @@ cl_int vcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
 			       param_value_size_ret);
 		break;
 	case CL_PROGRAM_SOURCE:
-		err = vcl_info_str(program->source, param_value_size,
+		err = vcl_info_str(program->source ? program->source : "",
+				   param_value_size,
 				   param_value, param_value_size_ret);
 		break;
 	case CL_PROGRAM_NUM_KERNELS:
@@ -239,9 +285,42 @@ cl_int vcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
 				   param_value_size_ret);
 		free(names);
 		break;
+	case CL_PROGRAM_BINARY_SIZES:
+	case CL_PROGRAM_BINARIES:
+		/* The same binary for every device (binary.c) */
+		err = vcl_program_binary(program);
+		if (err)
+			break;
+		n = program->ctx->ndevices;
+		if (param_name == CL_PROGRAM_BINARY_SIZES) {
+			size_t *sizes = calloc(n ? n : 1, sizeof(size_t));
+
+			if (!sizes) {
+				err = CL_OUT_OF_HOST_MEMORY;
+				break;
+			}
+			for (i = 0; i < (int)n; i++)
+				sizes[i] = program->bin_bytes;
+			err = vcl_info(sizes, n * sizeof(size_t),
+				       param_value_size, param_value,
+				       param_value_size_ret);
+			free(sizes);
+			break;
+		}
+		if (param_value && param_value_size < n * sizeof(char *)) {
+			err = CL_INVALID_VALUE;
+			break;
+		}
+		for (i = 0; param_value && i < (int)n; i++)
+			if (((unsigned char **)param_value)[i] &&
+			    program->bin_bytes)
+				memcpy(((unsigned char **)param_value)[i],
+				       program->bin, program->bin_bytes);
+		if (param_value_size_ret)
+			*param_value_size_ret = n * sizeof(char *);
+		err = CL_SUCCESS;
+		break;
 	default:
-		/* Binaries (CL_PROGRAM_BINARY_*) come with programs from
-		 * binaries: not yet. */
 		err = CL_INVALID_VALUE;
 	}
 	pthread_mutex_unlock(&program->lock);
@@ -282,8 +361,7 @@ cl_int vcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
 				   param_value_size_ret);
 		break;
 	case CL_PROGRAM_BINARY_TYPE:
-		bt = program->prog ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE :
-				     CL_PROGRAM_BINARY_TYPE_NONE;
+		bt = program->btype;
 		err = vcl_info(&bt, sizeof(bt), param_value_size, param_value,
 			       param_value_size_ret);
 		break;
@@ -293,4 +371,20 @@ cl_int vcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
 	pthread_mutex_unlock(&program->lock);
 	vcl_program_put(program);
 	return err;
+}
+
+/*
+ * The compiler is part of the library, with no state between builds
+ * (compiler.rst): there is nothing to unload, and later builds work.
+ */
+cl_int vcl_clUnloadPlatformCompiler(cl_platform_id platform)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+
+	return p && platform == p ? CL_SUCCESS : CL_INVALID_PLATFORM;
+}
+
+cl_int vcl_clUnloadCompiler(void)
+{
+	return CL_SUCCESS;
 }

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libvmgpu-opencl: clGetKernelArgInfo. The executable's signature gives
+ * each parameter's name and kind (vmgpu_rt_kernel_param_info: a global
+ * buffer, a __local pointer, a scalar), hence the address qualifier; the
+ * access qualifier is NONE (no images). The signature has no C type
+ * names, and the compiler's API does not hand out clang's argument info,
+ * so the type name and type qualifiers are read from the kernel's
+ * declaration in the program's text: the parameter list of
+ * "kernel void NAME(", split at its commas, each parameter's last word
+ * its name. When that declaration cannot be read that way (it comes from
+ * a macro, a name differs from the signature's, a program from a plain
+ * kernel library with no text) those two queries answer
+ * CL_KERNEL_ARG_INFO_NOT_AVAILABLE. All of it only for a program built
+ * with -cl-kernel-arg-info, as OpenCL 1.2 says.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+
+/* @s without comments (same length: comments become spaces). */
+static char *no_comments(const char *s)
+{
+	char *t = strdup(s), *c;
+
+	if (!t)
+		return NULL;
+	for (c = t; *c; c++) {
+		if (c[0] == '/' && c[1] == '/') {
+			while (*c && *c != '\n')
+				*c++ = ' ';
+			if (!*c)
+				break;
+		} else if (c[0] == '/' && c[1] == '*') {
+			*c++ = ' ';
+			*c++ = ' ';
+			while (*c && !(c[0] == '*' && c[1] == '/'))
+				*c++ = ' ';
+			if (!*c)
+				break;
+			*c++ = ' ';
+			*c = ' ';
+		} else if (*c == '"') {
+			for (c++; *c && *c != '"' && *c != '\n'; c++)
+				if (*c == '\\' && c[1])
+					c++;
+			if (!*c)
+				break;
+		}
+	}
+	return t;
+}
+
+static bool ident(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The word at @s (an identifier) equals @w. */
+static bool word_is(const char *start, const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (s == start || !ident(s[-1])) && !strncmp(s, w, n) &&
+	       !ident(s[n]);
+}
+
+/* The text between the parentheses of kernel @name's declaration. */
+static const char *params_of(const char *t, const char *name, size_t *len)
+{
+	const char *s, *q;
+	size_t n = strlen(name);
+	int depth;
+
+	for (s = t; (s = strstr(s, name)); s += n) {
+		if (!word_is(t, s, name))
+			continue;
+		for (q = s + n; isspace((unsigned char)*q); q++)
+			;
+		if (*q != '(')
+			continue;
+		/* "kernel" or "__kernel" before it (attributes between) */
+		for (size_t back = 0; back <= (size_t)(s - t) && back < 512;
+		     back++)
+			if (word_is(t, s - back, "kernel") ||
+			    word_is(t, s - back, "__kernel"))
+				goto found;
+		continue;
+found:
+		s = ++q;
+		for (depth = 1; *q && depth; q++)
+			depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+		if (depth)
+			return NULL;
+		*len = (size_t)(q - 1 - s);
+		return s;
+	}
+	return NULL;
+}
+
+struct decl {
+	char type[256];			/* CL_KERNEL_ARG_TYPE_NAME */
+	cl_kernel_arg_type_qualifier q;
+	bool constant;			/* __constant */
+};
+
+/* Parameter @index of the list @s (@n bytes) named @want. */
+static bool param_decl(const char *s, size_t n, cl_uint index,
+		       const char *want, struct decl *d)
+{
+	static const char *const skip[] = {
+		"global", "__global", "local", "__local", "private",
+		"__private", "read_only", "__read_only", "write_only",
+		"__write_only", "read_write", "__read_write", "struct",
+	};
+	char words[32][64], *name;
+	const char *e = s + n, *p;
+	int nw = 0, stars = 0, i, depth = 0;
+	size_t k;
+
+	memset(d, 0, sizeof(*d));
+	for (p = s; index && p < e; p++) {	/* to the parameter */
+		depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		if (*p == ',' && !depth)
+			index--;
+	}
+	if (index)
+		return false;
+	s = p;
+	for (p = s; p < e && *p != ','; ) {
+		if (isspace((unsigned char)*p)) {
+			p++;
+		} else if (*p == '*') {
+			/* qualifiers after the star are the pointer's */
+			stars++;
+			p++;
+		} else if (ident(*p)) {
+			for (k = 0; p + k < e && ident(p[k]); k++)
+				;
+			if (nw == 32 || k >= 64)
+				return false;
+			memcpy(words[nw], p, k);
+			words[nw][k] = 0;
+			p += k;
+			if (!strcmp(words[nw], "const") ||
+			    !strcmp(words[nw], "__const")) {
+				if (!stars)
+					d->q |= CL_KERNEL_ARG_TYPE_CONST;
+			} else if (!strcmp(words[nw], "restrict") ||
+				   !strcmp(words[nw], "__restrict")) {
+				d->q |= CL_KERNEL_ARG_TYPE_RESTRICT;
+			} else if (!strcmp(words[nw], "volatile") ||
+				   !strcmp(words[nw], "__volatile")) {
+				if (!stars)
+					d->q |= CL_KERNEL_ARG_TYPE_VOLATILE;
+			} else if (!strcmp(words[nw], "constant") ||
+				   !strcmp(words[nw], "__constant")) {
+				d->constant = true;
+			} else {
+				for (i = 0; i < (int)(sizeof(skip) /
+						      sizeof(skip[0])); i++)
+					if (!strcmp(words[nw], skip[i]))
+						break;
+				if (i == (int)(sizeof(skip) / sizeof(skip[0])))
+					nw++;
+			}
+		} else {
+			return false;	/* arrays, macros' tokens: not read */
+		}
+	}
+	if (nw < 2)
+		return false;
+	name = words[nw - 1];
+	if (strcmp(name, want) &&
+	    !(want[0] && !strncmp(name, want, strlen(want))))
+		return false;
+	/* OpenCL C's unsigned types by their short names */
+	if (nw == 3 && !strcmp(words[0], "unsigned")) {
+		if (!strcmp(words[1], "char") || !strcmp(words[1], "short") ||
+		    !strcmp(words[1], "int") || !strcmp(words[1], "long")) {
+			words[0][0] = 'u';
+			memcpy(words[0] + 1, words[1], strlen(words[1]) + 1);
+			memmove(words[1], words[2], sizeof(words[1]));
+			nw = 2;
+		}
+	} else if (nw == 2 && !strcmp(words[0], "unsigned")) {
+		strcpy(words[0], "uint");
+	}
+	for (i = 0; i < nw - 1; i++) {
+		if (i)
+			strcat(d->type, " ");
+		if (strlen(d->type) + strlen(words[i]) + 8 >= sizeof(d->type))
+			return false;
+		strcat(d->type, words[i]);
+	}
+	if (strlen(d->type) + (size_t)stars >= sizeof(d->type))
+		return false;
+	while (stars--)
+		strcat(d->type, "*");
+	if (d->constant)
+		d->q |= CL_KERNEL_ARG_TYPE_CONST;
+	if (!strchr(d->type, '*'))	/* only pointers are restrict */
+		d->q &= ~(cl_kernel_arg_type_qualifier)CL_KERNEL_ARG_TYPE_RESTRICT;
+	return true;
+}
+
+/* The declaration of @k's parameter @index in its program's text. */
+static bool find_decl(struct _cl_kernel *k, cl_uint index, struct decl *d)
+{
+	struct _cl_program *pr = k->program;
+	const char *src, *list;
+	char *t = NULL;
+	bool ok = false;
+	size_t n;
+
+	pthread_mutex_lock(&pr->lock);
+	src = pr->source && !pr->object ? pr->source : pr->object;
+	if (src)
+		t = no_comments(src);
+	pthread_mutex_unlock(&pr->lock);
+	if (!t)
+		return false;
+	list = params_of(t, k->name, &n);
+	if (list)
+		ok = param_decl(list, n, index, k->params[index].name, d);
+	free(t);
+	return ok;
+}
+
+cl_int vcl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx,
+			      cl_kernel_arg_info param_name,
+			      size_t param_value_size, void *param_value,
+			      size_t *param_value_size_ret)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	const struct vmgpu_rt_param_info *pi;
+	cl_kernel_arg_address_qualifier aq;
+	cl_kernel_arg_access_qualifier acc = CL_KERNEL_ARG_ACCESS_NONE;
+	struct decl d;
+	bool info, have;
+	cl_int err;
+
+	/* No reference taken: as for clSetKernelArg, the application keeps
+	 * the kernel alive during the call. */
+	if (!vcl_obj_get(p, kernel, VCL_KERNEL, false))
+		return CL_INVALID_KERNEL;
+	err = CL_INVALID_ARG_INDEX;
+	if (arg_indx >= kernel->nparams ||
+	    kernel->params[arg_indx].kind == VMGPU_RT_PARAM_PRIVATE)
+		goto out;
+	pthread_mutex_lock(&kernel->program->lock);
+	info = kernel->program->arg_info;
+	pthread_mutex_unlock(&kernel->program->lock);
+	err = CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+	if (!info)
+		goto out;
+	pi = &kernel->params[arg_indx];
+	have = find_decl(kernel, arg_indx, &d);
+	switch (param_name) {
+	case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+		aq = pi->kind == VMGPU_RT_PARAM_LOCAL ?
+			     CL_KERNEL_ARG_ADDRESS_LOCAL :
+		     pi->kind == VMGPU_RT_PARAM_SCALAR ?
+			     CL_KERNEL_ARG_ADDRESS_PRIVATE :
+		     have && d.constant ? CL_KERNEL_ARG_ADDRESS_CONSTANT :
+					  CL_KERNEL_ARG_ADDRESS_GLOBAL;
+		err = vcl_info(&aq, sizeof(aq), param_value_size, param_value,
+			       param_value_size_ret);
+		break;
+	case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+		err = vcl_info(&acc, sizeof(acc), param_value_size,
+			       param_value, param_value_size_ret);
+		break;
+	case CL_KERNEL_ARG_TYPE_NAME:
+		err = have ? vcl_info_str(d.type, param_value_size,
+					  param_value, param_value_size_ret) :
+			     CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+		break;
+	case CL_KERNEL_ARG_TYPE_QUALIFIER:
+		err = have ? vcl_info(&d.q, sizeof(d.q), param_value_size,
+				      param_value, param_value_size_ret) :
+			     CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+		break;
+	case CL_KERNEL_ARG_NAME:
+		err = vcl_info_str(pi->name, param_value_size, param_value,
+				   param_value_size_ret);
+		break;
+	default:
+		err = CL_INVALID_VALUE;
+	}
+out:
+	return err;
+}

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The OpenCL platform's programs through the loader (opencl.rst):
+ * binaries and programs made from them, clCompileProgram with headers,
+ * clLinkProgram, build options, clGetKernelArgInfo.
+ */
+#include <string.h>
+
+#include "testcl.h"
+
+static const char add_src[] =
+	"kernel void add(global const int *a, global int *out, int n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		out[i] = a[i] + BUMP;\n"
+	"}\n";
+
+/* Run add on 64 items and check out[i] == i + bump. */
+static void run_add(struct __test_metadata *_metadata, struct env *e,
+		    cl_program prog, int bump)
+{
+	int in[64], out[64], n = 64, i;
+	size_t global = 64;
+	cl_mem a, o;
+	cl_kernel k;
+	cl_int err;
+
+	for (i = 0; i < 64; i++)
+		in[i] = i;
+	k = clCreateKernel(prog, "add", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	a = clCreateBuffer(e->c, CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	o = clCreateBuffer(e->c, 0, sizeof(out), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(a), &a));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(o), &o));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(n), &n));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e->q, k, 1, NULL, &global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e->q, o, CL_TRUE, 0,
+						  sizeof(out), out, 0, NULL,
+						  NULL));
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(i + bump, out[i]);
+	clReleaseMemObject(a);
+	clReleaseMemObject(o);
+	clReleaseKernel(k);
+}
+
+static cl_program built(struct __test_metadata *_metadata, struct env *e,
+			const char *src, const char *opts, cl_int want)
+{
+	cl_program p;
+	cl_int err;
+
+	p = clCreateProgramWithSource(e->c, 1, &src, NULL, &err);
+	EXPECT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(want, clBuildProgram(p, 1, &e->d, opts, NULL, NULL));
+	return p;
+}
+
+static cl_program_binary_type btype(struct env *e, cl_program p)
+{
+	cl_program_binary_type t = 99;
+
+	clGetProgramBuildInfo(p, e->d, CL_PROGRAM_BINARY_TYPE, sizeof(t), &t,
+			      NULL);
+	return t;
+}
+
+/* The program's binary for the one device (free() it). */
+static unsigned char *binary_of(struct __test_metadata *_metadata,
+				cl_program p, size_t *n)
+{
+	unsigned char *b;
+	size_t ret = 0;
+
+	EXPECT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(*n), n, &ret));
+	EXPECT_EQ(sizeof(size_t), ret);
+	b = malloc(*n ? *n : 1);
+	EXPECT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARIES,
+					       sizeof(b), &b, &ret));
+	EXPECT_EQ(sizeof(b), ret);
+	return b;
+}
+
+TEST(binary_round_trip)
+{
+	const unsigned char *bp;
+	struct env e;
+	cl_program p, q;
+	unsigned char *b, *b2;
+	cl_int err, st = 99;
+	size_t n, n2;
+	char log[4096] = "";
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, add_src, "-DBUMP=7", CL_SUCCESS);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, btype(&e, p));
+	run_add(_metadata, &e, p, 7);
+	b = binary_of(_metadata, p, &n);
+	ASSERT_LT(32, n);
+	EXPECT_EQ(0, memcmp(b, "VCLB", 4));
+
+	bp = b;
+	q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_SUCCESS, st);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, btype(&e, q));
+	/* no kernel before the build */
+	clReleaseKernel(clCreateKernel(q, "add", &err));
+	EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, err);
+	/* -D is not applied again: the executables are used as they are */
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(q, 1, &e.d, "-DBUMP=1", NULL,
+					     NULL));
+	clGetProgramBuildInfo(q, e.d, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
+			      NULL);
+	EXPECT_NE(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
+	run_add(_metadata, &e, q, 7);
+	/* and the binary of a program from a binary is the same */
+	b2 = binary_of(_metadata, q, &n2);
+	EXPECT_EQ(n, n2);
+	EXPECT_EQ(0, memcmp(b, b2, n));
+	free(b2);
+	clReleaseProgram(q);
+	clReleaseProgram(p);
+	free(b);
+	env_close(&e);
+}
+
+TEST(binary_none_before_build)
+{
+	struct env e;
+	cl_program p;
+	cl_int err;
+	size_t n = 99;
+	const char *src = add_src;
+
+	env_open(_metadata, &e, 0);
+	p = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_NONE, btype(&e, p));
+	EXPECT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES,
+					       sizeof(n), &n, NULL));
+	EXPECT_EQ(0, n);
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+TEST(binary_garbage_refused)
+{
+	const unsigned char *bp;
+	unsigned char *b, *g;
+	struct env e;
+	cl_program p, q;
+	cl_int err, st;
+	size_t n, m, i;
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, add_src, "-DBUMP=1", CL_SUCCESS);
+	b = binary_of(_metadata, p, &n);
+	g = malloc(n);
+	ASSERT_NE(NULL, g);
+	/* every truncation */
+	for (m = 1; m < n; m += m < 64 ? 1 : 97) {
+		bp = b;
+		st = 99;
+		q = clCreateProgramWithBinary(e.c, 1, &e.d, &m, &bp, &st, &err);
+		ASSERT_EQ(NULL, q) TH_LOG("length %zu", m);
+		ASSERT_EQ(CL_INVALID_BINARY, err);
+		ASSERT_EQ(CL_INVALID_BINARY, st);
+	}
+	/* every byte of the head changed, and bytes further in */
+	for (i = 0; i < n; i += i < 40 ? 1 : 13) {
+		memcpy(g, b, n);
+		g[i] ^= 0x5a;
+		bp = g;
+		q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+		if (q) {	/* text or padding: still a valid program */
+			EXPECT_EQ(CL_SUCCESS, st);
+			clReleaseProgram(q);
+			continue;
+		}
+		EXPECT_EQ(CL_INVALID_BINARY, err) TH_LOG("byte %zu", i);
+		EXPECT_EQ(CL_INVALID_BINARY, st);
+	}
+	/* random bytes */
+	srand(23);
+	for (i = 0; i < n; i++)
+		g[i] = (unsigned char)rand();
+	bp = g;
+	q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	EXPECT_EQ(NULL, q);
+	EXPECT_EQ(CL_INVALID_BINARY, err);
+	EXPECT_EQ(CL_INVALID_BINARY, st);
+	/* no length, no binary */
+	m = 0;
+	bp = b;
+	clCreateProgramWithBinary(e.c, 1, &e.d, &m, &bp, &st, &err);
+	EXPECT_EQ(CL_INVALID_VALUE, err);
+	free(g);
+	free(b);
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+static const char header_src[] =
+	"#ifndef TWICE_H\n#define TWICE_H\n"
+	"int twice(int x);\n"
+	"#endif\n";
+static const char lib_src[] =
+	"#include \"inc/twice.h\"\n"
+	"int twice(int x) { return 2 * x + EXTRA; }\n";
+static const char main_src[] =
+	"#include \"inc/twice.h\"\n"
+	"kernel void add(global const int *a, global int *out, int n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		out[i] = twice(a[i]) - a[i];\n"
+	"}\n";
+
+static cl_program compiled(struct __test_metadata *_metadata, struct env *e,
+			   const char *src, const char *opts, cl_program hdr,
+			   cl_int want)
+{
+	const char *name = "inc/twice.h";
+	cl_program p;
+	cl_int err;
+
+	p = clCreateProgramWithSource(e->c, 1, &src, NULL, &err);
+	EXPECT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(want, clCompileProgram(p, 1, &e->d, opts, 1, &hdr, &name,
+					 NULL, NULL));
+	return p;
+}
+
+TEST(compile_and_link_with_a_header)
+{
+	cl_program hdr, a, b, ins[2], lib, exe;
+	const char *src = header_src;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	hdr = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	a = compiled(_metadata, &e, lib_src, "-D EXTRA=5", hdr, CL_SUCCESS);
+	b = compiled(_metadata, &e, main_src, NULL, hdr, CL_SUCCESS);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, btype(&e, a));
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, btype(&e, b));
+	/* an object has no kernels */
+	clReleaseKernel(clCreateKernel(b, "add", &err));
+	EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, err);
+
+	ins[0] = a;
+	ins[1] = b;
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, btype(&e, exe));
+	run_add(_metadata, &e, exe, 5);
+	clReleaseProgram(exe);
+
+	/* a library of one object, then linked with the other */
+	lib = clLinkProgram(e.c, 1, &e.d, "-create-library", 1, &a, NULL, NULL,
+			    &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_LIBRARY, btype(&e, lib));
+	ins[0] = lib;
+	exe = clLinkProgram(e.c, 1, &e.d, "-cl-fast-relaxed-math", 2, ins,
+			    NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_add(_metadata, &e, exe, 5);
+	clReleaseProgram(exe);
+
+	/* an object's binary, back, linked */
+	{
+		const unsigned char *bp;
+		unsigned char *bin;
+		cl_program c;
+		size_t n;
+		cl_int st;
+
+		bin = binary_of(_metadata, a, &n);
+		bp = bin;
+		c = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+		ASSERT_EQ(CL_SUCCESS, err);
+		EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+			  btype(&e, c));
+		ins[0] = c;
+		exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL,
+				    &err);
+		ASSERT_EQ(CL_SUCCESS, err);
+		run_add(_metadata, &e, exe, 5);
+		clReleaseProgram(exe);
+		clReleaseProgram(c);
+		free(bin);
+	}
+
+	/* the same function twice: a link failure with its log */
+	ins[0] = a;
+	ins[1] = a;
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL, &err);
+	EXPECT_EQ(CL_LINK_PROGRAM_FAILURE, err);
+	if (exe) {
+		char log[4096] = "";
+
+		clGetProgramBuildInfo(exe, e.d, CL_PROGRAM_BUILD_LOG,
+				      sizeof(log), log, NULL);
+		EXPECT_NE(NULL, strstr(log, "twice")) TH_LOG("log: %s", log);
+		clReleaseProgram(exe);
+	}
+	/* bad linker options, a program that is not an object */
+	ins[0] = a;
+	ins[1] = b;
+	exe = clLinkProgram(e.c, 1, &e.d, "-DX=1", 2, ins, NULL, NULL, &err);
+	EXPECT_EQ(NULL, exe);
+	EXPECT_EQ(CL_INVALID_LINKER_OPTIONS, err);
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 1, &hdr, NULL, NULL, &err);
+	EXPECT_EQ(NULL, exe);
+	EXPECT_EQ(CL_INVALID_OPERATION, err);
+
+	clReleaseProgram(lib);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+	clReleaseProgram(hdr);
+	env_close(&e);
+}
+
+TEST(compile_error_has_a_log)
+{
+	const char *src = header_src;
+	char log[4096] = "";
+	cl_program hdr, p;
+	cl_int st = 0;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	hdr = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	p = compiled(_metadata, &e,
+		     "#include \"inc/twice.h\"\nint f(void) { return nope; }\n",
+		     NULL, hdr, CL_COMPILE_PROGRAM_FAILURE);
+	clGetProgramBuildInfo(p, e.d, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
+			      NULL);
+	EXPECT_NE(NULL, strstr(log, "nope")) TH_LOG("log: %s", log);
+	EXPECT_NE(NULL, strstr(log, "error")) TH_LOG("log: %s", log);
+	clGetProgramBuildInfo(p, e.d, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st,
+			      NULL);
+	EXPECT_EQ(CL_BUILD_ERROR, st);
+	clReleaseProgram(p);
+	/* a header not given: the include fails */
+	src = main_src;
+	p = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	EXPECT_EQ(CL_COMPILE_PROGRAM_FAILURE,
+		  clCompileProgram(p, 1, &e.d, NULL, 0, NULL, NULL, NULL,
+				   NULL));
+	clReleaseProgram(p);
+	clReleaseProgram(hdr);
+	env_close(&e);
+}
+
+TEST(build_options)
+{
+	static const char *const good[] = {
+		"-DBUMP=3 -cl-std=CL1.1", "-D BUMP=3 -cl-std=CL1.2 -w",
+		"-DBUMP=3 -cl-fast-relaxed-math -cl-mad-enable "
+		"-cl-no-signed-zeros -cl-finite-math-only "
+		"-cl-unsafe-math-optimizations -cl-denorms-are-zero "
+		"-cl-single-precision-constant -cl-opt-disable",
+		"-DBUMP=3 -cl-kernel-arg-info -I /tmp -Werror",
+	};
+	static const char *const bad[] = {
+		"-DBUMP=3 -cl-no-such-option", "-DBUMP=3 -cl-std=CL2.0",
+		"-DBUMP=3 -D", "-DBUMP=3 --", "-DBUMP=3 -create-library",
+	};
+	struct env e;
+	cl_program p;
+	size_t i;
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, add_src, "-DBUMP=2", CL_SUCCESS);
+	run_add(_metadata, &e, p, 2);
+	clReleaseProgram(p);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		p = built(_metadata, &e, add_src, good[i], CL_SUCCESS);
+		run_add(_metadata, &e, p, 3);
+		clReleaseProgram(p);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = built(_metadata, &e, add_src, bad[i],
+			  CL_INVALID_BUILD_OPTIONS);
+		clReleaseProgram(p);
+	}
+	/* -Werror makes a warning an error, -w silences it */
+	p = built(_metadata, &e, "#warning hello\nkernel void w(global int *o)"
+		  " { o[0] = 1; }\n", "-w", CL_SUCCESS);
+	clReleaseProgram(p);
+	p = built(_metadata, &e, "#warning hello\nkernel void w(global int *o)"
+		  " { o[0] = 1; }\n", "-Werror", CL_BUILD_PROGRAM_FAILURE);
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+static const char info_src[] =
+	"kernel void info(global const float *restrict in, /* x */\n"
+	"		  global volatile int *out, local uint *tmp,\n"
+	"		  constant int *tab, unsigned int n, float f)\n"
+	"{\n"
+	"	tmp[0] = n;\n"
+	"	out[0] = (int)(in[0] * f) + tab[0] + tmp[0];\n"
+	"}\n";
+
+TEST(kernel_arg_info)
+{
+	static const struct {
+		cl_kernel_arg_address_qualifier aq;
+		const char *type, *name;
+		cl_kernel_arg_type_qualifier tq;
+	} want[] = {
+		{ CL_KERNEL_ARG_ADDRESS_GLOBAL, "float*", "in",
+		  CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT },
+		{ CL_KERNEL_ARG_ADDRESS_GLOBAL, "int*", "out",
+		  CL_KERNEL_ARG_TYPE_VOLATILE },
+		{ CL_KERNEL_ARG_ADDRESS_LOCAL, "uint*", "tmp", 0 },
+		{ CL_KERNEL_ARG_ADDRESS_CONSTANT, "int*", "tab",
+		  CL_KERNEL_ARG_TYPE_CONST },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "uint", "n", 0 },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "float", "f", 0 },
+	};
+	cl_kernel_arg_address_qualifier aq;
+	cl_kernel_arg_access_qualifier acc;
+	cl_kernel_arg_type_qualifier tq;
+	struct env e;
+	cl_program p;
+	cl_kernel k;
+	char s[64];
+	cl_int err;
+	cl_uint i;
+
+	env_open(_metadata, &e, 0);
+	/* without -cl-kernel-arg-info: not available */
+	p = built(_metadata, &e, info_src, NULL, CL_SUCCESS);
+	k = clCreateKernel(p, "info", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+		  clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(s), s,
+				     NULL));
+	EXPECT_EQ(CL_INVALID_ARG_INDEX,
+		  clGetKernelArgInfo(k, 6, CL_KERNEL_ARG_NAME, sizeof(s), s,
+				     NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+
+	p = built(_metadata, &e, info_src, "-cl-kernel-arg-info", CL_SUCCESS);
+	k = clCreateKernel(p, "info", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
+			k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq),
+			&aq, NULL));
+		EXPECT_EQ(want[i].aq, aq) TH_LOG("argument %u", i);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
+			k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(acc),
+			&acc, NULL));
+		EXPECT_EQ(CL_KERNEL_ARG_ACCESS_NONE, acc);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
+			k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(s), s, NULL));
+		EXPECT_STREQ(want[i].type, s);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
+			k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq,
+			NULL));
+		EXPECT_EQ(want[i].tq, tq) TH_LOG("argument %u", i);
+		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
+			k, i, CL_KERNEL_ARG_NAME, sizeof(s), s, NULL));
+		EXPECT_STREQ(want[i].name, s);
+	}
+	EXPECT_EQ(CL_INVALID_ARG_INDEX,
+		  clGetKernelArgInfo(k, 6, CL_KERNEL_ARG_NAME, sizeof(s), s,
+				     NULL));
+	EXPECT_EQ(CL_INVALID_VALUE,
+		  clGetKernelArgInfo(k, 0, 0x7777, sizeof(s), s, NULL));
+	EXPECT_EQ(CL_INVALID_VALUE,
+		  clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 1, s, NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+TEST_HARNESS_MAIN
