@@ -344,6 +344,13 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 				  const cl_event *event_wait_list,
 				  cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_kernel(command_queue, kernel, work_dim,
+					global_work_offset, global_work_size,
+					local_work_size,
+					num_events_in_wait_list,
+					event_wait_list, event);
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct vmgpu_rt_instance inst;
 	struct vmgpu_rt_arg *args = NULL;

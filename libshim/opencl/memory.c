@@ -601,6 +601,12 @@ cl_int vcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_read(command_queue, buffer, blocking_read,
+				      offset, size, ptr,
+				      num_events_in_wait_list, event_wait_list,
+				      event);
 	cl_ulong t0 = vcl_now_ns();
 	cl_int err = begin(command_queue, buffer, offset, size,
 			   num_events_in_wait_list, event_wait_list);
@@ -624,6 +630,12 @@ cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
 				const cl_event *event_wait_list,
 				cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_write(command_queue, buffer, blocking_write,
+				       offset, size, ptr,
+				       num_events_in_wait_list, event_wait_list,
+				       event);
 	cl_ulong t0 = vcl_now_ns();
 	cl_int err = begin(command_queue, buffer, offset, size,
 			   num_events_in_wait_list, event_wait_list);
@@ -647,6 +659,11 @@ cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_copy(command_queue, src, dst, src_offset,
+				      dst_offset, size, num_events_in_wait_list,
+				      event_wait_list, event);
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	cl_ulong t0 = vcl_now_ns();
 	void *tmp;
@@ -687,6 +704,12 @@ cl_int vcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_fill(command_queue, buffer, pattern,
+				      pattern_size, offset, size,
+				      num_events_in_wait_list, event_wait_list,
+				      event);
 	cl_ulong t0 = vcl_now_ns();
 	cl_int err = begin(command_queue, buffer, offset, size,
 			   num_events_in_wait_list, event_wait_list);
@@ -720,6 +743,12 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 			     const cl_event *event_wait_list, cl_event *event,
 			     cl_int *errcode_ret)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_map(command_queue, buffer, blocking_map,
+				     map_flags, offset, size,
+				     num_events_in_wait_list, event_wait_list,
+				     event, errcode_ret);
 	const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE |
 				   CL_MAP_WRITE_INVALIDATE_REGION;
 	struct _cl_platform_id *p = vcl_platform(NULL);
@@ -792,6 +821,11 @@ cl_int vcl_clEnqueueUnmapMemObject(cl_command_queue command_queue,
 				   const cl_event *event_wait_list,
 				   cl_event *event)
 {
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+	    event_wait_list))
+		return vcl_defer_unmap(command_queue, memobj, mapped_ptr,
+				       num_events_in_wait_list, event_wait_list,
+				       event);
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	cl_ulong t0 = vcl_now_ns();
 	struct vcl_map **pp, *mp = NULL;

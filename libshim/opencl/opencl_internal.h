@@ -103,6 +103,8 @@ struct _cl_command_queue {
 	/* In order: the last command's event (a reference), or NULL. */
 	pthread_mutex_t lock;
 	struct _cl_event *last;
+	/* Deferred commands not done yet, barriers among them (defer.c). */
+	uint32_t ndeferred, nbarriers;	/* under vcl_ev_lock */
 };
 
 struct _cl_mem {
@@ -177,6 +179,14 @@ struct _cl_event {
 	vmgpu_rt_handle rtev;		/* a kernel's; 0: done on the host */
 	cl_int status;			/* host commands: CL_COMPLETE or < 0 */
 	cl_ulong queued_ns, submit_ns, start_ns, end_ns;
+	/*
+	 * A user event or a deferred command's (defer.c): @status is under
+	 * vcl_ev_lock and final once <= CL_COMPLETE; @fwd the command's
+	 * event once it ran (a reference), for its profiling stamps.
+	 */
+	bool deferred;
+	struct _cl_event *fwd;
+	struct vcl_event_cb *cbs;	/* callbacks not called yet */
 };
 
 /*
@@ -264,5 +274,60 @@ cl_int vcl_wait_for(struct _cl_command_queue *q, cl_uint n,
 /* Record @e as @q's last command and hand it to the caller if wanted. */
 void vcl_command_done(struct _cl_command_queue *q, struct _cl_event *e,
 		      cl_event *out);
+/*
+ * User events and deferred commands (event.c, defer.c). vcl_ev_lock
+ * guards every deferred event's status and callbacks, the deferred
+ * commands and the queues' counts of them; vcl_ev_cond is broadcast at
+ * each change. vcl_ev_undone counts the deferred events not final: 0
+ * (the fast path), no command needs deferring. vcl_in_worker: this
+ * thread runs a deferred command (the queue's order is the worker's).
+ */
+extern pthread_mutex_t vcl_ev_lock;
+extern pthread_cond_t vcl_ev_cond;
+extern unsigned long vcl_ev_undone;
+extern __thread bool vcl_in_worker;
+/* A deferred event of @c (@q NULL: a user event), not final. */
+struct _cl_event *vcl_event_deferred(struct _cl_context *c,
+				     struct _cl_command_queue *q,
+				     cl_command_type type, cl_int status);
+/*
+ * Move deferred @e to @status (final when <= CL_COMPLETE; @fwd, a
+ * reference it takes, the command's own event) and call the callbacks
+ * it reached, on a thread of the platform. False (nothing done) when
+ * @e was final already.
+ */
+bool vcl_event_set(struct _cl_event *e, cl_int status, struct _cl_event *fwd);
+/* A deferred event whose status is not final yet. */
+bool vcl_event_undone(struct _cl_event *e);
+
+/* defer.c: the hooks of the enqueue calls (Documentation/opencl.rst). */
+bool vcl_deferred(cl_command_queue q, cl_uint n, const cl_event *list);
+cl_int vcl_defer_read(cl_command_queue q, cl_mem m, cl_bool blocking,
+		      size_t offset, size_t size, void *ptr, cl_uint n,
+		      const cl_event *list, cl_event *event);
+cl_int vcl_defer_write(cl_command_queue q, cl_mem m, cl_bool blocking,
+		       size_t offset, size_t size, const void *ptr, cl_uint n,
+		       const cl_event *list, cl_event *event);
+cl_int vcl_defer_copy(cl_command_queue q, cl_mem src, cl_mem dst,
+		      size_t src_offset, size_t dst_offset, size_t size,
+		      cl_uint n, const cl_event *list, cl_event *event);
+cl_int vcl_defer_fill(cl_command_queue q, cl_mem m, const void *pattern,
+		      size_t pattern_size, size_t offset, size_t size,
+		      cl_uint n, const cl_event *list, cl_event *event);
+void *vcl_defer_map(cl_command_queue q, cl_mem m, cl_bool blocking,
+		    cl_map_flags flags, size_t offset, size_t size, cl_uint n,
+		    const cl_event *list, cl_event *event, cl_int *errcode_ret);
+cl_int vcl_defer_unmap(cl_command_queue q, cl_mem m, void *ptr, cl_uint n,
+		       const cl_event *list, cl_event *event);
+cl_int vcl_defer_kernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+			const size_t *offset, const size_t *global,
+			const size_t *local, cl_uint n, const cl_event *list,
+			cl_event *event);
+/* A marker or barrier (@n 0: behind every command of @q). */
+bool vcl_deferred_marker(cl_command_queue q, cl_uint n, const cl_event *list);
+cl_int vcl_defer_marker(cl_command_queue q, cl_command_type type, cl_uint n,
+			const cl_event *list, cl_event *event);
+/* Wait until @q has no deferred command left. */
+void vcl_defer_finish(struct _cl_command_queue *q);
 
 #endif /* VMGPU_OPENCL_INTERNAL_H */
