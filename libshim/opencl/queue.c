@@ -86,20 +86,18 @@ cl_int vcl_clReleaseCommandQueue(cl_command_queue command_queue)
 {
 	struct _cl_platform_id *p = vcl_platform(NULL);
 
-	if (!vcl_obj_get(p, command_queue, VCL_QUEUE, false))
+	/* A reference of this call's own while it flushes. */
+	if (!vcl_obj_get(p, command_queue, VCL_QUEUE, true))
 		return CL_INVALID_COMMAND_QUEUE;
 	/* Released: its commands still complete (clFinish's implicit flush). */
 	vmgpu_rt_flush(p->rt, command_queue->rtq);
-	switch (vcl_obj_release(p, command_queue, VCL_QUEUE)) {
-	case 1:
+	if (vcl_obj_release(p, command_queue, VCL_QUEUE) < 0)
+		return CL_INVALID_COMMAND_QUEUE;	/* cannot happen */
+	if (vcl_obj_release(p, command_queue, VCL_QUEUE) == 1) {
 		vmgpu_rt_finish(p->rt, command_queue->rtq);
 		queue_free(command_queue);
-		return CL_SUCCESS;
-	case 0:
-		return CL_SUCCESS;
-	default:
-		return CL_INVALID_COMMAND_QUEUE;
 	}
+	return CL_SUCCESS;
 }
 
 cl_int vcl_clGetCommandQueueInfo(cl_command_queue command_queue,
@@ -162,6 +160,7 @@ cl_int vcl_clFinish(cl_command_queue command_queue)
 
 	if (!vcl_obj_get(p, command_queue, VCL_QUEUE, true))
 		return CL_INVALID_COMMAND_QUEUE;
+	vcl_defer_finish(command_queue);
 	/* A failed kernel fails its event, not the queue's finish. */
 	vmgpu_rt_finish(p->rt, command_queue->rtq);
 	err = vcl_wait_for(command_queue, 0, NULL);
@@ -182,6 +181,8 @@ static cl_int marker(cl_command_queue q, cl_command_type type, cl_uint n,
 
 	if (!vcl_obj_get(p, q, VCL_QUEUE, false))
 		return CL_INVALID_COMMAND_QUEUE;
+	if (vcl_deferred_marker(q, n, list))
+		return vcl_defer_marker(q, type, n, list, event);
 	/* With no list: everything enqueued before. */
 	if (!n)
 		vmgpu_rt_finish(p->rt, q->rtq);
