@@ -205,7 +205,12 @@ $(OCL_ICD): $(OCL_SO)
 	@mkdir -p $(@D)
 	echo $(abspath $(OCL_SO)) >$@
 
-opencl: $(OCL_SO) $(OCL_ICD)
+# The plain OpenCL example, for the VM (selftests/vm/opencl-run).
+$(O)/opencl/opencl_saxpy: Documentation/examples/opencl_saxpy.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -o $@ $< $(shell pkg-config --cflags --libs OpenCL)
+
+opencl: $(OCL_SO) $(OCL_ICD) $(O)/opencl/opencl_saxpy
 
 $(LIBCORE_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
