@@ -31,6 +31,7 @@ static void gated_chain(struct __test_metadata *_metadata,
 	cl_mem buf;
 	cl_int err, st, v = 5;
 	int in[N], out[N], i;
+	size_t g = N;
 
 	env_open(_metadata, &e, props);
 	k = build_kernel(_metadata, &e, add_src, "add", &prog);
@@ -47,13 +48,8 @@ static void gated_chain(struct __test_metadata *_metadata,
 						   &w));
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(buf), &buf));
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(v), &v));
-	{
-		size_t g = N;
-
-		ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL,
-							     &g, NULL, 1, &w,
-							     &kk));
-	}
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &g, NULL,
+						     1, &w, &kk));
 	/* The kernel runs with the arguments it had when enqueued. */
 	v = 1000;
 	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(v), &v));
