@@ -441,19 +441,33 @@ cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
 				 &srp, &ssp, dst_buffer->size);
 	if (err)
 		return err;
-	/* One buffer: the same pitches, and the regions may not overlap. */
+	/*
+	 * One buffer: the same pitches, and no byte in both regions. Each
+	 * region's rows start at increasing offsets and are equally long,
+	 * so one pass over both lists finds any two that meet.
+	 */
 	if (root_of(src_buffer) == root_of(dst_buffer)) {
-		size_t so = src_buffer->origin + src_origin[2] * ssp +
-			    src_origin[1] * srp + src_origin[0];
-		size_t d0 = dst_buffer->origin + dst_origin[2] * dsp +
-			    dst_origin[1] * drp + dst_origin[0];
-		size_t span = (region[2] - 1) * ssp + (region[1] - 1) * srp +
-			      region[0];
+		size_t rows = region[1] * region[2], i = 0, j = 0;
 
 		if (srp != drp || ssp != dsp)
 			return CL_INVALID_VALUE;
-		if (so < d0 + span && d0 < so + span)
-			return CL_MEM_COPY_OVERLAP;
+		while (i < rows && j < rows) {
+			size_t a = src_buffer->origin +
+				   (src_origin[2] + i / region[1]) * ssp +
+				   (src_origin[1] + i % region[1]) * srp +
+				   src_origin[0];
+			size_t b = dst_buffer->origin +
+				   (dst_origin[2] + j / region[1]) * dsp +
+				   (dst_origin[1] + j % region[1]) * drp +
+				   dst_origin[0];
+
+			if (a < b + region[0] && b < a + region[0])
+				return CL_MEM_COPY_OVERLAP;
+			if (a < b)
+				i++;
+			else
+				j++;
+		}
 	}
 	bytes = region[0];
 	tmp = malloc(bytes);

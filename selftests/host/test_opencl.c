@@ -758,6 +758,24 @@ TEST(sub_buffers_rects_and_null_arguments)
 	EXPECT_EQ(CL_INVALID_VALUE,
 		  clEnqueueReadBufferRect(e.q, b, CL_TRUE, bo, ho, region, 4,
 					  0, 8 * 4, 0, got, 0, NULL, NULL));
+	/*
+	 * One buffer, rows interleaved: the byte ranges of the two regions
+	 * cross but no byte is in both, so the copy is allowed; one row in
+	 * both is an overlap.
+	 */
+	{
+		size_t so[3] = { 0, 0, 0 }, to[3] = { 0, 1, 0 };
+		size_t rg[3] = { 16, 1, 4 };
+
+		EXPECT_EQ(CL_SUCCESS,
+			  clEnqueueCopyBufferRect(e.q, b, b, so, to, rg, 64,
+						  128, 64, 128, 0, NULL, NULL));
+		to[1] = 0;
+		to[2] = 1;
+		EXPECT_EQ(CL_MEM_COPY_OVERLAP,
+			  clEnqueueCopyBufferRect(e.q, b, b, so, to, rg, 64,
+						  128, 64, 128, 0, NULL, NULL));
+	}
 	clReleaseKernel(k);
 	clReleaseProgram(prog);
 	/* The sub-buffer keeps its buffer alive. */
