@@ -184,7 +184,7 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 {
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	const struct vmgpu_rt_param_info *pi;
-	struct vcl_arg *a;
+	struct vcl_arg na, *a = &na;
 	cl_mem m;
 
 	if (!vcl_obj_get(p, kernel, VCL_KERNEL, false))
@@ -193,14 +193,14 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 	    kernel->params[arg_index].kind == VMGPU_RT_PARAM_PRIVATE)
 		return CL_INVALID_ARG_INDEX;
 	pi = &kernel->params[arg_index];
-	a = &kernel->args[arg_index];
+	/* Made aside: a refused argument leaves the one set before. */
+	memset(a, 0, sizeof(*a));
 	switch (pi->kind) {
 	case VMGPU_RT_PARAM_LOCAL:
 		if (arg_value)
 			return CL_INVALID_ARG_VALUE;
 		if (!arg_size)
 			return CL_INVALID_ARG_SIZE;
-		memset(a, 0, sizeof(*a));
 		a->a.type = VMGPU_RT_ARG_LOCAL;
 		a->a.local_bytes = (uint32_t)arg_size;
 		if (a->a.local_bytes != arg_size)
@@ -210,7 +210,6 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 		if (arg_size != sizeof(cl_mem))
 			return CL_INVALID_ARG_SIZE;
 		m = arg_value ? *(const cl_mem *)arg_value : NULL;
-		memset(a, 0, sizeof(*a));
 		a->a.type = VMGPU_PARAM_BUF_RW;
 		/* No buffer: a NULL pointer, as OpenCL allows. */
 		if (m) {
@@ -225,14 +224,30 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 	default:
 		if (!arg_value)
 			return CL_INVALID_ARG_VALUE;
-		if (arg_size != pi->size)
-			return CL_INVALID_ARG_SIZE;
-		memset(a, 0, sizeof(*a));
 		a->a.type = pi->type;
+		if (arg_size != pi->size) {
+			/* char, short, bool: passed in 32 bits, extended
+			 * as the declared type says. */
+			size_t want;
+			bool sign;
+
+			if (pi->size != 4 ||
+			    vcl_kernel_arg_narrow(kernel, arg_index, &want,
+						  &sign) || arg_size != want)
+				return CL_INVALID_ARG_SIZE;
+			if (want == 1)
+				a->a.i32 = sign ? *(const int8_t *)arg_value :
+						  *(const uint8_t *)arg_value;
+			else
+				a->a.i32 = sign ? *(const int16_t *)arg_value :
+						  *(const uint16_t *)arg_value;
+			break;
+		}
 		memcpy(&a->a.i64, arg_value, arg_size);
 		break;
 	}
 	a->set = true;
+	kernel->args[arg_index] = na;
 	return CL_SUCCESS;
 }
 

@@ -293,3 +293,30 @@ cl_int vcl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx,
 out:
 	return err;
 }
+
+int vcl_kernel_arg_narrow(struct _cl_kernel *k, cl_uint index, size_t *size,
+			  bool *is_signed)
+{
+	static const struct {
+		const char *type;
+		size_t size;
+		bool is_signed;
+	} narrow[] = {
+		{ "char", 1, true }, { "uchar", 1, false },
+		{ "unsigned char", 1, false }, { "bool", 1, false },
+		{ "short", 2, true }, { "ushort", 2, false },
+		{ "unsigned short", 2, false },
+	};
+	struct decl d;
+	size_t i;
+
+	if (!find_decl(k, index, &d))
+		return -1;
+	for (i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++)
+		if (!strcmp(d.type, narrow[i].type)) {
+			*size = narrow[i].size;
+			*is_signed = narrow[i].is_signed;
+			return 0;
+		}
+	return -1;
+}

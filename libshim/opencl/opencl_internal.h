@@ -330,4 +330,12 @@ cl_int vcl_defer_marker(cl_command_queue q, cl_command_type type, cl_uint n,
 /* Wait until @q has no deferred command left. */
 void vcl_defer_finish(struct _cl_command_queue *q);
 
+/*
+ * kernel_info.c: when @k's parameter @index is declared char, short or
+ * bool (which the compiler passes in 32 bits), its OpenCL size and sign:
+ * 0; -1 when it is not or its declaration cannot be read.
+ */
+int vcl_kernel_arg_narrow(struct _cl_kernel *k, cl_uint index, size_t *size,
+			  bool *is_signed);
+
 #endif /* VMGPU_OPENCL_INTERNAL_H */

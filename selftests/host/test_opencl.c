@@ -788,4 +788,48 @@ TEST(sub_buffers_rects_and_null_arguments)
 	env_close(&e);
 }
 
+/* char, uchar, short arguments: OpenCL's sizes, extended by their sign. */
+TEST(narrow_scalar_arguments)
+{
+	static const char *src =
+		"kernel void narrow(global int *o, char t, uchar u, short s)\n"
+		"{\n"
+		"	o[0] = t;\n"
+		"	o[1] = u;\n"
+		"	o[2] = s;\n"
+		"}\n";
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_mem b;
+	cl_int err, o[3] = { 0, 0, 0 }, wide = 7;
+	cl_char t = -5;
+	cl_uchar u = 250;
+	cl_short sh = -300;
+	size_t one = 1;
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, src, "narrow", &prog);
+	ASSERT_NE(NULL, k);
+	b = clCreateBuffer(e.c, 0, sizeof(o), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(b), &b));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(t), &t));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(u), &u));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(sh), &sh));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 3, 1, &sh));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 8, &wide));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &one,
+						     &one, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, b, CL_TRUE, 0,
+						  sizeof(o), o, 0, NULL, NULL));
+	EXPECT_EQ(-5, o[0]);
+	EXPECT_EQ(250, o[1]);
+	EXPECT_EQ(-300, o[2]);
+	clReleaseMemObject(b);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	env_close(&e);
+}
+
 TEST_HARNESS_MAIN
