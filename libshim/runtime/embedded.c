@@ -249,7 +249,10 @@ static int emb_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 	if (l->args_bytes && !l->args)
 		return -EINVAL;
 	EMB_PUT(w, &n, vmgpu_encode_timestamp(stamp));
-	EMB_PUT(w, &n, vmgpu_encode_dispatch(l->code, EMB_VA0 + g->args,
+	/* No arguments: no argument address either (the command's rule). */
+	EMB_PUT(w, &n, vmgpu_encode_dispatch(l->code,
+					     l->args_bytes ? EMB_VA0 + g->args :
+							     0,
 					     l->args_bytes, l->grid, l->block,
 					     l->origin, l->grid_total,
 					     l->shared_bytes, 0));

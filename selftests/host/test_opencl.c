@@ -832,4 +832,35 @@ TEST(narrow_scalar_arguments)
 	env_close(&e);
 }
 
+/*
+ * A kernel without arguments runs (its dispatch has no argument address),
+ * and releasing its queue still completes it (the release flushes).
+ */
+TEST(kernel_without_arguments_completes_after_queue_release)
+{
+	static const char *src = "kernel void nothing(void) {}\n";
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_event ev;
+	cl_int st = 1;
+	size_t one = 1;
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, src, "nothing", &prog);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &one,
+						     NULL, 0, NULL, &ev));
+	ASSERT_EQ(CL_SUCCESS, clReleaseCommandQueue(e.q));
+	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev));
+	ASSERT_EQ(CL_SUCCESS, clGetEventInfo(ev,
+					     CL_EVENT_COMMAND_EXECUTION_STATUS,
+					     sizeof(st), &st, NULL));
+	EXPECT_EQ(CL_COMPLETE, st);
+	clReleaseEvent(ev);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	clReleaseContext(e.c);
+}
+
 TEST_HARNESS_MAIN
