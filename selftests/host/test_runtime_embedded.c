@@ -21,12 +21,10 @@
 #include "kselftest_harness.h"
 
 #include "../runtime_cases.h"
-#include "compiler_corpus.h"
+#include "testcorpus.h"
 #include "vmgpu/compiler.h"
 
 #define N		256
-#define BUF_BYTES	(128 * 1024)
-#define MAX_BUFS	8
 
 static uint32_t seed = 4242;
 
@@ -461,220 +459,15 @@ TEST(threads)
 
 /* ---- (b) The corpus: an embedded GPU and the CPU alike ---- */
 
-static void shape_of(const char *k, uint32_t grid[3], uint32_t block[3])
-{
-	static const struct {
-		const char *name;
-		uint32_t grid[2], block[2];
-	} shapes[] = {
-		{ "nbody", { 2, 1 }, { 128, 1 } },
-		{ "bitonic256", { 4, 1 }, { 128, 1 } },
-		{ "gemv_local", { 1, 1 }, { 64, 1 } },
-		{ "laplace2d", { 2, 2 }, { 16, 16 } },
-		{ "transpose_naive", { 2, 2 }, { 16, 16 } },
-		{ "transpose_tiled", { 2, 2 }, { 16, 16 } },
-		{ "blur_clamp", { 2, 2 }, { 16, 16 } },
-		{ "sobel", { 2, 2 }, { 16, 16 } },
-		{ "mandel", { 2, 2 }, { 16, 16 } },
-	};
-	size_t i;
-
-	grid[0] = 8, grid[1] = grid[2] = 1;
-	block[0] = 128, block[1] = block[2] = 1;
-	for (i = 0; i < ARRAY_SIZE(shapes); i++)
-		if (!strcmp(shapes[i].name, k)) {
-			grid[0] = shapes[i].grid[0];
-			grid[1] = shapes[i].grid[1];
-			block[0] = shapes[i].block[0];
-			block[1] = shapes[i].block[1];
-		}
-}
-
-/* A scalar argument by its name; false if the name is unknown. */
-static bool scalar(const char *k, const struct vmgpu_exec_param *p,
-		   struct vmgpu_rt_arg *a)
-{
-	static const struct {
-		const char *name;
-		int64_t v;
-	} vals[] = {
-		{ "n", 1024 }, { "m", 1024 }, { "w", 32 }, { "h", 32 },
-		{ "maxit", 64 }, { "deg", 5 }, { "thr", 0 }, { "stride", 7 },
-		{ "bias", -3 },
-	};
-	size_t i;
-
-	a->type = p->type;
-	if (p->type == VMGPU_PARAM_F32) {
-		a->f32 = !strcmp(p->name, "a") ? 1.5f : 0.01f;
-		return !strcmp(p->name, "a") || !strcmp(p->name, "eps2");
-	}
-	for (i = 0; i < ARRAY_SIZE(vals); i++) {
-		int64_t v = vals[i].v;
-
-		if (strcmp(p->name, vals[i].name))
-			continue;
-		if (!strcmp(p->name, "n") && (!strcmp(k, "nbody") ||
-					      !strcmp(k, "gemv_local")))
-			v = 256;
-		if (!strcmp(p->name, "m") && !strcmp(k, "gemv_local"))
-			v = 64;
-		if (p->type == VMGPU_PARAM_I32)
-			a->i32 = (int32_t)v;
-		else if (p->type == VMGPU_PARAM_I64)
-			a->i64 = v;
-		else
-			return false;
-		return true;
-	}
-	return false;
-}
-
-static void fill(const char *k, const char *param, uint32_t *w)
-{
-	uint32_t i;
-
-	for (i = 0; i < BUF_BYTES / 4; i++) {
-		float f = (float)(rng() % 8000) / 1000.0f - 4.0f;
-
-		memcpy(&w[i], &f, 4);
-		if (!strcmp(k, "collatz"))
-			w[i] = rng() % 10000 + 1;
-		else if (!strcmp(k, "classify"))
-			w[i] = (uint32_t)((int32_t)(rng() % 65536) - 32768);
-		else if (!strcmp(k, "spmv_csr") && !strcmp(param, "rows"))
-			w[i] = 4 * i;
-		else if (!strcmp(k, "spmv_csr") && !strcmp(param, "cols"))
-			w[i] = rng() % 1024;
-		else if (!strcmp(k, "compact") && !strcmp(param, "count"))
-			w[i] = 0;
-		else if (!strcmp(k, "gcd") || !strcmp(k, "dot_int") ||
-			 !strcmp(k, "median8") || !strcmp(k, "bitonic256"))
-			w[i] = rng();
-	}
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 TEST(corpus_identical_on_embedded_gpu_and_cpu)
 {
-	static uint32_t init[MAX_BUFS][BUF_BYTES / 4];
-	static uint32_t out[2][MAX_BUFS][BUF_BYTES / 4];
-	struct vmgpu_program *prog = build(corpus_src);
 	struct vmgpu_rt_backend be;
-	vmgpu_rt_handle ctx[2], q[2];
-	uint32_t kn, nk, d, ran = 0;
-	struct vmgpu_rt *rt;
 	char err[256];
 
 	ASSERT_EQ(0, vmgpu_rt_embedded_open("gpus=1,memory=64", &be, err,
 					    sizeof(err)));
-	rt = rt_over(&be);
-	ASSERT_NE(NULL, rt);
-	for (d = 0; d < 2; d++) {
-		ctx[d] = ctx_on(_metadata, rt, &d, 1, 0);
-		ASSERT_EQ(0, vmgpu_rt_queue_create(rt, ctx[d], &q[d]));
-	}
-	nk = vmgpu_program_kernel_count(prog);
-	ASSERT_LT(20, nk);
-	for (kn = 0; kn < nk; kn++) {
-		const char *name = vmgpu_program_kernel_name(prog, kn);
-		struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
-		int priv = vmgpu_program_kernel_private_bytes(prog, name);
-		uint32_t nbufs = 0, i, b, nparams;
-		struct vmgpu_exec_header h;
-		struct vmgpu_exec_sig sig;
-		const char *why;
-		const void *image;
-		size_t bytes;
-
-		ASSERT_EQ(0, vmgpu_program_kernel_image(prog, name, &image,
-							&bytes));
-		vmgpu_exec_header_read(&h, image);
-		ASSERT_EQ(1, vmgpu_exec_sig_read(&h, image, bytes, &sig, params,
-						 &why));
-		nparams = sig.num_params - (priv > 0);
-		for (i = 0; i < nparams; i++)
-			if (vmgpu_param_is_buffer(params[i].type)) {
-				ASSERT_GT(MAX_BUFS, nbufs);
-				fill(name, params[i].name, init[nbufs++]);
-			}
-		for (d = 0; d < 2; d++) {
-			struct vmgpu_rt_arg args[VMGPU_MAX_PARAMS];
-			vmgpu_rt_handle k, bufs[MAX_BUFS], ev;
-			struct vmgpu_rt_event_info info;
-			struct vmgpu_rt_instance inst = {
-				.num_args = nparams, .args = args,
-			};
-
-			ASSERT_EQ(0, vmgpu_rt_kernel_from_program(rt, ctx[d],
-								  prog, name,
-								  &k));
-			for (i = 0, b = 0; i < nparams; i++) {
-				if (!vmgpu_param_is_buffer(params[i].type)) {
-					if (!scalar(name, &params[i], &args[i])) {
-						TH_LOG("%s: no value for %s",
-						       name, params[i].name);
-						ASSERT_TRUE(0);
-					}
-					continue;
-				}
-				ASSERT_EQ(0, vmgpu_rt_buffer_create(
-						     rt, ctx[d], BUF_BYTES,
-						     &bufs[b]));
-				ASSERT_EQ(0, vmgpu_rt_buffer_write(
-						     rt, bufs[b], 0, init[b],
-						     BUF_BYTES));
-				args[i] = buf_arg(params[i].type, bufs[b++]);
-			}
-			inst.kernel = k;
-			shape_of(name, inst.grid, inst.block);
-			ASSERT_EQ(0, vmgpu_rt_enqueue(rt, q[d], &inst, &ev));
-			if (vmgpu_rt_wait(rt, ev, -1)) {
-				vmgpu_rt_error_message(rt, err, sizeof(err));
-				TH_LOG("%s on %s: %s", name,
-				       d ? "the CPU" : "the GPU", err);
-				ASSERT_TRUE(0);
-			}
-			ASSERT_EQ(0, vmgpu_rt_event_query(rt, ev, &info));
-			EXPECT_EQ(d, info.phys);
-			if (!d)
-				EXPECT_LT(0, info.exec_ns);
-			for (b = 0; b < nbufs; b++) {
-				ASSERT_EQ(0, vmgpu_rt_buffer_read(
-						     rt, bufs[b], 0, out[d][b],
-						     BUF_BYTES));
-				vmgpu_rt_release(rt, bufs[b]);
-			}
-			vmgpu_rt_release(rt, ev);
-			vmgpu_rt_release(rt, k);
-		}
-		for (b = 0; b < nbufs; b++) {
-			if (!strcmp(name, "compact") && b == 1) {
-				/* output order: that of the blocks' atomics */
-				uint32_t cnt = out[0][2][0];
-
-				ASSERT_EQ(cnt, out[1][2][0]);
-				ASSERT_GE(BUF_BYTES / 4, cnt);
-				qsort(out[0][1], cnt, 4, cmp_i32);
-				qsort(out[1][1], cnt, 4, cmp_i32);
-			}
-			if (memcmp(out[0][b], out[1][b], BUF_BYTES)) {
-				TH_LOG("%s: buffer %u differs", name, b);
-				ASSERT_TRUE(0);
-			}
-		}
-		ran++;
-	}
-	EXPECT_EQ(nk, ran);
-	vmgpu_rt_destroy(rt);
+	corpus_check(_metadata, &be, 4242);
 	vmgpu_rt_embedded_close(&be);
-	vmgpu_program_destroy(prog);
 }
 
 TEST_HARNESS_MAIN
