@@ -517,15 +517,7 @@ cl_int vcl_defer_kernel(cl_command_queue q, cl_kernel k, cl_uint dim,
 	cl_uint i;
 	cl_int err;
 
-	/* Its arguments are checked now: the rest when it runs. */
-	if (!vcl_obj_get(p, k, VCL_KERNEL, false))
-		return CL_INVALID_KERNEL;
-	if (k->program->ctx != q->ctx)
-		return CL_INVALID_CONTEXT;
-	if (dim < 1 || dim > 3)
-		return CL_INVALID_WORK_DIMENSION;
-	if (!global)
-		return CL_INVALID_GLOBAL_WORK_SIZE;
+	/* vcl_clEnqueueNDRangeKernel checked every argument before. */
 	err = cmd_new(&c, C_KERNEL, CL_COMMAND_NDRANGE_KERNEL, q, NULL, NULL);
 	if (err)
 		return err;

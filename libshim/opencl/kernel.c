@@ -359,13 +359,6 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 				  const cl_event *event_wait_list,
 				  cl_event *event)
 {
-	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
-		return vcl_defer_kernel(command_queue, kernel, work_dim,
-					global_work_offset, global_work_size,
-					local_work_size,
-					num_events_in_wait_list,
-					event_wait_list, event);
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct vmgpu_rt_instance inst;
 	struct vmgpu_rt_arg *args = NULL;
@@ -419,6 +412,12 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 		if (event_wait_list[i]->ctx != q->ctx)
 			return CL_INVALID_CONTEXT;
 	}
+	/* Checked: behind a user event it runs later (defer.c). */
+	if (vcl_deferred(q, num_events_in_wait_list, event_wait_list))
+		return vcl_defer_kernel(q, kernel, work_dim, global_work_offset,
+					global_work_size, local_work_size,
+					num_events_in_wait_list,
+					event_wait_list, event);
 	args = calloc(kernel->nparams ? kernel->nparams : 1, sizeof(*args));
 	waits = calloc(num_events_in_wait_list + 1, sizeof(*waits));
 	err = CL_OUT_OF_HOST_MEMORY;
