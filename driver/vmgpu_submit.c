@@ -210,7 +210,7 @@ static int vmgpu_check_buffers(struct vmgpu_validate *v, u32 off,
 		break;
 	case VMGPU_CMD_TIMESTAMP:
 		va = VMGPU_CMD_U64(c, vmgpu_cmd_timestamp, va);
-		if (!vmgpu_va_ok(v, va, 8, true))
+		if (!vmgpu_va_ok(v, va, vmgpu_timestamp_bytes(c), true))
 			return vmgpu_reject(v, off,
 					    "timestamp address %#llx not in a writable buffer",
 					    va);

@@ -443,6 +443,23 @@ int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 	return emit(cb, &c, VMGPU_CMD_LEN_TIMESTAMP);
 }
 
+int vmgpu_cmdbuf_dispatch_span(struct vmgpu_cmdbuf *cb,
+			       const struct vmgpu_bo *bo, uint64_t offset)
+{
+	struct vmgpu_cmd_timestamp c;
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	ret = check_word(cb, "dispatch span", bo, offset, 16);
+	if (!ret)
+		ret = vmgpu_cmdbuf_use(cb, bo, 0);
+	if (ret)
+		return ret;
+	c = vmgpu_encode_timestamp_dispatches(bo->gpu_va + offset);
+	return emit(cb, &c, VMGPU_CMD_LEN_TIMESTAMP);
+}
+
 int vmgpu_cmdbuf_copy(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 		      uint64_t src_offset, const struct vmgpu_bo *dst,
 		      uint64_t dst_offset, uint64_t bytes)

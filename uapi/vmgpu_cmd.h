@@ -117,6 +117,13 @@ static inline void vmgpu_cmd_checker_init(struct vmgpu_cmd_checker *ck,
 	ck->limit = 0;
 }
 
+/* The bytes a TIMESTAMP command writes at its address (its alignment). */
+static inline vmgpu_u32 vmgpu_timestamp_bytes(const void *cmd)
+{
+	return VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, flags) &
+	       VMGPU_TIMESTAMP_DISPATCHES ? 16 : 8;
+}
+
 /* Say why, and return the verdict. */
 static inline enum vmgpu_cmd_verdict
 vmgpu_cmd_reject(const char **why, enum vmgpu_cmd_verdict v, const char *text)
@@ -564,12 +571,14 @@ vmgpu_cmd_check(struct vmgpu_cmd_checker *ck, const void *cmd, vmgpu_u32 left,
 		v = vmgpu_cmd_check_skip_if(ck, cmd, why);
 		break;
 	case VMGPU_CMD_TIMESTAMP:
-		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, reserved))
+		if (VMGPU_CMD_U32(cmd, vmgpu_cmd_timestamp, flags) &
+		    ~VMGPU_TIMESTAMP_DISPATCHES)
 			return vmgpu_cmd_reject(why, VMGPU_CMD_ILLEGAL,
-							"timestamp reserved field");
-		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_timestamp, va) % 8)
+							"timestamp flags unknown");
+		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_timestamp, va) %
+		    vmgpu_timestamp_bytes(cmd))
 			return vmgpu_cmd_reject(why, VMGPU_CMD_MISALIGNED,
-							"timestamp address not 8-byte aligned");
+							"timestamp address not aligned to its size");
 		break;
 	case VMGPU_CMD_WRITE_VALUE:
 		if (VMGPU_CMD_U64(cmd, vmgpu_cmd_write_value, va) % 4)
@@ -703,6 +712,18 @@ static inline struct vmgpu_cmd_timestamp vmgpu_encode_timestamp(vmgpu_u64 va)
 {
 	struct vmgpu_cmd_timestamp c = {
 		VMGPU_CMD_HEADER(VMGPU_CMD_TIMESTAMP), 0, va,
+	};
+
+	return c;
+}
+
+/* A TIMESTAMP of the finished dispatches' span (VMGPU_TIMESTAMP_DISPATCHES). */
+static inline struct vmgpu_cmd_timestamp
+vmgpu_encode_timestamp_dispatches(vmgpu_u64 va)
+{
+	struct vmgpu_cmd_timestamp c = {
+		VMGPU_CMD_HEADER(VMGPU_CMD_TIMESTAMP),
+		VMGPU_TIMESTAMP_DISPATCHES, va,
 	};
 
 	return c;

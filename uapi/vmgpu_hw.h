@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		4
+#define VMGPU_HW_VERSION_MINOR		5
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -93,6 +93,8 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_SKIP_IF		(1u << 9)	/* SKIP_IF (1.3) */
 #define VMGPU_CAP_TAKE			(1u << 10)	/* TAKE (1.3) */
 #define VMGPU_CAP_COPY_ASYNC		(1u << 11)	/* COPY_ASYNC (1.4) */
+/* TIMESTAMP's VMGPU_TIMESTAMP_DISPATCHES (1.5) */
+#define VMGPU_CAP_DISPATCH_SPAN		(1u << 12)
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 
@@ -414,11 +416,23 @@ struct vmgpu_cmd_barrier {
 	vmgpu_u32 hdr;
 };
 
-/* TIMESTAMP: write the GPU's virtual clock (u64 ns) to @va. */
+/*
+ * TIMESTAMP: write the GPU's virtual clock (u64 ns) to @va.
+ *
+ * (1.5) With VMGPU_TIMESTAMP_DISPATCHES in @flags it writes instead two
+ * u64 at @va (16-byte aligned): the device time (ns) the first block of
+ * the work was issued and the time its last block finished, where the
+ * work is every dispatch (and device-launched task) of the packet that
+ * finished since the packet's previous such TIMESTAMP; 0, 0 if none did.
+ * After a BARRIER that is the span of the dispatches before it, exactly
+ * as the trace's DISPATCH records give it: what a profiler calls a
+ * kernel's start and end, without the command processor's own time.
+ */
+#define VMGPU_TIMESTAMP_DISPATCHES	(1u << 0)
 struct vmgpu_cmd_timestamp {
 	vmgpu_u32 hdr;
-	vmgpu_u32 reserved;
-	vmgpu_u64 va;			/* 8-byte aligned */
+	vmgpu_u32 flags;		/* VMGPU_TIMESTAMP_*; was reserved */
+	vmgpu_u64 va;			/* 8-byte aligned; 16 with DISPATCHES */
 };
 
 /* WRITE_VALUE: store a 32-bit value at @va. */

@@ -398,6 +398,14 @@ int vmgpu_cmdbuf_copy_rect(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *src,
 /* Write the GPU's clock (u64 ns) at @offset of @bo (8-byte aligned). */
 int vmgpu_cmdbuf_timestamp(struct vmgpu_cmdbuf *cb, const struct vmgpu_bo *bo,
 			   uint64_t offset);
+/*
+ * Write two u64 at @offset of @bo (16-byte aligned): when the first block
+ * of the packet's dispatches finished since the previous such command was
+ * issued and when the last of them finished (ns; 0, 0 if none did). After
+ * a barrier: the dispatches' span, as the device trace gives it.
+ */
+int vmgpu_cmdbuf_dispatch_span(struct vmgpu_cmdbuf *cb,
+			       const struct vmgpu_bo *bo, uint64_t offset);
 int vmgpu_cmdbuf_write_value(struct vmgpu_cmdbuf *cb,
 			     const struct vmgpu_bo *bo, uint64_t offset,
 			     uint32_t value);

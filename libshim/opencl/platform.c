@@ -221,3 +221,15 @@ void *clGetExtensionFunctionAddress(const char *func_name)
 {
 	return vcl_clGetExtensionFunctionAddress(func_name);
 }
+
+/*
+ * The platform is never freed (the loader keeps its handle until the
+ * process ends), so the embedded device's trace=FILE is written here,
+ * when the library is unloaded or the process exits: the whole run.
+ */
+__attribute__((destructor))
+static void platform_exit(void)
+{
+	if (the_platform && the_platform->embedded.ops)
+		vmgpu_rt_embedded_trace_write(&the_platform->embedded);
+}

@@ -229,13 +229,12 @@ static int drm_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 	if (!r)
 		r = vmgpu_cmdbuf_use(cb, d->stamps, 0);
 	if (!r)
-		r = vmgpu_cmdbuf_timestamp(cb, d->stamps, 0);
-	if (!r)
 		r = vmgpu_cmdbuf_dispatch(cb, &dd);
 	if (r >= 0)
 		r = vmgpu_cmdbuf_barrier(cb);
+	/* the dispatch's first block issued .. last done, as traced */
 	if (!r)
-		r = vmgpu_cmdbuf_timestamp(cb, d->stamps, 8);
+		r = vmgpu_cmdbuf_dispatch_span(cb, d->stamps, 0);
 	if (!r)
 		r = vmgpu_submit(d->ctx, cb, &si);
 	vmgpu_cmdbuf_destroy(cb);

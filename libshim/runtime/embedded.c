@@ -9,7 +9,7 @@
  * once: it owns the simulated guest memory (embedded_mem.c: pages, the
  * page tables of the one address space every GPU's slot 0 points at,
  * kernel code), sets up a ring and a fence per GPU, and runs each
- * dispatch as a packet TIMESTAMP, DISPATCH, BARRIER, TIMESTAMP, END:
+ * dispatch as a packet DISPATCH, BARRIER, TIMESTAMP of the dispatch span, END:
  * doorbell, vg_device_run() until the fence, device time from the
  * timestamps, the fault from the GPU's error registers. Each buffer's
  * pages carry its GPU's location (VMGPU_PTE_LOC), as the driver's do.
@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "core/device.h"
+#include "core/trace.h"
+#include "core/trace_svg.h"
 #include "embedded.h"
 #include "vmgpu/runtime.h"
 #include "vmgpu_cmd.h"
@@ -50,6 +52,7 @@ struct rt_embedded {
 	struct vg_device *dev;
 	struct emb_mem mem;
 	struct emb_gpu gpu[VMGPU_MAX_GPUS];
+	char *trace_path;			/* trace=: kept records go here */
 };
 
 /* ---- The embedding: guest memory, interrupts, wake-ups ---- */
@@ -248,7 +251,6 @@ static int emb_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 		return -E2BIG;
 	if (l->args_bytes && !l->args)
 		return -EINVAL;
-	EMB_PUT(w, &n, vmgpu_encode_timestamp(stamp));
 	/* No arguments: no argument address either (the command's rule). */
 	EMB_PUT(w, &n, vmgpu_encode_dispatch(l->code,
 					     l->args_bytes ? EMB_VA0 + g->args :
@@ -257,7 +259,8 @@ static int emb_run(void *be, uint32_t gpu, const struct vmgpu_rt_launch_desc *l,
 					     l->origin, l->grid_total,
 					     l->shared_bytes, 0));
 	EMB_PUT(w, &n, vmgpu_encode_barrier());
-	EMB_PUT(w, &n, vmgpu_encode_timestamp(stamp + 8));
+	/* the dispatch's first block issued .. last done, as traced */
+	EMB_PUT(w, &n, vmgpu_encode_timestamp_dispatches(stamp));
 	EMB_PUT(w, &n, vmgpu_encode_end());
 
 	pthread_mutex_lock(&e->lock);
@@ -333,7 +336,7 @@ static int emb_setting(struct rt_embedded *e, const char *item, size_t len,
 		       char *err, size_t errlen)
 {
 	const struct vg_setting *s;
-	char buf[128], *value;
+	char buf[4096], *value;
 	size_t n, i;
 	uint32_t v;
 	int r;
@@ -351,6 +354,19 @@ static int emb_setting(struct rt_embedded *e, const char *item, size_t len,
 		return -EINVAL;
 	}
 	*value++ = 0;
+	if (!strcmp(buf, "trace")) {
+		if (!*value) {
+			snprintf(err, errlen, "trace=: no file name");
+			return -EINVAL;
+		}
+		free(e->trace_path);
+		e->trace_path = strdup(value);
+		if (!e->trace_path) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	if (!strcmp(buf, "memory"))
 		return emb_value(buf, value, EMB_MEMORY_MIN, EMB_MEMORY_MAX,
 				 &e->memory_mb, err, errlen);
@@ -359,7 +375,7 @@ static int emb_setting(struct rt_embedded *e, const char *item, size_t len,
 			break;
 	if (i == n) {
 		snprintf(err, errlen,
-			 "%s: no such setting (the device's, as vmgpu-settings lists them, or memory)",
+			 "%s: no such setting (the device's, as vmgpu-settings lists them, memory or trace)",
 			 buf);
 		return -EINVAL;
 	}
@@ -392,6 +408,58 @@ static int emb_parse(struct rt_embedded *e, const char *config, char *err,
 	return 0;
 }
 
+/* ---- The device trace ---- */
+
+static bool emb_svg_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".svg");
+}
+
+/* Called with e->lock held: no run adds records meanwhile. */
+static int emb_trace_write(struct rt_embedded *e)
+{
+	const struct vmgpu_trace_record *recs;
+	size_t n;
+	FILE *f;
+	int r;
+
+	if (!e->trace_path || !e->dev)
+		return 0;
+	recs = vg_device_trace_records(e->dev, &n);
+	f = fopen(e->trace_path, "w");
+	if (!f) {
+		r = -errno;
+		goto fail;
+	}
+	r = emb_svg_name(e->trace_path) ? vg_trace_svg_write(recs, n, f) :
+					  vg_trace_json_write(recs, n, f);
+	if (fclose(f) || r)
+		r = -EIO;
+	if (!r)
+		return 0;
+fail:
+	/* asked for by a setting, so the one place to say it failed */
+	fprintf(stderr, "vmgpu embedded device: cannot write the trace %s: %s\n",
+		e->trace_path, strerror(-r));
+	return r;
+}
+
+int vmgpu_rt_embedded_trace_write(struct vmgpu_rt_backend *be)
+{
+	struct rt_embedded *e;
+	int r;
+
+	if (!be || be->ops != &emb_ops || !be->opaque)
+		return -EINVAL;
+	e = be->opaque;
+	pthread_mutex_lock(&e->lock);
+	r = emb_trace_write(e);
+	pthread_mutex_unlock(&e->lock);
+	return r;
+}
+
 /* ---- Opening and closing ---- */
 
 void vmgpu_rt_embedded_close(struct vmgpu_rt_backend *be)
@@ -405,10 +473,12 @@ void vmgpu_rt_embedded_close(struct vmgpu_rt_backend *be)
 	be->opaque = NULL;
 	if (!e)
 		return;
+	emb_trace_write(e);
 	if (e->dev)
 		vg_device_free(e->dev);
 	rt_emb_mem_fini(&e->mem);
 	pthread_mutex_destroy(&e->lock);
+	free(e->trace_path);
 	free(e);
 }
 
@@ -475,6 +545,8 @@ int vmgpu_rt_embedded_open(const char *config, struct vmgpu_rt_backend *out,
 	};
 	e->dev = vg_device_new(&e->cfg, &e->host);
 	r = e->dev ? 0 : -ENOMEM;
+	if (e->dev && e->trace_path)
+		vg_device_trace_keep(e->dev, true);
 	for (gpu = 0; !r && gpu < e->cfg.gpus; gpu++)
 		r = emb_gpu_setup(e, gpu);
 	if (!r)

@@ -449,6 +449,7 @@ static void cp_fetch(struct vg_cp *cp)
     cp->entry.default_level = (uint16_t)(RING_U32(raw, min_level) >> 16);
     cp->gc->packet = &cp->entry;
     cp->packet_start = vg_gpu_now(cp->gc);
+    cp->span_any = false;
     cp->pc = 0;
     cp->instr_budget = 0;
     cp->default_priority = cp->entry.default_level;
@@ -554,6 +555,13 @@ static void dispatch_done(struct vg_cp *cp, struct vg_dispatch *d)
     vg_gpu_trace(cp->gc, VMGPU_TRACE_DISPATCH, VMGPU_TRACE_SM_NONE, d->start,
                  d->end, d->index, NONE, 0,
                  d->task.queue ? d->task.next_block : d->task.blocks_total, 0);
+    if (!cp->span_any || d->start < cp->span_start) {
+        cp->span_start = d->start;
+    }
+    if (!cp->span_any || d->end > cp->span_end) {
+        cp->span_end = d->end;
+    }
+    cp->span_any = true;
     /*
      * Only the SYNCs that counted this producer: not one SKIP_IF stepped
      * over, nor one reached after the producer had ended.
@@ -966,8 +974,8 @@ static void cp_execute(struct vg_cp *cp)
 {
     const uint8_t *p = cp->buf + 4 * cp->pc;
     uint32_t op = VMGPU_CMD_OP(vmgpu_cmd_ld32(p)), len = vmgpu_cmd_len(op);
-    uint32_t slot = cp->entry.as_slot, v;
-    uint64_t va, fault_va = 0, ts;
+    uint32_t slot = cp->entry.as_slot, v, n;
+    uint64_t va, fault_va = 0, span[2];
     struct vg_error err;
     vg_time_t t;
     int code;
@@ -1066,14 +1074,24 @@ static void cp_execute(struct vg_cp *cp)
         if (vg_gpu_stale(cp->gc)) {
             return; /* a reset drops the packet: no more writes */
         }
-        ts = htole64(vg_gpu_now(cp->gc) / VG_PS_PER_NS);
         va = VMGPU_CMD_U64(p, vmgpu_cmd_timestamp, va);
-        code = vg_mmu_write(cp->mmu, slot, va, &ts, 8, &fault_va, NULL);
+        n = vmgpu_timestamp_bytes(p);
+        if (n == 16) {
+            /* the same truncation to ns as the trace's records */
+            span[0] = htole64(cp->span_any ? cp->span_start / VG_PS_PER_NS
+                                           : 0);
+            span[1] = htole64(cp->span_any ? cp->span_end / VG_PS_PER_NS
+                                           : 0);
+            cp->span_any = false;
+        } else {
+            span[0] = htole64(vg_gpu_now(cp->gc) / VG_PS_PER_NS);
+        }
+        code = vg_mmu_write(cp->mmu, slot, va, span, n, &fault_va, NULL);
         if (code) {
             cp_fail(cp, code, fault_va, cp->pc, NONE);
             return;
         }
-        vg_gpu_wrote(cp->gc, va, 8);
+        vg_gpu_wrote(cp->gc, va, n);
         cp_memory_changed(cp);
         break;
     case VMGPU_CMD_WRITE_VALUE:

@@ -115,6 +115,12 @@ struct vg_cp {
     uint32_t launch_quota; /* SET_STATE LAUNCH_QUOTA */
     uint64_t sm_mask;      /* SET_STATE SM_MASK_LO/HI, 0 = all */
     vg_time_t packet_start;
+    /*
+     * First block issued and last block done of the tasks finished since
+     * the packet's previous TIMESTAMP of VMGPU_TIMESTAMP_DISPATCHES.
+     */
+    bool span_any;
+    vg_time_t span_start, span_end;
     vg_time_t cmd_start; /* for the trace of a waiting command */
     bool in_wait;        /* cmd_start belongs to a waiting cmd */
     uint32_t skip_after; /* VG_CP_WAIT_SKIP: the dispatch it waits for */

@@ -270,6 +270,50 @@ TEST_F(cp, timestamp_and_write_value)
 	EXPECT_LE(t[1], vg_device_now_ns(self->dev));
 }
 
+/*
+ * TIMESTAMP of VMGPU_TIMESTAMP_DISPATCHES: the span of the dispatches
+ * finished since the last one, exactly the trace's DISPATCH records
+ * (what a profiler reports as a kernel's start and end); 0, 0 after
+ * none.
+ */
+TEST_F(cp, timestamp_of_the_dispatch_span)
+{
+	const struct vmgpu_trace_record *r;
+	uint64_t ts = th_as_alloc(self->th, &self->as, 64, RW);
+	uint64_t *t = th_va(self->th, &self->as, ts);
+	uint64_t w, first = UINT64_MAX, last = 0;
+	struct th_cmdbuf cb;
+	size_t n, i, dispatches = 0;
+
+	counter_ptr(self->th, &self->as, &w);
+	vg_device_trace_keep(self->dev, true);
+	th_cb_init(&cb);
+	th_cb_timestamp(&cb, ts + 48);
+	dispatch1(&cb, self->slow, ptr_args(self->th, &self->as, w));
+	dispatch1(&cb, self->add_one, ptr_args(self->th, &self->as, w + 4));
+	th_cb_barrier(&cb);
+	th_cb_dispatch_span(&cb, ts);
+	th_cb_dispatch_span(&cb, ts + 16);
+	th_cb_end(&cb);
+	submit(self->th, &self->as, 0, &cb, 1, 0);
+	vg_device_run(self->dev);
+	r = vg_device_trace_records(self->dev, &n);
+	for (i = 0; i < n; i++) {
+		if (r[i].kind != VMGPU_TRACE_DISPATCH)
+			continue;
+		dispatches++;
+		first = r[i].start_ns < first ? r[i].start_ns : first;
+		last = r[i].end_ns > last ? r[i].end_ns : last;
+	}
+	ASSERT_EQ(2, dispatches);
+	EXPECT_EQ(first, t[0]);
+	EXPECT_EQ(last, t[1]);
+	/* after the CP's own time: later than the plain stamp before */
+	EXPECT_LT(t[6], t[0]);
+	EXPECT_EQ(0, t[2]);
+	EXPECT_EQ(0, t[3]);
+}
+
 TEST_F(cp, wait_value_released_by_other_gpu)
 {
 	struct th_cmdbuf cb0, cb1;

@@ -301,9 +301,15 @@ TEST_F(cp, memory_command_validation)
 	EXPECT_EQ(va + 4, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
 	th_cb_init(&cb);
 	th_cb_timestamp(&cb, va);
-	cb.w[1] = 1;				/* reserved */
+	cb.w[1] = 2;				/* a flag no device has */
 	th_cb_end(&cb);
 	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_BAD_COMMAND);
+	/* the dispatches' span: two words, so 16-byte aligned */
+	th_cb_init(&cb);
+	th_cb_dispatch_span(&cb, va + 8);
+	th_cb_end(&cb);
+	expect_cmd_error(_metadata, self, &cb, VMGPU_FAULT_MISALIGNED);
+	EXPECT_EQ(va + 8, th_rd64(self->th, 0, VMGPU_GPU_ERR_ADDR_LO));
 	th_cb_init(&cb);
 	th_cb_write(&cb, va + 2, 1);
 	th_cb_end(&cb);

@@ -385,6 +385,11 @@ void th_cb_timestamp(struct th_cmdbuf *cb, uint64_t va)
 	TH_CB_PUT(cb, vmgpu_encode_timestamp(va));
 }
 
+void th_cb_dispatch_span(struct th_cmdbuf *cb, uint64_t va)
+{
+	TH_CB_PUT(cb, vmgpu_encode_timestamp_dispatches(va));
+}
+
 void th_cb_write(struct th_cmdbuf *cb, uint64_t va, uint32_t value)
 {
 	TH_CB_PUT(cb, vmgpu_encode_write_value(va, value));

@@ -144,6 +144,8 @@ uint32_t th_cb_dispatch(struct th_cmdbuf *cb, uint64_t code_va,
 void th_cb_sync(struct th_cmdbuf *cb, uint32_t consumer, uint32_t producer);
 void th_cb_barrier(struct th_cmdbuf *cb);
 void th_cb_timestamp(struct th_cmdbuf *cb, uint64_t va);
+/* TIMESTAMP of VMGPU_TIMESTAMP_DISPATCHES: two u64 at @va (16-aligned). */
+void th_cb_dispatch_span(struct th_cmdbuf *cb, uint64_t va);
 void th_cb_write(struct th_cmdbuf *cb, uint64_t va, uint32_t value);
 void th_cb_wait(struct th_cmdbuf *cb, uint64_t va, uint32_t op,
 		uint32_t value, uint32_t mask);

@@ -440,6 +440,19 @@ struct vmgpu_rt_arg {
  */
 #define VMGPU_RT_INSTANCE_SPLIT		(1u << 0)
 
+/*
+ * What in @kernel's code keeps a split run from giving the results of
+ * one device, into *@hazards (0: nothing; every executable of it
+ * scanned): global atomics (atom.*: blocks combining results in one
+ * word) and device-side work (launch, enq). What the code cannot show —
+ * two blocks writing one byte, a block reading what another wrote in the
+ * same run — is a race in the kernel, not found here.
+ */
+#define VMGPU_RT_SPLIT_ATOMICS		(1u << 0)
+#define VMGPU_RT_SPLIT_DEVICE_WORK	(1u << 1)
+int vmgpu_rt_kernel_split_hazards(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
+				  uint32_t *hazards);
+
 struct vmgpu_rt_instance {
 	vmgpu_rt_handle kernel;
 	uint32_t num_args;		/* the kernel's parameter count */
@@ -497,6 +510,11 @@ struct vmgpu_rt_event_info {
 	uint64_t start_ns, end_ns;	/* virtual time */
 	uint64_t exec_ns;		/* device time of its execution */
 	uint64_t transfer_ns;		/* moving its buffers there */
+	/*
+	 * A split instance: exec_ns its portions' together; transfer_ns
+	 * until the first portion ran; end_ns when the last portion's
+	 * written bytes were back on the host, merged.
+	 */
 };
 int vmgpu_rt_event_query(struct vmgpu_rt *rt, vmgpu_rt_handle event,
 			 struct vmgpu_rt_event_info *info);
