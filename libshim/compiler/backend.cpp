@@ -303,6 +303,34 @@ bool Backend::signature()
 		strncpy(p.name, name.c_str(), sizeof(p.name) - 1);
 		params.push_back(p);
 	}
+	/*
+	 * The global offset and work dimension (-vmgpu-ndrange-args): two
+	 * hidden i64 parameters after the kernel's own, only when the
+	 * kernel reads them, so that the others keep their parameters.
+	 */
+	for (Instruction &i : instructions(F)) {
+		auto *call = dyn_cast<CallInst>(&i);
+		Function *callee = call ? call->getCalledFunction() : nullptr;
+
+		if (!callee || callee->getName() != "__vmgpu_ndrange")
+			continue;
+		if (!opts.ndrange_args) {
+			error(&i, "__vmgpu_ndrange needs " VMGPU_NDRANGE_OPTION);
+			return false;
+		}
+		off = uint32_t(alignTo(off, 8));
+		ndrange_off = int(off);
+		for (const char *n : { VMGPU_NDRANGE_PARAM0, VMGPU_NDRANGE_PARAM1 }) {
+			vmgpu_exec_param p = {};
+
+			p.type = VMGPU_PARAM_I64;
+			p.offset = off;
+			off += 8;
+			strncpy(p.name, n, sizeof(p.name) - 1);
+			params.push_back(p);
+		}
+		break;
+	}
 	args_bytes = off;
 	return true;
 }
@@ -373,7 +401,10 @@ bool Backend::run(Kernel &out)
 	}
 	uint32_t nparams = uint32_t(params.size());
 	if (nparams > VMGPU_MAX_PARAMS) {
-		error(nullptr, "too many parameters");
+		error(nullptr, "kernel '" + F.getName().str() + "' has " +
+		      std::to_string(nparams) + " parameters with the hidden "
+		      "ones (vmgpu_ndrange0/1, vmgpu_private), more than " +
+		      std::to_string(VMGPU_MAX_PARAMS));
 		return false;
 	}
 	vmgpu_exec_header h = {};

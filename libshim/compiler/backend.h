@@ -107,6 +107,8 @@ private:
 	std::map<const GlobalVariable *, uint32_t> shared_off;
 	std::vector<vmgpu_exec_param> params;
 	uint32_t args_bytes = 0;
+	/* the hidden vmgpu_ndrange0/1 pair's offset, -1: none */
+	int ndrange_off = -1;
 	/* program-scope constant arrays: copied into shared memory at entry;
 	 * pointers into them are 32-bit shared offsets */
 	std::vector<const GlobalVariable *> tables;

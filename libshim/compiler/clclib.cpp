@@ -2,8 +2,10 @@
 /*
  * The built-in functions of OpenCL C for vmgpu, in OpenCL C: compiled with
  * every program, linked in, inlined where called (unused ones vanish).
- * The back end knows only two hooks: __vmgpu_sreg(n) (s2r of special
- * register n, a constant after inlining) and __vmgpu_bar() (bar).
+ * The back end knows only three hooks: __vmgpu_sreg(n) (s2r of special
+ * register n, a constant after inlining), __vmgpu_bar() (bar) and, with
+ * -vmgpu-ndrange-args, __vmgpu_ndrange(n) (ldarg of a hidden parameter's
+ * word n).
  *
  * Accuracy of the math functions: Documentation/compiler.rst, measured by
  * selftests/host/test_compiler_math.c against the C library.
@@ -27,25 +29,48 @@ size_t OVL get_local_size(uint d) { return SREG3(3, d, 1u); }
 size_t OVL get_enqueued_local_size(uint d) { return SREG3(3, d, 1u); }
 size_t OVL get_group_id(uint d) { return SREG3(6, d, 0u); }
 size_t OVL get_num_groups(uint d) { return SREG3(9, d, 1u); }
-/* Ids are 32-bit: the ISA's block indices and sizes are. */
+/*
+ * Ids are 32-bit: the ISA's block indices and sizes are. Group ids are
+ * absolute (%ctaid has a split portion's origin in it), so the global
+ * offset is the enqueue's only, the same for every portion.
+ */
+#ifdef __VMGPU_NDRANGE_ARGS
+/* -vmgpu-ndrange-args: word n of the hidden vmgpu_ndrange0/1 pair
+ * (offset x, y, z, work dimension), set by the runtime */
+uint __vmgpu_ndrange(int n) __attribute__((const));
+#define NDR3(d) ((d) == 0 ? __vmgpu_ndrange(0) : \
+	(d) == 1 ? __vmgpu_ndrange(1) : __vmgpu_ndrange(2))
+size_t OVL get_global_id(uint d)
+{
+	return d < 3 ? (size_t)(NDR3(d) + SREG3(6, d, 0u) * SREG3(3, d, 1u) +
+				SREG3(0, d, 0u)) : 0;
+}
+#else
 size_t OVL get_global_id(uint d)
 {
 	return d < 3 ? (size_t)(SREG3(6, d, 0u) * SREG3(3, d, 1u) + SREG3(0, d, 0u)) : 0;
 }
+#endif
 size_t OVL get_global_size(uint d)
 {
 	return d < 3 ? (size_t)(SREG3(9, d, 1u) * SREG3(3, d, 1u)) : 1;
 }
-/* The portion origin of a split index space, in work-items. */
+#ifdef __VMGPU_NDRANGE_ARGS
 size_t OVL get_global_offset(uint d)
 {
-	return d < 3 ? (size_t)(SREG3(12, d, 0u) * SREG3(3, d, 1u)) : 0;
+	return d < 3 ? (size_t)NDR3(d) : 0;
 }
+uint OVL get_work_dim(void) { return __vmgpu_ndrange(3); }
+#else
+/* Without the hidden parameters (the plain APIs' kernels): no offset,
+ * the work dimension guessed from the extents. */
+size_t OVL get_global_offset(uint d) { return 0; }
 uint OVL get_work_dim(void)
 {
 	return __vmgpu_sreg(11) * __vmgpu_sreg(5) > 1 ? 3 :
 	       __vmgpu_sreg(10) * __vmgpu_sreg(4) > 1 ? 2 : 1;
 }
+#endif
 
 /* ISA version 2: a queue task's block (Documentation/isa.rst) */
 uint vmgpu_item_base(void) { return __vmgpu_sreg(19); }

@@ -36,6 +36,12 @@ struct Kernel {
 struct BackendOptions {
 	unsigned max_regs = 128;	/* registers the allocator may use */
 	unsigned isa = VMGPU_ISA_VERSION;	/* the target version */
+	/*
+	 * -vmgpu-ndrange-args: a kernel that reads the global offset or the
+	 * work dimension gets them in the hidden parameters vmgpu_ndrange0
+	 * and 1 (compiler.rst); without it they are 0 and a guess.
+	 */
+	bool ndrange_args = false;
 };
 
 /*

@@ -86,6 +86,8 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 				return false;
 			}
 			o.be.isa = unsigned(n);
+		} else if (w == VMGPU_NDRANGE_OPTION) {
+			o.be.ndrange_args = true;
 		} else if (w.rfind("-vmgpu-max-regs=", 0) == 0) {
 			unsigned long n = strtoul(w.c_str() + 16, nullptr, 10);
 
@@ -603,9 +605,14 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 					       ctx, log);
 	if (!m)
 		return -EINVAL;
+	/* The library's work-item functions read the hidden parameters
+	 * only when asked to: without, the kernels stay as they were. */
+	std::vector<std::string> lib_opts;
+	if (o.be.ndrange_args)
+		lib_opts.push_back("-D__VMGPU_NDRANGE_ARGS");
 	std::unique_ptr<Module> lib = compile_cl(clclib_source,
-						 "<vmgpu-builtins>", {}, false,
-						 ctx, log);
+						 "<vmgpu-builtins>", lib_opts,
+						 false, ctx, log);
 	if (!lib) {
 		log += "error: the built-in library does not compile\n";
 		return -EINVAL;

@@ -1016,6 +1016,22 @@ void Backend::call(CallInst &i)
 		vmap[&i] = d;
 		return;
 	}
+	if (n == "__vmgpu_ndrange") {
+		/* signature() made the hidden pair, or refused the call */
+		auto *c = dyn_cast<ConstantInt>(i.getArgOperand(0));
+
+		if (!c || c->getZExtValue() > 3 || ndrange_off < 0) {
+			error(&i, "work-item function with a dimension that is "
+			      "not a constant");
+			return;
+		}
+		int d = newv(1);
+		MI &m = emit(VMGPU_OP_LDARG);
+		m.d = d;
+		m.immv = uint32_t(ndrange_off) + 4 * uint32_t(c->getZExtValue());
+		vmap[&i] = d;
+		return;
+	}
 	if (n == "__vmgpu_bar") {
 		emit(VMGPU_OP_BAR);
 		return;

@@ -1077,12 +1077,98 @@ TEST_F(cc, work_item_functions_and_portions)
 				ASSERT_EQ((x / 4) | (y / 3) << 8 | (z / 2) << 16, p[1]);
 				ASSERT_EQ(4u | 3 << 8 | 2 << 16, p[2]);
 				ASSERT_EQ(6u | 4 << 8 | 2 << 16, p[3]);
-				ASSERT_EQ(8u | 3 << 8 | 2 << 16, p[4]);
+				/* no offset without -vmgpu-ndrange-args,
+				 * whatever the portion */
+				ASSERT_EQ(0u, p[4]);
 				ASSERT_EQ(3u, p[5]);
 				ASSERT_EQ(x | y << 8 | z << 16, p[6]);
 			}
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
+}
+
+/*
+ * -vmgpu-ndrange-args: the global offset and the work dimension in the
+ * hidden vmgpu_ndrange0/1 pair, the same for every portion of a split
+ * index space (group ids stay absolute). Item i of the range writes
+ * record i: its global id, the offset, the work dimension.
+ */
+static const char nd_src[] =
+	"kernel void nd(global uint *o, uint tag)\n"
+	"{\n"
+	"	uint x = get_global_id(0) - get_global_offset(0);\n"
+	"	uint y = get_global_id(1) - get_global_offset(1);\n"
+	"	uint z = get_global_id(2) - get_global_offset(2);\n"
+	"	global uint *p = o + 4 * ((z * get_global_size(1) + y) *\n"
+	"				  get_global_size(0) + x);\n"
+	"	p[0] = get_global_id(0) | get_global_id(1) << 10 | get_global_id(2) << 20;\n"
+	"	p[1] = get_global_offset(0) | get_global_offset(1) << 10 |\n"
+	"	       get_global_offset(2) << 20;\n"
+	"	p[2] = get_work_dim();\n"
+	"	p[3] = tag;\n"
+	"}\n"
+	"kernel void plain(global uint *o) { o[get_local_id(0)] = 1; }\n";
+
+TEST_F(cc, ndrange_args)
+{
+	const uint32_t bl[3] = { 4, 3, 2 }, org[3] = { 2, 1, 1 },
+		       g[3] = { 3, 2, 1 }, tot[3] = { 6, 4, 2 };
+	const uint32_t off[3] = { 5, 7, 9 }, W = 24, H = 12, D = 4;
+	struct vmgpu_program *prog = build(_metadata, nd_src,
+					   VMGPU_NDRANGE_OPTION);
+	struct vmgpu_program *plain = build(_metadata, nd_src, NULL);
+	struct ck c, c0;
+	ALLOC(uint32_t, o, 4 * W * H * D);
+	uint32_t x, y, z, w[4] = { off[0], off[1], off[2], 3 };
+
+	ASSERT_NE(NULL, prog);
+	ASSERT_NE(NULL, plain);
+	load(_metadata, prog, "nd", &c);
+	/* its own, then the hidden pair (8-aligned) */
+	ASSERT_EQ(4u, c.sig.num_params);
+	EXPECT_EQ(0, strcmp(VMGPU_NDRANGE_PARAM0, c.params[2].name));
+	EXPECT_EQ(0, strcmp(VMGPU_NDRANGE_PARAM1, c.params[3].name));
+	EXPECT_EQ(VMGPU_PARAM_I64, c.params[2].type);
+	EXPECT_EQ(VMGPU_PARAM_I64, c.params[3].type);
+	EXPECT_EQ(16u, c.params[2].offset);
+	EXPECT_EQ(24u, c.params[3].offset);
+	/* without, and in a kernel that reads neither: its own only */
+	load(_metadata, plain, "nd", &c0);
+	EXPECT_EQ(2u, c0.sig.num_params);
+	vg_kernel_free(c0.k);
+	load(_metadata, prog, "plain", &c0);
+	EXPECT_EQ(1u, c0.sig.num_params);
+	vg_kernel_free(c0.k);
+
+	set_u64(&c, 0, o_va);
+	set_u32(&c, 1, 0xabcd);
+	memcpy(c.args + c.params[2].offset, w, sizeof(w));
+	ASSERT_EQ(0, run_portion(self->tm, &c, g, bl, org, tot, 0));
+	for (z = 0; z < D; z++)
+		for (y = 0; y < H; y++)
+			for (x = 0; x < W; x++) {
+				uint32_t *p = &o[4 * ((z * H + y) * W + x)];
+				int in = x / 4 >= 2 && x / 4 < 5 && y / 3 >= 1 &&
+					 y / 3 < 3 && z / 2 == 1;
+
+				if (!in) {
+					ASSERT_EQ(0u, p[3]);
+					continue;
+				}
+				ASSERT_EQ(0xabcdu, p[3]);
+				ASSERT_EQ((x + off[0]) | (y + off[1]) << 10 |
+					  (z + off[2]) << 20, p[0]);
+				ASSERT_EQ(off[0] | off[1] << 10 | off[2] << 20, p[1]);
+				ASSERT_EQ(3u, p[2]);
+			}
+	/* the work dimension is what the enqueue says: 2 with D = 1 */
+	w[3] = 2;
+	memcpy(c.args + c.params[2].offset, w, sizeof(w));
+	ASSERT_EQ(0, run_portion(self->tm, &c, g, bl, org, tot, 0));
+	ASSERT_EQ(2u, o[4 * ((2 * H + 3) * W + 8) + 2]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+	vmgpu_program_destroy(plain);
 }
 
 static const char vec_src[] =

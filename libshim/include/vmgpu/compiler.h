@@ -28,13 +28,26 @@ struct vmgpu_program;
  * -vmgpu-source-name=NAME (the file name in messages, default input.cl),
  * -vmgpu-max-regs=N (16..128) and -vmgpu-isa=N (the device ISA version to
  * compile for, default VMGPU_ISA_VERSION; each executable's header names
- * the oldest version that has what it uses). *@log (free() it; may be NULL when
+ * the oldest version that has what it uses), and VMGPU_NDRANGE_OPTION,
+ * below. *@log (free() it; may be NULL when
  * out of memory) receives the build log: clang's diagnostics and the back
  * end's, "FILE:LINE:COL: error: ...". -EINVAL on a compile error, -ENOMEM.
  * Builds in several threads run independently.
  */
 int vmgpu_program_build(const char *source, const char *options,
 			struct vmgpu_program **out, char **log);
+/*
+ * VMGPU_NDRANGE_OPTION: OpenCL's global work offset and work dimension
+ * (get_global_offset, get_global_id, get_work_dim) reach a kernel that
+ * reads them in two hidden i64 parameters after its own (before
+ * vmgpu_private): VMGPU_NDRANGE_PARAM0 (offset x, then y, 32 bits each)
+ * and VMGPU_NDRANGE_PARAM1 (offset z, then the work dimension), which the
+ * runtime fills from vmgpu_rt_instance. Without it a kernel's parameters
+ * are its own, the offset is 0 and get_work_dim() a guess (compiler.rst).
+ */
+#define VMGPU_NDRANGE_OPTION	"-vmgpu-ndrange-args"
+#define VMGPU_NDRANGE_PARAM0	"vmgpu_ndrange0"
+#define VMGPU_NDRANGE_PARAM1	"vmgpu_ndrange1"
 /* Free a program; NULL is accepted. */
 void vmgpu_program_destroy(struct vmgpu_program *prog);
 /* Number of kernels, and the name of kernel @index (NULL if none). */
