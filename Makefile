@@ -119,7 +119,7 @@ FUZZ_LOBJ  := $(patsubst %.c,$(O)/fuzzobj/%.o,$(CORE_SRC) $(SHIM_SRC) \
 
 .PHONY: opencl all host module qemu check check-host check-vm demo bench clean \
 	checkpatch vm-tests tools stress install uninstall fuzz fuzzers \
-	fuzz-seeds fuzz-coverage
+	fuzz-seeds fuzz-coverage conformance
 all: host vm-tests fuzzers
 host: $(LIBVMGPU_A) $(LIBVMGPU_SO) $(LIBCORE_A) $(LIBRT_A) opencl tools \
 	$(HTESTS) \
@@ -249,6 +249,13 @@ $(O)/bench/runtime: $(O)/rel/scripts/bench/runtime.o $(HLIB_ROBJ) $(LIBRT_A) \
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
 
+# The multi-GPU OpenCL device's benchmark is an OpenCL program: the
+# ICD loader and the build's ICD (OCL_ICD_VENDORS=$(O)/opencl/vendors).
+$(O)/bench/opencl-multigpu: $(O)/rel/scripts/bench/opencl-multigpu.o | \
+		$(OCL_ICD)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -lOpenCL -pthread
+
 # The compiler's benchmark uses clang and LLVM: linked dynamically.
 $(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
 		$(LIBVMGPU_A)
@@ -348,6 +355,11 @@ check-host: host
 
 check-vm:
 	scripts/check --vm-only
+
+# The Khronos CTS's whole table (scripts/cts, Documentation/conformance.rst):
+# every suite on each device; hours. scripts/check runs its quick subset.
+conformance: opencl
+	VMGPU_BUILD=$(abspath $(O)) scripts/cts
 
 demo:
 	scripts/demo
