@@ -988,7 +988,7 @@ static void execute_split(struct vmgpu_rt *rt, struct rt_instance *in,
 	double w[RT_MAX_PARTS], wsum = 0;
 	bool mean = rt->policy == VMGPU_RT_POLICY_DMDA_MEAN;
 	uint32_t i, j, d, given = 0, np = 0;
-	uint64_t end = 0;
+	uint64_t end = 0, run = 0;
 	int r = 0;
 
 	if (n > RT_MAX_PARTS)
@@ -1128,7 +1128,8 @@ static void execute_split(struct vmgpu_rt *rt, struct rt_instance *in,
 		p->instances++;
 		if (e > end)
 			end = e;
-		in->transfer_ns += pt->xfer + back;
+		if (!j || pt->start + pt->xfer < run)
+			run = pt->start + pt->xfer;
 		in->exec_ns += slowed(p, pt->device_ns);
 	}
 	for (i = 0; i < VMGPU_MAX_PARAMS + 1; i++)
@@ -1137,6 +1138,12 @@ static void execute_split(struct vmgpu_rt *rt, struct rt_instance *in,
 	for (j = 1; j < np; j++)
 		if (part[j].start < in->start_ns)
 			in->start_ns = part[j].start;
+	/*
+	 * Its transfers: until the first portion ran (the portions move
+	 * their buffers at once, each over its own bus); the end: the last
+	 * portion's written buffers back on the host, merged.
+	 */
+	in->transfer_ns = np ? run - in->start_ns : 0;
 	in->end_ns = end;
 	complete(rt, in, r);
 }

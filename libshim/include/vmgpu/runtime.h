@@ -119,8 +119,11 @@ struct vmgpu_rt_backend {
  * The embedded device (libshim/runtime/embedded.c): a back end of GPUs
  * simulated in the process by the device model, for hosts without a VM.
  * @config: comma-separated name=value, the device's settings (gpus,
- * sms, clock-khz, ...: vmgpu-settings) and memory=MB, the guest memory
- * it simulates (default 1024); NULL: the environment variable
+ * sms, clock-khz, ...: vmgpu-settings), memory=MB, the guest memory
+ * it simulates (default 1024), and trace=FILE, where the device trace
+ * goes (Chrome JSON, or SVG for a name ending in .svg: vmgpu-trace's
+ * formats), written when the back end is closed and by
+ * vmgpu_rt_embedded_trace_write(); NULL: the environment variable
  * VMGPU_EMBEDDED; unset or empty: the defaults with gpus=4. -EINVAL and
  * a message naming the setting in @err for a bad one. Close it after the
  * runtimes using it are destroyed.
@@ -128,6 +131,12 @@ struct vmgpu_rt_backend {
 int vmgpu_rt_embedded_open(const char *config, struct vmgpu_rt_backend *out,
 			   char *err, size_t errlen);
 void vmgpu_rt_embedded_close(struct vmgpu_rt_backend *be);
+/*
+ * Write the trace=FILE of the records so far (the whole trace since
+ * the back end opened): 0, 0 without trace=, or -errno (also said on
+ * standard error, as the setting asked for it).
+ */
+int vmgpu_rt_embedded_trace_write(struct vmgpu_rt_backend *be);
 
 /* ------------------------------------------------------------------ */
 /* The runtime                                                          */
