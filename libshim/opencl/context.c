@@ -2,9 +2,9 @@
 /*
  * libvmgpu-opencl: contexts. A context is a set of the platform's
  * devices and a runtime context over the logical device of those
- * physical devices (vmgpu_rt_logical_device), so that everything made in
- * it later (buffers, queues, kernels) is the runtime's, placed and moved
- * by it.
+ * physical devices (vmgpu_rt_logical_device; the multi-GPU device is
+ * every GPU), so that everything made in it later (buffers, queues,
+ * kernels) is the runtime's, placed and moved by it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,16 +60,16 @@ static cl_context make_context(struct _cl_platform_id *p,
 			       void *user_data, cl_int *errcode_ret)
 {
 	struct _cl_context *c;
-	uint32_t *phys, logical;
+	uint32_t *phys, logical, mine[VMGPU_RT_MAX_DEVICES];
 	size_t nprops;
 	cl_int err;
-	cl_uint i, j;
+	cl_uint i, j, k, nd, nphys = 0;
 
 	err = check_props(p, props, &nprops);
 	if (err)
 		goto fail;
 	c = calloc(1, sizeof(*c));
-	phys = calloc(ndevices, sizeof(*phys));
+	phys = calloc(p->ndevices, sizeof(*phys));
 	err = CL_OUT_OF_HOST_MEMORY;
 	if (!c || !phys) {
 		free(c);
@@ -89,18 +89,25 @@ static cl_context make_context(struct _cl_platform_id *p,
 	if (nprops)
 		memcpy(c->props, props, nprops * sizeof(*props));
 	c->nprops = nprops;
-	/* Each device once, in the order given. */
+	/* Each device once, in the order given; each physical one once. */
 	for (i = 0; i < ndevices; i++) {
 		for (j = 0; j < c->ndevices; j++)
 			if (c->devices[j] == devices[i])
 				break;
-		if (j == c->ndevices) {
-			c->devices[c->ndevices] = devices[i];
-			phys[c->ndevices++] = devices[i]->phys;
+		if (j < c->ndevices)
+			continue;
+		c->devices[c->ndevices++] = devices[i];
+		nd = vcl_device_phys(devices[i], mine);
+		for (k = 0; k < nd; k++) {
+			for (j = 0; j < nphys; j++)
+				if (phys[j] == mine[k])
+					break;
+			if (j == nphys)
+				phys[nphys++] = mine[k];
 		}
 	}
 	err = CL_OUT_OF_RESOURCES;
-	if (vmgpu_rt_logical_device(p->rt, phys, c->ndevices, &logical) ||
+	if (vmgpu_rt_logical_device(p->rt, phys, nphys, &logical) ||
 	    vmgpu_rt_context_create(p->rt, logical, 0, &c->rtctx))
 		goto fail_free;
 	err = CL_OUT_OF_HOST_MEMORY;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * libvmgpu-opencl: devices. One per physical device of the runtime, in
- * its order: the GPUs (CL_DEVICE_TYPE_GPU), then the runtime's CPU device
- * (CL_DEVICE_TYPE_CPU). Every clGetDeviceInfo answer of OpenCL 1.2 comes
- * from the device's real limits (struct vmgpu_rt_caps and the ISA's
- * limits in vmgpu_hw.h); what the device does not have is said so
- * (no images, no fp64, no printf yet: Documentation/opencl.rst).
+ * its order: the GPUs (CL_DEVICE_TYPE_GPU), then with two GPUs or more
+ * the multi-GPU device (a GPU device too, its caps the GPUs' together:
+ * multigpu.c), then the runtime's CPU device (CL_DEVICE_TYPE_CPU). The
+ * default device is the first GPU. Every clGetDeviceInfo answer of
+ * OpenCL 1.2 comes from the device's real limits (struct vmgpu_rt_caps
+ * and the ISA's limits in vmgpu_hw.h); what the device does not have is
+ * said so (no images, no fp64, no printf yet: Documentation/opencl.rst).
  */
 #include <string.h>
 

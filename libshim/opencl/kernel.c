@@ -464,6 +464,7 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 	}
 	inst.num_wait = nw;
 	inst.wait = waits;
+	inst.flags = vcl_split_flags(q, kernel);	/* multigpu.c */
 	err = vmgpu_rt_enqueue(p->rt, q->rtq, &inst, &rtev) ?
 	      CL_INVALID_KERNEL_ARGS : CL_SUCCESS;
 	if (err)

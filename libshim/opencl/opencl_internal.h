@@ -64,6 +64,8 @@ struct _cl_device_id {
 	uint32_t phys;			/* the runtime's physical device */
 	cl_device_type type;		/* exactly one bit */
 	struct vmgpu_rt_caps caps;
+	/* The multi-GPU device (multigpu.c): the GPUs it is; 0: not it. */
+	cl_uint multi;
 };
 
 struct _cl_context {
@@ -224,6 +226,19 @@ cl_int vcl_info_str(const char *s, size_t size, void *value,
 
 /* The device's info (device.c), for the context's and the tests' use. */
 bool vcl_device_valid(struct _cl_platform_id *p, cl_device_id d);
+
+/*
+ * multigpu.c: the multi-GPU device @d, over the platform's first @ngpus
+ * devices (its GPUs, made before); the physical devices a device is
+ * (into @phys, room for every GPU; returns how many); the instance flags
+ * of @k enqueued on @q (VMGPU_RT_INSTANCE_SPLIT on the multi-GPU device
+ * when nothing in its code forbids it).
+ */
+void vcl_multigpu_init(struct _cl_platform_id *p, struct _cl_device_id *d,
+		       uint32_t ngpus);
+cl_uint vcl_device_phys(const struct _cl_device_id *d, uint32_t *phys);
+uint32_t vcl_split_flags(const struct _cl_command_queue *q,
+			 const struct _cl_kernel *k);
 
 /* context.c: references the objects made in a context hold. */
 void vcl_context_get(struct _cl_context *c);

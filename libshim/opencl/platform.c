@@ -12,7 +12,8 @@
  * to keep them in): the runtime with every vmgpu render node's GPUs, or,
  * with none, the embedded device's (the device model in-process,
  * VMGPU_EMBEDDED), and the runtime's CPU device; one device object for
- * each.
+ * each, and with two GPUs or more the multi-GPU device (multigpu.c)
+ * between the GPUs and the CPU.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,7 +48,7 @@ static void platform_make(void)
 {
 	struct _cl_platform_id *p = calloc(1, sizeof(*p));
 	struct vmgpu_rt_config cfg = { 0 };
-	int n, i;
+	int n, i, j;
 
 	platform_err = CL_OUT_OF_HOST_MEMORY;
 	if (!p)
@@ -85,14 +86,20 @@ static void platform_make(void)
 		}
 	}
 	n = vmgpu_rt_device_count(p->rt);
-	p->devices = n > 0 ? calloc((size_t)n, sizeof(*p->devices)) : NULL;
+	/* Room for the multi-GPU device too (multigpu.c). */
+	p->devices = n > 0 ? calloc((size_t)n + 1, sizeof(*p->devices)) : NULL;
 	if (!p->devices) {
 		platform_free(p);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		struct _cl_device_id *d = &p->devices[i];
+	for (i = 0, j = 0; i < n; i++) {
+		struct _cl_device_id *d;
 
+		/* The GPUs, then the CPU (the runtime's last): with 2 GPUs
+		 * or more, the multi-GPU device between them. */
+		if (i == n - 1 && i >= 2)
+			vcl_multigpu_init(p, &p->devices[j++], (uint32_t)i);
+		d = &p->devices[j++];
 		d->dispatch = &vcl_dispatch;
 		d->o.kind = VCL_DEVICE;
 		d->o.refs = 1;
@@ -105,12 +112,12 @@ static void platform_make(void)
 		d->type = d->caps.type == VMGPU_RT_TYPE_CPU ?
 			  CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU;
 	}
-	p->ndevices = (cl_uint)n;
+	p->ndevices = (cl_uint)j;
 	if (vcl_obj_add(p, p)) {
 		platform_free(p);
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < j; i++)
 		if (vcl_obj_add(p, &p->devices[i])) {
 			platform_free(p);
 			return;
