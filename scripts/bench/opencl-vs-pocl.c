@@ -21,9 +21,12 @@
  * after each (neither timed); the wall time of a run is clEnqueueNDRangeKernel
  * to the end of clFinish. One line a kernel:
  *
- *   name size build_ms wall_ms_median wall_ms_min device_ms result
+ *   name size build_ms wall_ms_median wall_ms_min device_ms cpu_ms result
  *
- * device_ms is the median CL_PROFILING_COMMAND_END - START. result is
+ * device_ms is the median CL_PROFILING_COMMAND_END - START; cpu_ms the
+ * median CPU time of the process (all its threads: the embedded device's
+ * and PoCL's run in it) over the same span, which a loaded machine
+ * disturbs less than wall time. result is
  * "ok" or "WRONG: ..."; the exit status is 1 if any kernel was wrong or
  * failed.
  */
@@ -68,12 +71,17 @@ struct bench {
 	size_t n, m, k;	/* sizes the check needs */
 };
 
-static double now_ms(void)
+static double clock_ms(clockid_t c)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(c, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static double now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 static uint32_t seed = 12345;
@@ -845,7 +853,7 @@ static int run(cl_context ctx, cl_device_id dev, const struct entry *e,
 	cl_program prog;
 	cl_kernel kern;
 	cl_mem mem[MAXBUF];
-	double t0, build_ms, wall[64], dev_ms[64];
+	double t0, c0, build_ms, wall[64], dev_ms[64], cpu[64];
 	const char *wrong = NULL, *src = e->src;
 	char size[32];
 
@@ -910,6 +918,7 @@ static int run(cl_context ctx, cl_device_id dev, const struct entry *e,
 				die("writing an input", err);
 		}
 		clFinish(q);
+		c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 		t0 = now_ms();
 		err = clEnqueueNDRangeKernel(q, kern, k.dim, NULL, k.global,
 					     k.local, 0, NULL, &ev);
@@ -918,8 +927,10 @@ static int run(cl_context ctx, cl_device_id dev, const struct entry *e,
 		err = clFinish(q);
 		if (err)
 			die("clFinish", err);
-		if (r)
+		if (r) {
 			wall[r - 1] = now_ms() - t0;
+			cpu[r - 1] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		}
 		clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
 					sizeof(start), &start, NULL);
 		clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
@@ -941,8 +952,10 @@ static int run(cl_context ctx, cl_device_id dev, const struct entry *e,
 	}
 	qsort(wall, reps, sizeof(double), cmp_d);
 	qsort(dev_ms, reps, sizeof(double), cmp_d);
-	printf("%-14s %-12s %9.1f %10.3f %10.3f %10.3f %s%s\n", e->name, size,
-	       build_ms, wall[reps / 2], wall[0], dev_ms[reps / 2],
+	qsort(cpu, reps, sizeof(double), cmp_d);
+	printf("%-14s %-12s %9.1f %10.3f %10.3f %10.3f %10.3f %s%s\n", e->name,
+	       size, build_ms, wall[reps / 2], wall[0], dev_ms[reps / 2],
+	       cpu[reps / 2],
 	       wrong ? "WRONG: " : "ok", wrong ? wrong : "");
 	fflush(stdout);
 	for (int i = 0; i < k.nb; i++) {
