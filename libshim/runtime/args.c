@@ -236,6 +236,48 @@ static bool buffer_fits(uint32_t want, uint32_t given)
 	return given == want || given == VMGPU_PARAM_BUF_RW;
 }
 
+/*
+ * The global offset and work dimension of @inst: checked, and into the
+ * kernel's hidden ndrange pair (VMGPU_NDRANGE_OPTION) when it has one.
+ */
+static int ndrange_set(struct vmgpu_rt *rt, struct rt_instance *in,
+		       const struct vmgpu_rt_instance *inst)
+{
+	const struct rt_kernel *k = in->kernel;
+	uint32_t w[4], i, dim = inst->work_dim;
+
+	/*
+	 * Checked for every kernel: an offset the ids cannot express is the
+	 * caller's error whether this kernel reads it or not. No offset:
+	 * any size, as before offsets (ids wrap past 2^32).
+	 */
+	for (i = 0; i < 3; i++) {
+		uint64_t items = (uint64_t)in->grid[i] * in->block[i];
+
+		if (inst->global_offset[i] &&
+		    (items > (1ull << 32) ||
+		     inst->global_offset[i] > (1ull << 32) - items))
+			return rt_err(rt, -EINVAL,
+				      "kernel '%s': global offset %llu + %llu "
+				      "work-items in dimension %u pass the "
+				      "32-bit ids (2^32)", k->sig.name,
+				      (unsigned long long)inst->global_offset[i],
+				      (unsigned long long)items, i);
+		w[i] = (uint32_t)inst->global_offset[i];
+	}
+	if (dim > 3)
+		return rt_err(rt, -EINVAL, "kernel '%s': work_dim %u (0..3)",
+			      k->sig.name, dim);
+	if (!dim)	/* the highest dimension of more than one item */
+		dim = (uint64_t)in->grid[2] * in->block[2] > 1 ? 3 :
+		      (uint64_t)in->grid[1] * in->block[1] > 1 ? 2 : 1;
+	w[3] = dim;
+	/* In the argument block every portion of a split run copies. */
+	if (k->ndrange_off >= 0)
+		memcpy(in->args + k->ndrange_off, w, sizeof(w));
+	return 0;
+}
+
 int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 		const struct vmgpu_rt_instance *inst, uint32_t limit)
 {
@@ -350,7 +392,7 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 			      k->sig.name, (unsigned long long)end,
 			      k->h.shared_bytes, inst->shared_bytes, limit);
 	in->shared_bytes = (uint32_t)(end - k->h.shared_bytes);
-	return 0;
+	return ndrange_set(rt, in, inst);
 }
 
 int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
@@ -379,7 +421,11 @@ int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
 	memcpy(info->name, p->name, sizeof(info->name));
 	info->name[sizeof(info->name) - 1] = 0;
 	info->type = p->type;
-	if (index >= k->user_params) {
+	if (index >= k->user_params && k->ndrange_off >= 0 &&
+	    index < k->user_params + 2) {
+		info->kind = VMGPU_RT_PARAM_NDRANGE;
+		info->size = vmgpu_param_size(p->type);
+	} else if (index >= k->user_params) {
 		info->kind = VMGPU_RT_PARAM_PRIVATE;
 		info->access = VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE;
 	} else if (k->local_mask & (1u << index)) {

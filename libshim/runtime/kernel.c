@@ -138,6 +138,23 @@ int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 		}
 		k->user_params--;
 	}
+	/*
+	 * VMGPU_NDRANGE_OPTION's pair before it: the runtime's to fill
+	 * (args.c), by name as the compiler writes them.
+	 */
+	k->ndrange_off = -1;
+	if (k->user_params >= 2) {
+		const struct vmgpu_exec_param *p0 = &k->params[k->user_params - 2];
+
+		if (!strcmp(p0[0].name, VMGPU_NDRANGE_PARAM0) &&
+		    !strcmp(p0[1].name, VMGPU_NDRANGE_PARAM1) &&
+		    p0[0].type == VMGPU_PARAM_I64 &&
+		    p0[1].type == VMGPU_PARAM_I64 &&
+		    p0[1].offset == p0[0].offset + 8) {
+			k->ndrange_off = (int32_t)p0[0].offset;
+			k->user_params -= 2;
+		}
+	}
 	k->private_bytes = private_bytes;
 	rt_kernel_scan_params(k, image);
 	r = vg_kernel_load(&k->cpu, image, bytes, VMGPU_ISA_VERSION, &bad_pc);

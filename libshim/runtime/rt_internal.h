@@ -137,7 +137,9 @@ struct rt_kernel {
 	struct vmgpu_exec_sig sig;
 	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
 	uint32_t private_bytes;
-	uint32_t user_params;		/* sig.num_params less the private one */
+	/* sig.num_params less the hidden ones (ndrange pair, private) */
+	uint32_t user_params;
+	int32_t ndrange_off;		/* the ndrange pair's offset, -1: none */
 	uint32_t local_mask;		/* i32 parameters that are __local */
 	uint32_t unused_mask;		/* i32 parameters never loaded */
 	struct vg_kernel *cpu;		/* loaded for the CPU device */
@@ -299,7 +301,8 @@ void rt_kernel_scan_params(struct rt_kernel *k, const void *image);
 /*
  * Check @inst's arguments and set them into @in: scalars, local offsets
  * (in->shared_bytes: the dynamic shared memory, at most @limit bytes per
- * block with the static), buffers (in->uses, references taken).
+ * block with the static), buffers (in->uses, references taken), the
+ * global offset and work dimension (the hidden ndrange pair).
  */
 int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 		const struct vmgpu_rt_instance *inst, uint32_t limit);

@@ -383,7 +383,7 @@ int vmgpu_rt_kernel_from_library(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 				 struct vmgpu_kernlib *lib, const char *name,
 				 const char *options, vmgpu_rt_handle *kernel,
 				 char **log);
-/* Parameters the application sets (the private buffer not counted). */
+/* Parameters the application sets (the hidden ones not counted). */
 int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 
 /* What a parameter is (vmgpu_rt_param_info.kind). */
@@ -391,6 +391,9 @@ int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 #define VMGPU_RT_PARAM_BUFFER		2u	/* global memory, @access */
 #define VMGPU_RT_PARAM_LOCAL		3u	/* __local pointer: by size */
 #define VMGPU_RT_PARAM_PRIVATE		4u	/* vmgpu_private: the runtime's */
+/* vmgpu_ndrange0/1 (VMGPU_NDRANGE_OPTION): the runtime's, from the
+ * instance's global_offset and work_dim */
+#define VMGPU_RT_PARAM_NDRANGE		5u
 
 struct vmgpu_rt_param_info {
 	char name[VMGPU_PARAM_NAME_MAX];	/* from the signature, "" if none */
@@ -405,8 +408,9 @@ struct vmgpu_rt_param_info {
 	uint32_t access;		/* buffer: VMGPU_RT_MAP_READ | _WRITE */
 };
 /*
- * Parameter @index of @kernel, 0..vmgpu_rt_kernel_param_count() (the
- * private buffer, when the kernel has one, is the last); -ERANGE past it.
+ * Parameter @index of @kernel, 0..vmgpu_rt_kernel_param_count(), then
+ * the hidden ones the kernel has (NDRANGE, then PRIVATE, the last);
+ * -ERANGE past them.
  */
 int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
 			       uint32_t index,
@@ -473,6 +477,16 @@ struct vmgpu_rt_instance {
 	uint32_t num_wait;
 	const vmgpu_rt_handle *wait;	/* events it waits for */
 	uint32_t flags;			/* VMGPU_RT_INSTANCE_* */
+	/*
+	 * OpenCL's global work offset, per dimension, and work dimension
+	 * (0: the highest one of more than one work-item, at least 1),
+	 * for a kernel compiled with VMGPU_NDRANGE_OPTION (its hidden
+	 * parameters; other kernels ignore them). The ids are 32-bit: the
+	 * offset plus the grid's work-items must not pass 2^32 (-EINVAL).
+	 * The same for every portion of a split instance.
+	 */
+	uint64_t global_offset[3];
+	uint32_t work_dim;		/* 0..3 */
 };
 
 /*
