@@ -249,12 +249,11 @@ $(O)/bench/runtime: $(O)/rel/scripts/bench/runtime.o $(HLIB_ROBJ) $(LIBRT_A) \
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(DRM_LIBS) -pthread -lm
 
-# The multi-GPU OpenCL device's benchmark is an OpenCL program: the
-# ICD loader and the build's ICD (OCL_ICD_VENDORS=$(O)/opencl/vendors).
-$(O)/bench/opencl-multigpu: $(O)/rel/scripts/bench/opencl-multigpu.o | \
-		$(OCL_ICD)
+# The OpenCL benchmarks (opencl-*.c) are plain OpenCL programs: the ICD
+# loader, and the build's ICD (OCL_ICD_VENDORS=$(O)/opencl/vendors).
+$(O)/bench/opencl-%: $(O)/rel/scripts/bench/opencl-%.o | $(OCL_ICD)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ -lOpenCL -pthread
+	$(CC) -o $@ $^ -lOpenCL -pthread -lm
 
 # The compiler's benchmark uses clang and LLVM: linked dynamically.
 $(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
