@@ -3,10 +3,11 @@
  * The OpenCL platform's multi-GPU device through the loader (opencl.rst,
  * "The multi-GPU device"): listed between the GPUs and the CPU with the
  * answers of the GPUs together; realistic kernels (saxpy, a 2-D stencil,
- * a reduction per work-group, a matrix multiply) give the bytes GPU 0
- * gives; a kernel with global atomics runs whole and is right; a context
- * with the multi-GPU device and GPU 0 shares its buffers; a kernel large
- * enough takes less device time than on GPU 0.
+ * a reduction per work-group, a matrix multiply) and one writing its
+ * work-item ids give the bytes GPU 0 gives; a kernel with global atomics
+ * runs whole and is right; a context with the multi-GPU device and GPU 0
+ * shares its buffers; a kernel large enough takes less device time than
+ * on GPU 0.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -357,6 +358,31 @@ TEST(reduction_per_work_group_same_bytes)
 	ASSERT_NE(NULL, in);
 	same_bytes(_metadata, &j, t);
 	free(in);
+}
+
+/* Each portion sees the whole NDRange's ids and sizes. */
+TEST(work_item_ids_same_bytes)
+{
+	enum { GX = 64 * 12, GY = 3 };
+	struct job j = {
+		.src = "kernel void ids(global uint *o)\n"
+		       "{\n"
+		       "	uint i = 6 * (get_global_id(1) * get_global_size(0) +\n"
+		       "		      get_global_id(0));\n"
+		       "	o[i] = get_global_id(0);\n"
+		       "	o[i + 1] = get_group_id(0);\n"
+		       "	o[i + 2] = get_num_groups(0);\n"
+		       "	o[i + 3] = get_global_size(0);\n"
+		       "	o[i + 4] = get_local_id(0) + 100 * get_group_id(1);\n"
+		       "	o[i + 5] = get_num_groups(1);\n"
+		       "}\n",
+		.name = "ids", .nargs = 1, .dim = 2,
+		.a = { { .bytes = GX * GY * 6 * 4 } },
+		.global = { GX, GY }, .local = { 64, 1 },
+	};
+	cl_ulong t[2];
+
+	same_bytes(_metadata, &j, t);
 }
 
 static const char matmul_src[] =
