@@ -10,8 +10,11 @@
  *
  * A launch is a runtime instance: grid = global / local size per
  * dimension (OpenCL 1.2: the global size a multiple of the local one);
- * with no local size given, the largest divisor of the global size in x
- * of at most 256 work-items, 1 in y and z. Its event is the instance's.
+ * with no local size given, the kernel's reqd_work_group_size, else the
+ * largest divisor of the global size in x of at most 256 work-items, 1
+ * in y and z. The global work offset and work dimension go with it, for
+ * the hidden parameters of the kernel (the ICD builds every program with
+ * VMGPU_NDRANGE_OPTION). Its event is the instance's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ static void kernel_free(struct _cl_kernel *k)
 	pthread_mutex_unlock(&pr->lock);
 	free(k->params);
 	free(k->args);
+	free(k->attributes);
 	free(k->name);
 	free(k);
 	vcl_program_put(pr);
@@ -97,7 +101,7 @@ cl_kernel vcl_clCreateKernel(cl_program program, const char *kernel_name,
 			kernel_free(k);
 			goto fail;
 		}
-	if (vcl_obj_add(p, k)) {
+	if (vcl_kernel_attributes(k) || vcl_obj_add(p, k)) {
 		err = CL_OUT_OF_HOST_MEMORY;
 		kernel_free(k);
 		goto fail;
@@ -291,8 +295,8 @@ cl_int vcl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name,
 			       param_value_size_ret);
 		break;
 	case CL_KERNEL_ATTRIBUTES:
-		err = vcl_info_str("", param_value_size, param_value,
-				   param_value_size_ret);
+		err = vcl_info_str(kernel->attributes, param_value_size,
+				   param_value, param_value_size_ret);
 		break;
 	default:
 		err = CL_INVALID_VALUE;
@@ -319,10 +323,16 @@ cl_int vcl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
 		return CL_INVALID_DEVICE;
 	switch (param_name) {
 	case CL_KERNEL_WORK_GROUP_SIZE:
-		sz = device->caps.max_block_threads;
+		/* reqd_work_group_size: the one size it runs with */
+		sz = kernel->reqd[0] ? kernel->reqd[0] * kernel->reqd[1] *
+				       kernel->reqd[2] :
+				       device->caps.max_block_threads;
+		if (sz > device->caps.max_block_threads)
+			sz = device->caps.max_block_threads;
 		return vcl_info(&sz, sizeof(sz), param_value_size, param_value,
 				param_value_size_ret);
 	case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+		memcpy(sizes, kernel->reqd, sizeof(sizes));
 		return vcl_info(sizes, sizeof(sizes), param_value_size,
 				param_value, param_value_size_ret);
 	case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
@@ -380,15 +390,28 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 		return CL_INVALID_WORK_DIMENSION;
 	if (!global_work_size)
 		return CL_INVALID_GLOBAL_WORK_SIZE;
+	/* Ids are 32-bit (the ISA's): the offset and size must fit them. */
 	if (global_work_offset)
 		for (i = 0; i < work_dim; i++)
-			if (global_work_offset[i])
+			if (global_work_offset[i] &&
+			    ((uint64_t)global_work_size[i] > (1ull << 32) ||
+			     (uint64_t)global_work_offset[i] >
+			     (1ull << 32) - (uint64_t)global_work_size[i]))
 				return CL_INVALID_GLOBAL_OFFSET;
+	/* reqd_work_group_size: that size, in every dimension */
+	if (kernel->reqd[0] && local_work_size)
+		for (i = 0; i < 3; i++)
+			if ((i < work_dim ? local_work_size[i] : 1) !=
+			    kernel->reqd[i])
+				return CL_INVALID_WORK_GROUP_SIZE;
 	for (i = 0; i < work_dim; i++) {
 		if (!global_work_size[i])
 			return CL_INVALID_GLOBAL_WORK_SIZE;
-		if (local_work_size) {
-			local[i] = local_work_size[i];
+		if (local_work_size || kernel->reqd[0]) {
+			/* no local size: the required one (OpenCL 1.2 may
+			 * refuse it; later versions and PoCL take it) */
+			local[i] = local_work_size ? local_work_size[i] :
+						     kernel->reqd[i];
 			if (!local[i] || global_work_size[i] % local[i])
 				return CL_INVALID_WORK_GROUP_SIZE;
 		} else if (!i) {
@@ -461,7 +484,10 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 		inst.block[i] = (uint32_t)local[i];
 		inst.grid[i] = i < work_dim ?
 			       (uint32_t)(global_work_size[i] / local[i]) : 1;
+		inst.global_offset[i] = i < work_dim && global_work_offset ?
+					global_work_offset[i] : 0;
 	}
+	inst.work_dim = work_dim;	/* the kernel's get_work_dim() */
 	inst.num_wait = nw;
 	inst.wait = waits;
 	inst.flags = vcl_split_flags(q, kernel);	/* multigpu.c */

@@ -13,8 +13,15 @@
  * kernel library with no text) those two queries answer
  * CL_KERNEL_ARG_INFO_NOT_AVAILABLE. All of it only for a program built
  * with -cl-kernel-arg-info, as OpenCL 1.2 says.
+ *
+ * The kernel's attributes (CL_KERNEL_ATTRIBUTES, reqd_work_group_size)
+ * come from the same declaration, each __attribute__((...)) before the
+ * kernel's name as it is written there: what a macro expands to is not
+ * seen (a reqd_work_group_size whose sizes are not numbers is then not
+ * enforced).
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +74,12 @@ static bool word_is(const char *start, const char *s, const char *w)
 	       !ident(s[n]);
 }
 
-/* The text between the parentheses of kernel @name's declaration. */
-static const char *params_of(const char *t, const char *name, size_t *len)
+/*
+ * The text between the parentheses of kernel @name's declaration; *@at
+ * (when not NULL) where its name is.
+ */
+static const char *params_of(const char *t, const char *name, size_t *len,
+			     const char **at)
 {
 	const char *s, *q;
 	size_t n = strlen(name);
@@ -89,6 +100,8 @@ static const char *params_of(const char *t, const char *name, size_t *len)
 				goto found;
 		continue;
 found:
+		if (at)
+			*at = s;
 		s = ++q;
 		for (depth = 1; *q && depth; q++)
 			depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
@@ -222,7 +235,7 @@ static bool find_decl(struct _cl_kernel *k, cl_uint index, struct decl *d)
 	pthread_mutex_unlock(&pr->lock);
 	if (!t)
 		return false;
-	list = params_of(t, k->name, &n);
+	list = params_of(t, k->name, &n, NULL);
 	if (list)
 		ok = param_decl(list, n, index, k->params[index].name, d);
 	free(t);
@@ -319,4 +332,133 @@ int vcl_kernel_arg_narrow(struct _cl_kernel *k, cl_uint index, size_t *size,
 			return 0;
 		}
 	return -1;
+}
+
+/*
+ * Append the attributes in "__attribute__((A, B(x, y)))" at @s to @out
+ * (@cap bytes), each one without its surrounding blanks and newlines,
+ * space-separated; returns the end of the construct, or NULL when @s is
+ * not one.
+ */
+static const char *attrs_at(const char *s, char *out, size_t cap)
+{
+	const char *a, *b;
+	int depth = 2;
+	size_t n, o;
+
+	s += strlen("__attribute__");
+	while (isspace((unsigned char)*s))
+		s++;
+	if (s[0] != '(' || s[1] != '(')
+		return NULL;
+	/* depth 2 inside both parentheses: each attribute ends at a ','
+	 * there or at the inner ')' */
+	for (a = s += 2; *s && depth > 1; s++) {
+		depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
+		if ((*s != ',' || depth != 2) && depth != 1)
+			continue;
+		/* one attribute: [a, s) */
+		for (b = s; b > a && isspace((unsigned char)b[-1]); b--)
+			;
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		o = strlen(out);
+		if (a < b && o + (size_t)(b - a) + 2 < cap) {
+			if (o)
+				out[o++] = ' ';
+			for (n = 0; a + n < b; n++)
+				if (a[n] != '\n' && a[n] != '\r')
+					out[o++] = a[n];
+			out[o] = 0;
+		}
+		a = s + 1;
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	return depth == 1 && *s == ')' ? s + 1 : NULL;
+}
+
+/* Is @s on a preprocessor line of @t? */
+static bool in_directive(const char *t, const char *s)
+{
+	while (s > t && s[-1] != '\n')
+		s--;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '#';
+}
+
+/* "reqd_work_group_size(X, Y, Z)" in @attrs: the sizes, if numbers. */
+static bool reqd_of(const char *attrs, size_t reqd[3])
+{
+	const char *s = attrs;
+	char *end;
+	int i;
+
+	while ((s = strstr(s, "reqd_work_group_size"))) {
+		if ((s == attrs || s[-1] == ' ') &&
+		    (s += strlen("reqd_work_group_size"), *s == '('))
+			break;
+		s++;
+	}
+	if (!s)
+		return false;
+	s++;
+	for (i = 0; i < 3; i++) {
+		unsigned long long v = strtoull(s, &end, 0);
+
+		while (*end == 'u' || *end == 'U' || *end == 'l' ||
+		       *end == 'L')
+			end++;
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == s || !v || v > SIZE_MAX ||
+		    *end != (i < 2 ? ',' : ')'))
+			return false;
+		reqd[i] = (size_t)v;
+		s = end + 1;
+	}
+	return true;
+}
+
+int vcl_kernel_attributes(struct _cl_kernel *k)
+{
+	struct _cl_program *pr = k->program;
+	char *t = NULL, *out;
+	const char *src, *name = NULL, *s, *e;
+	size_t n, cap;
+
+	memset(k->reqd, 0, sizeof(k->reqd));
+	pthread_mutex_lock(&pr->lock);
+	src = pr->source && !pr->object ? pr->source : pr->object;
+	if (src)
+		t = no_comments(src);
+	pthread_mutex_unlock(&pr->lock);
+	if (src && !t)
+		return -1;
+	cap = t ? strlen(t) + 1 : 1;
+	out = calloc(1, cap);
+	if (!out) {
+		free(t);
+		return -1;
+	}
+	if (t && params_of(t, k->name, &n, &name)) {
+		/*
+		 * The declaration's start: after the text before it ends (a
+		 * ';' or '}'); the attributes are between there and the
+		 * name, in the order written, those of a preprocessor line
+		 * (a macro's definition) not.
+		 */
+		for (s = name; s > t && s[-1] != ';' && s[-1] != '}'; s--)
+			;
+		while ((s = strstr(s, "__attribute__")) && s < name) {
+			e = word_is(t, s, "__attribute__") &&
+			    !in_directive(t, s) ? attrs_at(s, out, cap) : NULL;
+			s = e ? e : s + 1;
+		}
+	}
+	free(t);
+	reqd_of(out, k->reqd);
+	k->attributes = out;
+	return 0;
 }

@@ -170,6 +170,10 @@ struct _cl_kernel {
 	cl_uint nparams;
 	struct vmgpu_rt_param_info *params;
 	struct vcl_arg *args;
+	/* As written in its declaration (kernel_info.c): CL_KERNEL_ATTRIBUTES
+	 * and reqd_work_group_size's sizes, 0: none. */
+	char *attributes;
+	size_t reqd[3];
 };
 
 struct _cl_event {
@@ -345,6 +349,12 @@ cl_int vcl_defer_marker(cl_command_queue q, cl_command_type type, cl_uint n,
 /* Wait until @q has no deferred command left. */
 void vcl_defer_finish(struct _cl_command_queue *q);
 
+/*
+ * kernel_info.c: @k's attributes and reqd_work_group_size from its
+ * declaration in the program's text ("" and none when it has none or
+ * cannot be read): 0, -1 when out of memory.
+ */
+int vcl_kernel_attributes(struct _cl_kernel *k);
 /*
  * kernel_info.c: when @k's parameter @index is declared char, short or
  * bool (which the compiler passes in 32 bits), its OpenCL size and sign:

@@ -146,6 +146,12 @@ cl_int vcl_build_options(const char *in, int mode, char **out,
 		puts_(&b, " ");
 		puts_(&b, w);
 	}
+	/*
+	 * Always: OpenCL's global work offset and work dimension reach
+	 * the kernels in hidden parameters (compiler.rst). A link's
+	 * objects have it already; once more does no harm.
+	 */
+	puts_(&b, " " VMGPU_NDRANGE_OPTION);
 	if (!b.ok) {
 		free(b.s);
 		return CL_OUT_OF_HOST_MEMORY;

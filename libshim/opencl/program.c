@@ -127,7 +127,7 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 	struct vmgpu_program *prog = NULL;
 	char *log = NULL, *opts, *cc = NULL, *all = NULL;
 	cl_int err = CL_SUCCESS;
-	bool arg_info = false;
+	bool arg_info = false, stale;
 	cl_uint i;
 	int r;
 
@@ -165,7 +165,16 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 	 * when they are of the ISA version); a compiled object or library
 	 * from a binary: its text with its compile options, then these.
 	 */
-	if (program->lib && program->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) {
+	/*
+	 * A binary's executables built before VMGPU_NDRANGE_OPTION (an older
+	 * ICD's, in a program cache) would ignore global offsets: their
+	 * text is built again, with it.
+	 */
+	stale = program->lib && program->object &&
+		!(program->cc_options &&
+		  strstr(program->cc_options, VMGPU_NDRANGE_OPTION));
+	if (program->lib && program->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE &&
+	    !stale) {
 		r = vcl_program_build_lib(program, cc, &prog, &log);
 		if (!r)
 			arg_info = program->arg_info;
@@ -176,6 +185,12 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 		r = -ENOMEM;
 	} else {
 		r = vmgpu_program_build(program->object, all, &prog, &log);
+		if (!r && stale) {	/* what its binary says now */
+			arg_info = program->arg_info;
+			free(program->cc_options);
+			program->cc_options = all;
+			all = NULL;
+		}
 		free(all);
 	}
 	if (!r && program->source && !program->lib) {	/* the binary's */

@@ -2,7 +2,10 @@
 /*
  * The OpenCL platform's programs through the loader (opencl.rst):
  * binaries and programs made from them, clCompileProgram with headers,
- * clLinkProgram, build options, clGetKernelArgInfo.
+ * clLinkProgram, build options, clGetKernelArgInfo; global work offsets
+ * and get_work_dim() (the hidden parameters every build has), binaries
+ * of an older ICD without them built again; kernel attributes and
+ * reqd_work_group_size.
  */
 #include <string.h>
 
@@ -488,6 +491,230 @@ TEST(kernel_arg_info)
 		  clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 1, s, NULL));
 	clReleaseKernel(k);
 	clReleaseProgram(p);
+	env_close(&e);
+}
+
+/* ---- global work offsets, get_work_dim() ---- */
+
+static const char nd_src[] =
+	"kernel void nd(global uint *o)\n"
+	"{\n"
+	"	uint x = get_global_id(0) - get_global_offset(0);\n"
+	"	uint y = get_global_id(1) - get_global_offset(1);\n"
+	"	uint i = y * get_global_size(0) + x;\n"
+	"	o[3 * i] = get_global_id(0);\n"
+	"	o[3 * i + 1] = get_global_id(1);\n"
+	"	o[3 * i + 2] = get_work_dim();\n"
+	"}\n";
+
+/* Run nd over @global (@dim dimensions, at @off) and check each item. */
+static void run_nd(struct __test_metadata *_metadata, struct env *e,
+		   cl_kernel k, cl_uint dim, const size_t *off,
+		   const size_t *global)
+{
+	static cl_uint out[3 * 256];
+	size_t gy = dim > 1 ? global[1] : 1, x, y;
+	cl_mem o;
+	cl_int err;
+
+	memset(out, 0xff, sizeof(out));
+	o = clCreateBuffer(e->c, CL_MEM_COPY_HOST_PTR, sizeof(out), out, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(o), &o));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e->q, k, dim, off, global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e->q, o, CL_TRUE, 0,
+						  sizeof(out), out, 0, NULL,
+						  NULL));
+	for (y = 0; y < gy; y++)
+		for (x = 0; x < global[0]; x++) {
+			const cl_uint *r = &out[3 * (y * global[0] + x)];
+
+			ASSERT_EQ((cl_uint)(off[0] + x), r[0]);
+			ASSERT_EQ(dim > 1 ? (cl_uint)(off[1] + y) : 0, r[1]);
+			ASSERT_EQ(dim, r[2]);
+		}
+	clReleaseMemObject(o);
+}
+
+TEST(global_offset_and_work_dim)
+{
+	size_t off[2] = { 100, 5 }, global[2] = { 16, 1 };
+	cl_program p;
+	cl_kernel k;
+	cl_uint nargs = 0;
+	cl_mem o;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, nd_src, "nd", &p);
+	/* the hidden parameters are not the application's */
+	EXPECT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS,
+					      sizeof(nargs), &nargs, NULL));
+	EXPECT_EQ(1u, nargs);
+	o = NULL;
+	EXPECT_EQ(CL_INVALID_ARG_INDEX, clSetKernelArg(k, 1, sizeof(o), &o));
+	/* 2-D of height 1: work_dim 2, not guessed from the extents */
+	run_nd(_metadata, &e, k, 2, off, global);
+	global[1] = 8;
+	run_nd(_metadata, &e, k, 2, off, global);
+	run_nd(_metadata, &e, k, 1, off, global);
+	/* the last ids there are: offset + size = 2^32 */
+	off[0] = 0xfffffff0u;
+	run_nd(_metadata, &e, k, 1, off, global);
+	/* past them: CL_INVALID_GLOBAL_OFFSET, as OpenCL 1.2 says */
+	off[0] = 0xfffffff1u;
+	err = clEnqueueNDRangeKernel(e.q, k, 1, off, global, NULL, 0, NULL,
+				     NULL);
+	EXPECT_EQ(CL_INVALID_GLOBAL_OFFSET, err);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+/*
+ * A binary of an older ICD (its options without -vmgpu-ndrange-args: its
+ * executables would ignore offsets) is built again from its text.
+ */
+TEST(old_binary_built_again)
+{
+	size_t off[1] = { 40 }, global[1] = { 32 }, n;
+	const unsigned char *bp;
+	unsigned char *b, *opt;
+	char log[4096] = "";
+	cl_program p, q;
+	cl_kernel k;
+	struct env e;
+	cl_int err, st;
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, nd_src, NULL, CL_SUCCESS);
+	b = binary_of(_metadata, p, &n);
+	/* the option blanked: the same length, an older ICD's options */
+	opt = memmem(b, n, "-vmgpu-ndrange-args", 19);
+	ASSERT_NE(NULL, opt);
+	memset(opt, ' ', 19);
+	bp = b;
+	q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(q, 1, &e.d, NULL, NULL, NULL));
+	clGetProgramBuildInfo(q, e.d, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
+			      NULL);
+	EXPECT_EQ(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
+	k = clCreateKernel(q, "nd", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_nd(_metadata, &e, k, 1, off, global);
+	clReleaseKernel(k);
+	clReleaseProgram(q);
+	clReleaseProgram(p);
+	free(b);
+	env_close(&e);
+}
+
+/* ---- kernel attributes, reqd_work_group_size ---- */
+
+static const char attr_src[] =
+	"#define HINT __attribute__((work_group_size_hint(8, 1, 1)))\n"
+	"__attribute__((vec_type_hint(float4)))\n"
+	"kernel __attribute__((reqd_work_group_size(4,\n"
+	"		2, 1))) void r(global int *o)\n"
+	"{\n"
+	"	o[get_global_id(1) * get_global_size(0) + get_global_id(0)] =\n"
+	"		get_local_size(0) * 10 + get_local_size(1);\n"
+	"}\n"
+	"HINT kernel void plain(global int *o) { o[0] = 1; }\n";
+
+static void attrs_of(struct __test_metadata *_metadata, cl_kernel k,
+		     char *s, size_t cap, size_t *compile, size_t *wg)
+{
+	ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, cap, s,
+					      NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(
+			k, NULL, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+			3 * sizeof(size_t), compile, NULL));
+	ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(
+			k, NULL, CL_KERNEL_WORK_GROUP_SIZE, sizeof(*wg), wg,
+			NULL));
+}
+
+TEST(kernel_attributes_and_reqd_size)
+{
+	size_t global[2] = { 8, 4 }, local[2] = { 4, 2 }, c[3], wg, n;
+	const unsigned char *bp;
+	unsigned char *b;
+	char attrs[256];
+	int out[32], i;
+	cl_program p, q;
+	cl_kernel k;
+	struct env e;
+	cl_mem o;
+	cl_int err, st;
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, attr_src, "r", &p);
+	attrs_of(_metadata, k, attrs, sizeof(attrs), c, &wg);
+	/* as written, newlines gone, one space between attributes */
+	EXPECT_STREQ("vec_type_hint(float4) reqd_work_group_size(4,\t\t2, 1)",
+		     attrs);
+	EXPECT_EQ(4u, c[0]);
+	EXPECT_EQ(2u, c[1]);
+	EXPECT_EQ(1u, c[2]);
+	EXPECT_EQ(8u, wg);
+
+	o = clCreateBuffer(e.c, 0, sizeof(out), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(o), &o));
+	EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 2, NULL, global,
+						     local, 0, NULL, NULL));
+	/* any other local size, or dimensions, is refused */
+	local[0] = 2;
+	EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE,
+		  clEnqueueNDRangeKernel(e.q, k, 2, NULL, global, local, 0,
+					 NULL, NULL));
+	local[0] = 4;
+	EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, global, local, 0,
+					 NULL, NULL));
+	/* none given: the required one */
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(e.q, o, CL_TRUE, 0,
+						   sizeof(out), out, 0, NULL,
+						   NULL));
+	EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 2, NULL, global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, o, CL_TRUE, 0,
+						  sizeof(out), out, 0, NULL,
+						  NULL));
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(42, out[i]);
+	clReleaseMemObject(o);
+	clReleaseKernel(k);
+
+	/* a macro's attribute is not seen; nothing required */
+	k = clCreateKernel(p, "plain", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	attrs_of(_metadata, k, attrs, sizeof(attrs), c, &wg);
+	EXPECT_STREQ("", attrs);
+	EXPECT_EQ(0u, c[0] + c[1] + c[2]);
+	EXPECT_LT(8u, wg);
+	clReleaseKernel(k);
+
+	/* a program from the binary: the same (the text travels) */
+	b = binary_of(_metadata, p, &n);
+	bp = b;
+	q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clBuildProgram(q, 1, &e.d, NULL, NULL, NULL));
+	k = clCreateKernel(q, "r", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	attrs_of(_metadata, k, attrs, sizeof(attrs), c, &wg);
+	EXPECT_NE(NULL, strstr(attrs, "reqd_work_group_size(4,"));
+	EXPECT_EQ(2u, c[1]);
+	clReleaseKernel(k);
+	clReleaseProgram(q);
+	clReleaseProgram(p);
+	free(b);
 	env_close(&e);
 }
 
