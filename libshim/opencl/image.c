@@ -3,8 +3,10 @@
  * libvmgpu-opencl: images and samplers, which no vmgpu device has
  * (CL_DEVICE_IMAGE_SUPPORT is false): the calls answer as OpenCL 1.2
  * says for such a device — no image format, CL_INVALID_OPERATION for an
- * image or a sampler, CL_INVALID_MEM_OBJECT where an image is wanted
- * (there is none) — after checking their context or queue as any call.
+ * image or a sampler whose arguments are right, CL_INVALID_MEM_OBJECT
+ * where an image is wanted and CL_INVALID_SAMPLER where a sampler is
+ * (there is none) — after checking their context or queue, flags and
+ * descriptions as any call, so that a wrong argument is named as such.
  */
 #include "opencl_internal.h"
 
@@ -14,6 +16,23 @@
 	 (t) == CL_MEM_OBJECT_IMAGE1D || (t) == CL_MEM_OBJECT_IMAGE1D_ARRAY || \
 	 (t) == CL_MEM_OBJECT_IMAGE1D_BUFFER)
 
+/* Memory flags as clCreateBuffer takes them: known, none twice. */
+static bool flags_ok(cl_mem_flags f)
+{
+	const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY |
+				    CL_MEM_READ_ONLY;
+	const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY |
+				  CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+	const cl_mem_flags ptr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR |
+				 CL_MEM_COPY_HOST_PTR;
+
+	return !(f & ~(access | host | ptr)) &&
+	       !((f & access) & ((f & access) - 1)) &&
+	       !((f & host) & ((f & host) - 1)) &&
+	       !((f & CL_MEM_USE_HOST_PTR) &&
+		 (f & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)));
+}
+
 cl_int vcl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
 				      cl_mem_object_type image_type,
 				      cl_uint num_entries,
@@ -22,19 +41,39 @@ cl_int vcl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
 {
 	if (!vcl_obj_get(vcl_platform(NULL), context, VCL_CONTEXT, false))
 		return CL_INVALID_CONTEXT;
-	if (!VCL_IMAGE_TYPES_OK(image_type) || (!num_entries && image_formats))
+	if (!VCL_IMAGE_TYPES_OK(image_type) || !flags_ok(flags) ||
+	    (!num_entries && image_formats))
 		return CL_INVALID_VALUE;
 	if (num_image_formats)
 		*num_image_formats = 0;
 	return CL_SUCCESS;
 }
 
-static void *no_image(cl_context context, cl_int *errcode_ret)
+/*
+ * An image's arguments, in the order of 1.2's list of errors; right, it
+ * is refused all the same: no device of the context has images.
+ */
+static void *no_image(cl_context context, cl_mem_flags flags,
+		      const cl_image_format *format, bool desc_ok,
+		      void *host_ptr, cl_int *errcode_ret)
 {
+	cl_int err;
+
+	if (!vcl_obj_get(vcl_platform(NULL), context, VCL_CONTEXT, false))
+		err = CL_INVALID_CONTEXT;
+	else if (!flags_ok(flags))
+		err = CL_INVALID_VALUE;
+	else if (!format)
+		err = CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+	else if (!desc_ok)
+		err = CL_INVALID_IMAGE_DESCRIPTOR;
+	else if (!host_ptr != !(flags & (CL_MEM_USE_HOST_PTR |
+					 CL_MEM_COPY_HOST_PTR)))
+		err = CL_INVALID_HOST_PTR;
+	else
+		err = CL_INVALID_OPERATION;
 	if (errcode_ret)
-		*errcode_ret = vcl_obj_get(vcl_platform(NULL), context,
-					   VCL_CONTEXT, false) ?
-			       CL_INVALID_OPERATION : CL_INVALID_CONTEXT;
+		*errcode_ret = err;
 	return NULL;
 }
 
@@ -43,7 +82,9 @@ cl_mem vcl_clCreateImage(cl_context context, cl_mem_flags flags,
 			 const cl_image_desc *image_desc, void *host_ptr,
 			 cl_int *errcode_ret)
 {
-	return no_image(context, errcode_ret);
+	return no_image(context, flags, image_format,
+			image_desc && VCL_IMAGE_TYPES_OK(image_desc->image_type),
+			host_ptr, errcode_ret);
 }
 
 cl_mem vcl_clCreateImage2D(cl_context context, cl_mem_flags flags,
@@ -52,7 +93,8 @@ cl_mem vcl_clCreateImage2D(cl_context context, cl_mem_flags flags,
 			   size_t image_row_pitch, void *host_ptr,
 			   cl_int *errcode_ret)
 {
-	return no_image(context, errcode_ret);
+	return no_image(context, flags, image_format, true, host_ptr,
+			errcode_ret);
 }
 
 cl_mem vcl_clCreateImage3D(cl_context context, cl_mem_flags flags,
@@ -62,14 +104,48 @@ cl_mem vcl_clCreateImage3D(cl_context context, cl_mem_flags flags,
 			   size_t image_slice_pitch, void *host_ptr,
 			   cl_int *errcode_ret)
 {
-	return no_image(context, errcode_ret);
+	return no_image(context, flags, image_format, true, host_ptr,
+			errcode_ret);
 }
 
 cl_sampler vcl_clCreateSampler(cl_context context, cl_bool normalized_coords,
 			       cl_addressing_mode addressing_mode,
 			       cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
-	return no_image(context, errcode_ret);
+	cl_int err;
+
+	if (!vcl_obj_get(vcl_platform(NULL), context, VCL_CONTEXT, false))
+		err = CL_INVALID_CONTEXT;
+	else if ((normalized_coords != CL_TRUE &&
+		  normalized_coords != CL_FALSE) ||
+		 addressing_mode < CL_ADDRESS_NONE ||
+		 addressing_mode > CL_ADDRESS_MIRRORED_REPEAT ||
+		 (filter_mode != CL_FILTER_NEAREST &&
+		  filter_mode != CL_FILTER_LINEAR))
+		err = CL_INVALID_VALUE;
+	else
+		err = CL_INVALID_OPERATION;
+	if (errcode_ret)
+		*errcode_ret = err;
+	return NULL;
+}
+
+/* No handle is a sampler: none is ever made. */
+cl_int vcl_clRetainSampler(cl_sampler sampler)
+{
+	return CL_INVALID_SAMPLER;
+}
+
+cl_int vcl_clReleaseSampler(cl_sampler sampler)
+{
+	return CL_INVALID_SAMPLER;
+}
+
+cl_int vcl_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name,
+			    size_t param_value_size, void *param_value,
+			    size_t *param_value_size_ret)
+{
+	return CL_INVALID_SAMPLER;
 }
 
 /* Where an image is wanted, there is none: no handle is one. */
