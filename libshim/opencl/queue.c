@@ -226,11 +226,17 @@ cl_int vcl_clEnqueueBarrier(cl_command_queue command_queue)
 	return marker(command_queue, CL_COMMAND_BARRIER, 0, NULL, NULL);
 }
 
+/* Its list is of events, not a wait list: a wrong one is CL_INVALID_EVENT. */
 cl_int vcl_clEnqueueWaitForEvents(cl_command_queue command_queue,
 				  cl_uint num_events, const cl_event *event_list)
 {
+	cl_int err;
+
+	if (!vcl_obj_get(vcl_platform(NULL), command_queue, VCL_QUEUE, false))
+		return CL_INVALID_COMMAND_QUEUE;
 	if (!num_events || !event_list)
 		return CL_INVALID_VALUE;
-	return marker(command_queue, CL_COMMAND_MARKER, num_events, event_list,
-		      NULL);
+	err = marker(command_queue, CL_COMMAND_MARKER, num_events, event_list,
+		     NULL);
+	return err == CL_INVALID_EVENT_WAIT_LIST ? CL_INVALID_EVENT : err;
 }
