@@ -3,11 +3,11 @@
  * The OpenCL platform's multi-GPU device through the loader (opencl.rst,
  * "The multi-GPU device"): listed between the GPUs and the CPU with the
  * answers of the GPUs together; realistic kernels (saxpy, a 2-D stencil,
- * a reduction per work-group, a matrix multiply) and one writing its
- * work-item ids give the bytes GPU 0 gives; a kernel with global atomics
- * runs whole and is right; a context with the multi-GPU device and GPU 0
- * shares its buffers; a kernel large enough takes less device time than
- * on GPU 0.
+ * a reduction per work-group, a matrix multiply) and ones writing their
+ * work-item ids, with and without a global work offset, give the bytes
+ * GPU 0 gives; a kernel with global atomics runs whole and is right; a
+ * context with the multi-GPU device and GPU 0 shares its buffers; a
+ * kernel large enough takes less device time than on GPU 0.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +142,7 @@ struct job {
 	cl_uint nargs, dim;
 	struct karg a[MAXARGS];
 	size_t global[2], local[2];
+	const size_t *offset;	/* the global work offset, NULL: none */
 };
 
 /* Every buffer of @j after one run on @dev (into out[i], malloc'ed). */
@@ -192,7 +193,7 @@ static cl_ulong run_job(struct __test_metadata *_metadata, cl_device_id dev,
 		}
 		ASSERT_EQ(CL_SUCCESS, err) TH_LOG("argument %u", i);
 	}
-	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(q, k, j->dim, NULL,
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(q, k, j->dim, j->offset,
 						     j->global, j->local, 0,
 						     NULL, &ev));
 	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &ev));
@@ -379,6 +380,30 @@ TEST(work_item_ids_same_bytes)
 		.name = "ids", .nargs = 1, .dim = 2,
 		.a = { { .bytes = GX * GY * 6 * 4 } },
 		.global = { GX, GY }, .local = { 64, 1 },
+	};
+	cl_ulong t[2];
+
+	same_bytes(_metadata, &j, t);
+}
+
+/* With a global work offset: the same offset in every portion. */
+TEST(global_offset_same_bytes)
+{
+	enum { GX = 64 * 8, GY = 2 };
+	static const size_t off[2] = { 1000, 7 };
+	struct job j = {
+		.src = "kernel void off(global uint *o)\n"
+		       "{\n"
+		       "	uint x = get_global_id(0) - get_global_offset(0);\n"
+		       "	uint y = get_global_id(1) - get_global_offset(1);\n"
+		       "	uint i = 3 * (y * get_global_size(0) + x);\n"
+		       "	o[i] = get_global_id(0);\n"
+		       "	o[i + 1] = get_global_id(1);\n"
+		       "	o[i + 2] = get_group_id(0);\n"
+		       "}\n",
+		.name = "off", .nargs = 1, .dim = 2,
+		.a = { { .bytes = GX * GY * 3 * 4 } },
+		.global = { GX, GY }, .local = { 64, 1 }, .offset = off,
 	};
 	cl_ulong t[2];
 
