@@ -77,7 +77,8 @@ cl_int vcl_build_options(const char *in, int mode, char **out,
 			 bool *arg_info, bool *create_library)
 {
 	cl_int bad = mode == VCL_OPTS_LINK ? CL_INVALID_LINKER_OPTIONS :
-					     CL_INVALID_BUILD_OPTIONS;
+		     mode == VCL_OPTS_COMPILE ? CL_INVALID_COMPILER_OPTIONS :
+						CL_INVALID_BUILD_OPTIONS;
 	struct buf b = { .ok = true };
 	const char *s = in ? in : "";
 	char w[4096];

@@ -153,7 +153,8 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 		goto out;
 	}
 	pthread_mutex_lock(&program->lock);
-	if (program->nkernels) {
+	/* clLinkProgram's programs are built already (1.2, 5.6.2). */
+	if (program->nkernels || (!program->source && !program->from_binary)) {
 		pthread_mutex_unlock(&program->lock);
 		free(opts);
 		free(cc);

@@ -692,6 +692,27 @@ static const char *bad_src =
 	"	o[0] = no_such_name_vmgpu;\n"
 	"}\n";
 
+/* clLinkProgram's program was not made from source or a binary. */
+static void linked_program_is_built(struct __test_metadata *_metadata,
+				    cl_context c)
+{
+	static const char *src = "int twice(int v) { return 2 * v; }\n";
+	cl_program obj, lib;
+	cl_int err;
+
+	obj = clCreateProgramWithSource(c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(obj, 0, NULL, NULL, 0, NULL,
+					       NULL, NULL, NULL));
+	lib = clLinkProgram(c, 0, NULL, "-create-library", 1, &obj, NULL, NULL,
+			    &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_INVALID_OPERATION,
+		  clBuildProgram(lib, 0, NULL, NULL, NULL, NULL));
+	clReleaseProgram(lib);
+	clReleaseProgram(obj);
+}
+
 TEST(program)
 {
 	struct env e;
@@ -826,6 +847,9 @@ TEST(program)
 	EXPECT_EQ(CL_INVALID_PROGRAM, clCompileProgram(bad, 0, NULL, NULL, 1,
 						       hdrs, names, NULL,
 						       NULL));
+	EXPECT_EQ(CL_INVALID_COMPILER_OPTIONS,
+		  clCompileProgram(bad, 0, NULL, "-no-such-option-vmgpu", 0,
+				   NULL, NULL, NULL, NULL));
 	EXPECT_EQ(CL_COMPILE_PROGRAM_FAILURE,
 		  clCompileProgram(bad, 0, NULL, NULL, 0, NULL, NULL, NULL,
 				   NULL));
@@ -855,6 +879,8 @@ TEST(program)
 	EXPECT_EQ(NULL, clLinkProgram(e.c, 0, NULL, NULL, 1, &bad, NULL, NULL,
 				      &err));
 	EXPECT_EQ(CL_INVALID_OPERATION, err);
+	/* A linked program is built: clBuildProgram is not for it. */
+	linked_program_is_built(_metadata, e.c);
 	/* Info. */
 	EXPECT_EQ(CL_INVALID_VALUE, clGetProgramInfo(pr, CL_PROGRAM_NUM_DEVICES,
 						     2, &u, NULL));
