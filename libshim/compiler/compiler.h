@@ -42,6 +42,11 @@ struct BackendOptions {
 	 * and 1 (compiler.rst); without it they are 0 and a guess.
 	 */
 	bool ndrange_args = false;
+	/*
+	 * -vmgpu-kernel-calls: a kernel may call a kernel (OpenCL C); the
+	 * front end's alone, the back end never sees such a call.
+	 */
+	bool kernel_calls = false;
 };
 
 /*

@@ -41,6 +41,7 @@
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/Scalarizer.h>
 #include <llvm/Transforms/Utils/BreakCriticalEdges.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/LowerMemIntrinsics.h>
 #include <llvm/Transforms/Utils/LowerSwitch.h>
 
@@ -88,6 +89,8 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 			o.be.isa = unsigned(n);
 		} else if (w == VMGPU_NDRANGE_OPTION) {
 			o.be.ndrange_args = true;
+		} else if (w == VMGPU_KERNEL_CALLS_OPTION) {
+			o.be.kernel_calls = true;
 		} else if (w.rfind("-vmgpu-max-regs=", 0) == 0) {
 			unsigned long n = strtoul(w.c_str() + 16, nullptr, 10);
 
@@ -243,10 +246,12 @@ bool escapes_local(const StoreInst *st)
 /*
  * The rules of the kernel language the ISA imposes (SPEC P8), on the
  * program before optimisation so that every call is still there: no
- * kernel calls a kernel, nothing is recursive, no call is indirect, every
- * function called exists (the program or the built-in library).
+ * kernel calls a kernel (unless @kernel_calls: OpenCL C allows it),
+ * nothing is recursive, no call is indirect, every function called
+ * exists (the program or the built-in library).
  */
-bool check_rules(Module &m, const std::string &file, std::string &log)
+bool check_rules(Module &m, const std::string &file, bool kernel_calls,
+		 std::string &log)
 {
 	bool ok = true;
 	std::set<const Function *> reported;
@@ -279,7 +284,7 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 			}
 			if (callee->isIntrinsic())
 				continue;
-			if (is_kernel(*callee)) {
+			if (is_kernel(*callee) && !kernel_calls) {
 				log += diag_at(&i, std::string(is_kernel(f) ?
 					       "kernel '" : "function '") +
 					       pretty(f.getName()) +
@@ -343,6 +348,51 @@ bool check_rules(Module &m, const std::string &file, std::string &log)
 		}
 	}
 	return ok;
+}
+
+/*
+ * OpenCL C: a kernel called from a kernel or a function is an ordinary
+ * function. Each kernel something calls gets a copy of its body as a
+ * plain function (internal, inlined like any other: its work-item
+ * functions are its caller's), and the calls go to the copy; the kernel
+ * itself stays as it was, so its executable does not change.
+ */
+void kernels_as_functions(Module &m)
+{
+	std::vector<Function *> called;
+
+	for (Function &f : m)
+		if (is_kernel(f) && !f.isDeclaration())
+			for (User *u : f.users())
+				if (auto *c = dyn_cast<CallBase>(u))
+					if (c->getCalledFunction() == &f) {
+						called.push_back(&f);
+						break;
+					}
+	for (Function *k : called) {
+		ValueToValueMapTy vmap;
+		Function *body = CloneFunction(k, vmap);
+		std::vector<CallBase *> calls;
+
+		body->setName("__vmgpu_kernel_body." + k->getName());
+		body->setCallingConv(CallingConv::SPIR_FUNC);
+		body->setLinkage(GlobalValue::InternalLinkage);
+		for (const char *md : { "kernel_arg_addr_space",
+					"kernel_arg_access_qual",
+					"kernel_arg_type", "kernel_arg_base_type",
+					"kernel_arg_type_qual", "kernel_arg_name",
+					"reqd_work_group_size",
+					"work_group_size_hint", "vec_type_hint" })
+			body->setMetadata(md, nullptr);
+		for (User *u : k->users())
+			if (auto *c = dyn_cast<CallBase>(u))
+				if (c->getCalledFunction() == k)
+					calls.push_back(c);
+		for (CallBase *c : calls) {
+			c->setCalledFunction(body);
+			c->setCallingConv(CallingConv::SPIR_FUNC);
+		}
+	}
 }
 
 /*
@@ -627,8 +677,10 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 		log += "error: linking the built-in library failed\n";
 		return -EINVAL;
 	}
-	if (!check_rules(*m, o.name, log))
+	if (!check_rules(*m, o.name, o.be.kernel_calls, log))
 		return -EINVAL;
+	if (o.be.kernel_calls)
+		kernels_as_functions(*m);
 	unsigned nkernels = 0;
 	for (Function &f : *m) {
 		if (f.isDeclaration())

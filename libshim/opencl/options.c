@@ -152,7 +152,7 @@ cl_int vcl_build_options(const char *in, int mode, char **out,
 	 * the kernels in hidden parameters (compiler.rst). A link's
 	 * objects have it already; once more does no harm.
 	 */
-	puts_(&b, " " VMGPU_NDRANGE_OPTION);
+	puts_(&b, " " VMGPU_NDRANGE_OPTION " " VMGPU_KERNEL_CALLS_OPTION);
 	if (!b.ok) {
 		free(b.s);
 		return CL_OUT_OF_HOST_MEMORY;

@@ -1246,6 +1246,69 @@ TEST_F(cc, vectors_scalarised)
 }
 
 /* Builds in two threads at once share nothing. */
+/*
+ * VMGPU_KERNEL_CALLS_OPTION: a kernel called like a function (OpenCL C),
+ * its local array and work-item functions its caller's; the called
+ * kernel's own executable is what it is in a program where nothing
+ * calls it. Without the option the call is SPEC P8's error
+ * (test_compiler_diag).
+ */
+static const char kcall_inner_src[] =
+	"kernel void kc_inner(global int *p, int k)\n"
+	"{\n"
+	"	local int t[64];\n"
+	"	int l = get_local_id(0), i = get_global_id(0);\n"
+	"	t[l] = p[i] * k;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	p[i] = t[get_local_size(0) - 1 - l];\n"
+	"}\n";
+static const char kcall_outer_src[] =
+	"kernel void kc_outer(global int *p)\n"
+	"{\n"
+	"	kc_inner(p, 3);\n"
+	"	p[get_global_id(0)] += 1;\n"
+	"}\n";
+
+TEST_F(cc, kernel_calls_kernel)
+{
+	const uint32_t n = 256, bs = 64;
+	char src[1024];
+	struct vmgpu_program *prog, *alone;
+	const void *a, *b;
+	size_t na, nb;
+	struct ck c;
+	ALLOC(int32_t, p, n);
+	uint32_t i;
+
+	snprintf(src, sizeof(src), "%s%s", kcall_inner_src, kcall_outer_src);
+	prog = build(_metadata, src, VMGPU_KERNEL_CALLS_OPTION);
+	alone = build(_metadata, kcall_inner_src, NULL);
+	ASSERT_NE(NULL, prog);
+	ASSERT_NE(NULL, alone);
+	ASSERT_EQ(2, vmgpu_program_kernel_count(prog));
+	ASSERT_EQ(0, vmgpu_program_kernel_image(prog, "kc_inner", &a, &na));
+	ASSERT_EQ(0, vmgpu_program_kernel_image(alone, "kc_inner", &b, &nb));
+	ASSERT_EQ(na, nb);
+	EXPECT_EQ(0, memcmp(a, b, na));
+
+	for (i = 0; i < n; i++)
+		p[i] = (int32_t)(i * 7 - 100);
+	load(_metadata, prog, "kc_outer", &c);
+	EXPECT_EQ(64 * 4, c.h.shared_bytes);
+	set_u64(&c, 0, p_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, bs));
+	for (i = 0; i < n; i++) {
+		uint32_t src_i = i / bs * bs + bs - 1 - i % bs;
+
+		ASSERT_EQ((int32_t)(src_i * 7 - 100) * 3 + 1, p[i]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(alone);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
 static void *build_thread(void *arg)
 {
 	struct vmgpu_program *prog = NULL;

@@ -45,6 +45,24 @@ TEST(diag_kernel_calls_kernel)
 		    "kernel void b(global int *p) { a(p); }\n", NULL, want);
 }
 
+/* OpenCL C's kernel calls (VMGPU_KERNEL_CALLS_OPTION) are still calls:
+ * no recursion, and a kernel declared only is not there. */
+TEST(diag_kernel_calls_option)
+{
+	static const char *const rec[] = {
+		"input.cl:2:", "error: recursion is not supported", NULL };
+	static const char *const undef[] = {
+		"input.cl:2:", "function 'b' is not available on vmgpu", NULL };
+
+	build_fails(_metadata,
+		    "kernel void a(global int *p)\n"
+		    "{ if (p[0]) a(p + 1); }\n", VMGPU_KERNEL_CALLS_OPTION, rec);
+	build_fails(_metadata,
+		    "kernel void b(global int *p);\n"
+		    "kernel void a(global int *p) { b(p); }\n",
+		    VMGPU_KERNEL_CALLS_OPTION, undef);
+}
+
 TEST(diag_function_pointer)
 {
 	static const char *const want[] = {

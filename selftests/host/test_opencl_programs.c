@@ -333,6 +333,57 @@ TEST(compile_and_link_with_a_header)
 	env_close(&e);
 }
 
+/* OpenCL C: a kernel called like a function, in one program and from
+ * another object (extern kernel) through compile and link. */
+static const char bump_src[] =
+	"kernel void bump(global int *out, int i, int v)\n"
+	"{\n"
+	"	out[i] = v + 3;\n"
+	"}\n";
+static const char bump_caller_src[] =
+	"extern kernel void bump(global int *out, int i, int v);\n"
+	"kernel void add(global const int *a, global int *out, int n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		bump(out, i, a[i]);\n"
+	"}\n";
+
+TEST(kernel_calls_kernel)
+{
+	cl_program a, b, ins[2], exe;
+	char both[1024];
+	const char *src;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	snprintf(both, sizeof(both), "%s%s", bump_src, bump_caller_src);
+	exe = built(_metadata, &e, both, NULL, CL_SUCCESS);
+	run_add(_metadata, &e, exe, 3);
+	clReleaseProgram(exe);
+
+	src = bump_src;
+	a = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	src = bump_caller_src;
+	b = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &e.d, NULL, 0, NULL, NULL,
+					       NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &e.d, NULL, 0, NULL, NULL,
+					       NULL, NULL));
+	ins[0] = b;
+	ins[1] = a;
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_add(_metadata, &e, exe, 3);
+	clReleaseProgram(exe);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+	env_close(&e);
+}
+
 TEST(compile_error_has_a_log)
 {
 	const char *src = header_src;

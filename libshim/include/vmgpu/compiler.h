@@ -28,8 +28,8 @@ struct vmgpu_program;
  * -vmgpu-source-name=NAME (the file name in messages, default input.cl),
  * -vmgpu-max-regs=N (16..128) and -vmgpu-isa=N (the device ISA version to
  * compile for, default VMGPU_ISA_VERSION; each executable's header names
- * the oldest version that has what it uses), and VMGPU_NDRANGE_OPTION,
- * below. *@log (free() it; may be NULL when
+ * the oldest version that has what it uses), VMGPU_NDRANGE_OPTION and
+ * VMGPU_KERNEL_CALLS_OPTION, below. *@log (free() it; may be NULL when
  * out of memory) receives the build log: clang's diagnostics and the back
  * end's, "FILE:LINE:COL: error: ...". -EINVAL on a compile error, -ENOMEM.
  * Builds in several threads run independently.
@@ -48,6 +48,14 @@ int vmgpu_program_build(const char *source, const char *options,
 #define VMGPU_NDRANGE_OPTION	"-vmgpu-ndrange-args"
 #define VMGPU_NDRANGE_PARAM0	"vmgpu_ndrange0"
 #define VMGPU_NDRANGE_PARAM1	"vmgpu_ndrange1"
+/*
+ * VMGPU_KERNEL_CALLS_OPTION: OpenCL C's rule for a kernel called from
+ * another kernel or a function: an ordinary call, the called kernel's
+ * body inlined like any function's (its work-item functions are the
+ * caller's). Without it SPEC P8's rule holds: such a call is an error
+ * (compiler.rst). The OpenCL ICD passes it to every build.
+ */
+#define VMGPU_KERNEL_CALLS_OPTION	"-vmgpu-kernel-calls"
 /* Free a program; NULL is accepted. */
 void vmgpu_program_destroy(struct vmgpu_program *prog);
 /* Number of kernels, and the name of kernel @index (NULL if none). */
