@@ -155,6 +155,30 @@ int vmgpu_args_set_f32(struct vmgpu_args *args, uint32_t index, float v)
 	return set_scalar(args, index, "f32", is_f32, &v);
 }
 
+static int is_bytes(uint32_t t)
+{
+	return VMGPU_PARAM_KIND(t) == VMGPU_PARAM_BYTES;
+}
+
+int vmgpu_args_set_bytes(struct vmgpu_args *args, uint32_t index,
+			 const void *v, uint32_t size)
+{
+	const struct vmgpu_exec_param *p;
+	int err = -EINVAL;
+
+	if (!args || !v)
+		return -EINVAL;
+	p = param_for(args, index, "bytes", is_bytes, &err);
+	if (!p)
+		return err;
+	if (size != vmgpu_param_size(p->type))
+		return shim_set_error(args->kernel->dev, -EINVAL,
+				      "kernel argument %u '%s' takes %u bytes, not %u",
+				      index, p->name,
+				      vmgpu_param_size(p->type), size);
+	return set_scalar(args, index, "bytes", is_bytes, v);
+}
+
 int vmgpu_args_set_buffer(struct vmgpu_args *args, uint32_t index,
 			  const struct vmgpu_bo *bo, uint64_t offset)
 {

@@ -605,14 +605,15 @@ static int directive_value(struct assembler *as, const char *name,
 
 /*
  * ".param NAME, TYPE[, OFFSET]": a typed slot of the argument block, at
- * OFFSET or else at the next offset aligned to its size. NAME also
+ * OFFSET or else at the next offset aligned to its size (a bytesSIZE/ALIGN
+ * one: to ALIGN). NAME also
  * becomes a constant with the offset, for ldarg.
  */
 static int param_directive(struct assembler *as, char *arg)
 {
 	char *fields[3] = { arg, NULL, NULL };
 	struct vmgpu_exec_param *p;
-	uint32_t type, size, offset = 0;
+	uint32_t type, size, align, offset = 0;
 	int n = 1, r;
 
 	if (!as->kernel[0])
@@ -630,23 +631,38 @@ static int param_directive(struct assembler *as, char *arg)
 	if (!is_ident(fields[0]) || strlen(fields[0]) >= VMGPU_PARAM_NAME_MAX)
 		return asm_error(as, "bad parameter name '%s' (at most %u characters)",
 				 fields[0], VMGPU_PARAM_NAME_MAX - 1);
-	for (type = 1; type < VMGPU_PARAM_NUM_TYPES; type++)
+	for (type = 1; type < VMGPU_PARAM_BYTES; type++)
 		if (!strcmp(fields[1], vmgpu_param_type_name(type)))
 			break;
-	if (type == VMGPU_PARAM_NUM_TYPES)
-		return asm_error(as, "unknown parameter type '%s' (i32, i64, f32, buf_ro, buf_wo or buf_rw)",
-				 fields[1]);
+	if (type == VMGPU_PARAM_BYTES) {
+		/* bytesSIZE/ALIGN: a by-value aggregate */
+		unsigned long sz = 0, al = 0;
+		char *e = NULL;
+
+		if (!strncmp(fields[1], "bytes", 5) &&
+		    fields[1][5] >= '1' && fields[1][5] <= '9') {
+			sz = strtoul(fields[1] + 5, &e, 10);
+			if (*e == '/' && e[1] >= '1' && e[1] <= '9')
+				al = strtoul(e + 1, &e, 10);
+		}
+		if (!e || *e || sz > VMGPU_MAX_ARGS_BYTES || !al || al > 128 ||
+		    (al & (al - 1)) || sz % al)
+			return asm_error(as, "unknown parameter type '%s' (i32, i64, f32, buf_ro, buf_wo, buf_rw or bytesSIZE/ALIGN)",
+					 fields[1]);
+		type = VMGPU_PARAM_BYTES_TYPE(sz, __builtin_ctzl(al));
+	}
 	size = vmgpu_param_size(type);
+	align = vmgpu_param_align(type);
 	if (n == 3) {
 		r = directive_value(as, ".param offset", fields[2],
 				    VMGPU_MAX_ARGS_BYTES - size, &offset);
 		if (r)
 			return r;
-		if (offset % size)
+		if (offset % align)
 			return asm_error(as, "parameter '%s' at %u is not aligned to its %u bytes",
-					 fields[0], offset, size);
+					 fields[0], offset, align);
 	} else {
-		offset = (as->params_end + size - 1) & ~(size - 1);
+		offset = (as->params_end + align - 1) & ~(align - 1);
 		if (offset + size > VMGPU_MAX_ARGS_BYTES)
 			return asm_error(as, "parameters over %u bytes",
 					 VMGPU_MAX_ARGS_BYTES);

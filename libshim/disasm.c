@@ -294,9 +294,16 @@ int vmgpu_disasm_image(const void *image, size_t bytes, char **text,
 		}
 		out(&o, ".kernel %s\n", sig.name);
 		for (i = 0; i < sig.num_params; i++)
-			out(&o, ".param %s, %s, %u\n", params[i].name,
-			    vmgpu_param_type_name(params[i].type),
-			    params[i].offset);
+			if (VMGPU_PARAM_KIND(params[i].type) == VMGPU_PARAM_BYTES)
+				out(&o, ".param %s, bytes%u/%u, %u\n",
+				    params[i].name,
+				    vmgpu_param_size(params[i].type),
+				    vmgpu_param_align(params[i].type),
+				    params[i].offset);
+			else
+				out(&o, ".param %s, %s, %u\n", params[i].name,
+				    vmgpu_param_type_name(params[i].type),
+				    params[i].offset);
 	}
 	for (pc = 0; pc < h.code_insns; pc++) {
 		uint64_t w;

@@ -421,8 +421,28 @@ enum vmgpu_param_type {
 	VMGPU_PARAM_BUF_RO,		/* GPU VA of a buffer the kernel reads */
 	VMGPU_PARAM_BUF_WO,		/* ... writes */
 	VMGPU_PARAM_BUF_RW,		/* ... reads and writes */
+	/*
+	 * A by-value aggregate (an OpenCL vector, a struct): raw bytes. Its
+	 * type word also holds its size and alignment,
+	 * VMGPU_PARAM_BYTES_TYPE(); the word's low byte is the kind.
+	 */
+	VMGPU_PARAM_BYTES,
 	VMGPU_PARAM_NUM_TYPES
 };
+
+/*
+ * A VMGPU_PARAM_BYTES type word: kind in bits 0..7, size in bytes in
+ * bits 8..23 (1..VMGPU_MAX_ARGS_BYTES), log2 of the alignment in bits
+ * 24..27 (0..7: 1..128 bytes, the size a multiple of it), bits 28..31
+ * zero. Every other type word is its kind alone.
+ */
+#define VMGPU_PARAM_KIND(t)		((t) & 0xffu)
+#define VMGPU_PARAM_BYTES_TYPE(size, align_log2) \
+	(VMGPU_PARAM_BYTES | (vmgpu_u32)(size) << 8 | \
+	 (vmgpu_u32)(align_log2) << 24)
+#define VMGPU_PARAM_BYTES_SIZE(t)	(((t) >> 8) & 0xffffu)
+#define VMGPU_PARAM_BYTES_ALIGN_LOG2(t)	(((t) >> 24) & 0xfu)
+#define VMGPU_PARAM_BYTES_MAX_ALIGN_LOG2	7
 
 struct vmgpu_exec_param {
 	vmgpu_u32 type;			/* VMGPU_PARAM_* */
@@ -441,9 +461,24 @@ struct vmgpu_exec_sig {
 	(sizeof(struct vmgpu_exec_sig) + (n) * sizeof(struct vmgpu_exec_param))
 #define VMGPU_EXEC_MAX_SIG_BYTES	VMGPU_EXEC_SIG_BYTES(VMGPU_MAX_PARAMS)
 
+/* Is @type a well-formed VMGPU_PARAM_BYTES type word? */
+static inline int vmgpu_param_bytes_ok(vmgpu_u32 type)
+{
+	vmgpu_u32 size = VMGPU_PARAM_BYTES_SIZE(type);
+	vmgpu_u32 al = VMGPU_PARAM_BYTES_ALIGN_LOG2(type);
+
+	return VMGPU_PARAM_KIND(type) == VMGPU_PARAM_BYTES &&
+	       !(type >> 28) && size >= 1 && size <= VMGPU_MAX_ARGS_BYTES &&
+	       al <= VMGPU_PARAM_BYTES_MAX_ALIGN_LOG2 &&
+	       size % (1u << al) == 0;
+}
+
 /* Bytes of a parameter of type @type in the argument block, 0 if none. */
 static inline vmgpu_u32 vmgpu_param_size(vmgpu_u32 type)
 {
+	if (VMGPU_PARAM_KIND(type) == VMGPU_PARAM_BYTES)
+		return vmgpu_param_bytes_ok(type) ?
+		       VMGPU_PARAM_BYTES_SIZE(type) : 0;
 	switch (type) {
 	case VMGPU_PARAM_I32:
 	case VMGPU_PARAM_F32:
@@ -457,7 +492,20 @@ static inline vmgpu_u32 vmgpu_param_size(vmgpu_u32 type)
 	return 0;
 }
 
-/* Name of a parameter type in assembly and messages, NULL if unknown. */
+/* Alignment of a parameter of type @type in the argument block, 0 if none. */
+static inline vmgpu_u32 vmgpu_param_align(vmgpu_u32 type)
+{
+	if (VMGPU_PARAM_KIND(type) == VMGPU_PARAM_BYTES)
+		return vmgpu_param_bytes_ok(type) ?
+		       1u << VMGPU_PARAM_BYTES_ALIGN_LOG2(type) : 0;
+	return vmgpu_param_size(type);
+}
+
+/*
+ * Name of a parameter type in assembly and messages, NULL if unknown;
+ * "bytes" for every VMGPU_PARAM_BYTES word (assembly writes
+ * bytesSIZE/ALIGN).
+ */
 static inline const char *vmgpu_param_type_name(vmgpu_u32 type)
 {
 	switch (type) {
@@ -474,6 +522,8 @@ static inline const char *vmgpu_param_type_name(vmgpu_u32 type)
 	case VMGPU_PARAM_BUF_RW:
 		return "buf_rw";
 	}
+	if (vmgpu_param_bytes_ok(type))
+		return "bytes";
 	return 0;
 }
 
@@ -565,8 +615,9 @@ static inline int vmgpu_sig_name_ok(const char *name, size_t max, int empty_ok)
  * @params (room for VMGPU_MAX_PARAMS), in host order. Returns 1 if the
  * file has a signature, 0 if it has none, -1 with *why set if the
  * signature is malformed: a bad magic or size, a bad name, an unknown
- * type, a parameter outside the argument block, misaligned, or
- * overlapping another.
+ * type (a VMGPU_PARAM_BYTES word with a bad size or alignment too), a
+ * parameter outside the argument block, misaligned (to its size, or a
+ * BYTES one to its alignment), or overlapping another.
  */
 static inline int vmgpu_exec_sig_read(const struct vmgpu_exec_header *h,
 				      const void *file, size_t bytes,
@@ -612,7 +663,7 @@ static inline int vmgpu_exec_sig_read(const struct vmgpu_exec_header *h,
 		if (!vmgpu_sig_name_ok(a->name, sizeof(a->name), 0))
 			return -1;
 		*why = "parameter misaligned or outside the argument block";
-		if (a->offset % size ||
+		if (a->offset % vmgpu_param_align(a->type) ||
 		    (vmgpu_u64)a->offset + size > h->args_bytes)
 			return -1;
 		*why = "parameters overlap";

@@ -32,6 +32,7 @@
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/Support/MathExtras.h>
 
@@ -219,6 +220,15 @@ bool Backend::layout()
 				alloca_off[a] = priv_bytes;
 				priv_bytes += uint32_t(alignTo(sz, 4));
 			}
+	/* by-value structs that cannot be read with ldarg: a private copy */
+	for (const Argument &a : F.args())
+		if (a.hasByValAttr() && !byval_direct(a)) {
+			uint64_t sz = DL.getTypeAllocSize(a.getParamByValType());
+
+			priv_bytes = uint32_t(alignTo(priv_bytes, 8));
+			byval_off[&a] = priv_bytes;
+			priv_bytes += uint32_t(alignTo(sz, 4));
+		}
 	return true;
 }
 
@@ -265,7 +275,40 @@ bool Backend::signature()
 			      F.getName().str() + "' is longer than 23 characters");
 			return false;
 		}
-		if (t->isPointerTy()) {
+		uint32_t align = 0;
+
+		if (a.hasByValAttr() || t->isVectorTy()) {
+			/*
+			 * A struct or a vector by value: its bytes, laid out
+			 * as OpenCL C lays them out (a 3-component vector
+			 * has the size and alignment of 4).
+			 */
+			Type *vt = a.hasByValAttr() ? a.getParamByValType() : t;
+			uint64_t size = DL.getTypeAllocSize(vt);
+			uint64_t al = DL.getABITypeAlign(vt).value();
+			auto *vec = dyn_cast<FixedVectorType>(vt);
+
+			if (a.hasByValAttr())
+				al = std::max<uint64_t>(al, a.getParamAlign() ?
+						a.getParamAlign()->value() : 1);
+			if (vec && !(vec->getElementType()->isFloatTy() ||
+				     (vec->getElementType()->isIntegerTy() &&
+				      bits(vec->getElementType()) >= 8 &&
+				      bits(vec->getElementType()) <= 64))) {
+				error(at, "kernel parameter '" + name + "' is a "
+				      "vector of a type the device does not have");
+				return false;
+			}
+			if (!size || size > VMGPU_MAX_ARGS_BYTES || al > 128 ||
+			    size % al) {
+				error(at, "kernel parameter '" + name + "' of " +
+				      std::to_string(size) + " bytes is too large "
+				      "for the argument block");
+				return false;
+			}
+			p.type = VMGPU_PARAM_BYTES_TYPE(size, Log2_64(al));
+			align = uint32_t(al);
+		} else if (t->isPointerTy()) {
 			unsigned as = t->getPointerAddressSpace();
 			std::string q = md_string(quals, a.getArgNo());
 
@@ -297,7 +340,13 @@ bool Backend::signature()
 			return false;
 		}
 		uint32_t sz = vmgpu_param_size(p.type);
-		off = uint32_t(alignTo(off, sz));
+		off = uint32_t(alignTo(off, align ? align : sz));
+		if (uint64_t(off) + sz > VMGPU_MAX_ARGS_BYTES) {
+			error(at, "the parameters of kernel '" + F.getName().str() +
+			      "' take more than the argument block's " +
+			      std::to_string(VMGPU_MAX_ARGS_BYTES) + " bytes");
+			return false;
+		}
 		p.offset = off;
 		off += sz;
 		strncpy(p.name, name.c_str(), sizeof(p.name) - 1);
@@ -340,6 +389,28 @@ void Backend::prologue_args()
 	for (Argument &a : F.args()) {
 		const vmgpu_exec_param &p = params[a.getArgNo()];
 		unsigned b = bits(a.getType());
+
+		if (VMGPU_PARAM_KIND(p.type) == VMGPU_PARAM_BYTES) {
+			/* vectors and directly read structs: ldarg where
+			 * they are read; the others copied to the private
+			 * area, a word at a time */
+			auto it = byval_off.find(&a);
+
+			if (it == byval_off.end())
+				continue;
+			for (uint32_t k = 0; k < vmgpu_param_size(p.type); k += 4) {
+				int w = newv(1);
+				MI &m = emit(VMGPU_OP_LDARG);
+				m.d = w;
+				m.immv = p.offset + k;
+				MI &st = emit(VMGPU_OP_ST_32);
+				st.a = VR_SCRATCH;
+				st.b = w;
+				st.immv = it->second + k;
+			}
+			uses_scratch = true;
+			continue;
+		}
 		int d = newv(b == 64 ? 2 : 1);
 		MI &m = emit(b == 64 ? VMGPU_OP_LDARG64 : VMGPU_OP_LDARG);
 
@@ -349,9 +420,175 @@ void Backend::prologue_args()
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* What the Scalarizer leaves of vectors                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Element @j of the vector @v as a scalar, from what built it: an
+ * insertelement chain, a constant, a scalar reinterpreted as a vector
+ * (as_uchar4(uint): a shift and a truncation, little-endian) or a vector
+ * parameter (an extractelement, read with ldarg). nullptr if none.
+ */
+static Value *vec_elem(Value *v, unsigned j, Instruction *at,
+		       const DataLayout &DL, int depth = 0)
+{
+	auto *vt = dyn_cast<FixedVectorType>(v->getType());
+
+	if (!vt || j >= vt->getNumElements() || depth > 64)
+		return nullptr;
+	Type *et = vt->getElementType();
+	if (auto *c = dyn_cast<Constant>(v))
+		return c->getAggregateElement(j);
+	if (auto *ie = dyn_cast<InsertElementInst>(v)) {
+		auto *k = dyn_cast<ConstantInt>(ie->getOperand(2));
+		if (!k)
+			return nullptr;
+		if (k->getZExtValue() == j)
+			return ie->getOperand(1);
+		return vec_elem(ie->getOperand(0), j, at, DL, depth + 1);
+	}
+	if (auto *sv = dyn_cast<ShuffleVectorInst>(v)) {
+		int m = sv->getMaskValue(j);
+		unsigned n0 = cast<FixedVectorType>(sv->getOperand(0)->getType())->
+			      getNumElements();
+		if (m < 0)
+			return UndefValue::get(et);
+		return unsigned(m) < n0 ?
+		       vec_elem(sv->getOperand(0), unsigned(m), at, DL, depth + 1) :
+		       vec_elem(sv->getOperand(1), unsigned(m) - n0, at, DL, depth + 1);
+	}
+	IRBuilder<> b(at);
+	if (isa<Argument>(v))
+		return b.CreateExtractElement(v, b.getInt32(j));
+	if (auto *bc = dyn_cast<BitCastInst>(v);
+	    bc && isa<FixedVectorType>(bc->getOperand(0)->getType())) {
+		/* a vector reinterpreted as another: element j's bits from
+		 * the source's elements */
+		Value *src = bc->getOperand(0);
+		auto *st = cast<FixedVectorType>(src->getType());
+		unsigned eb = unsigned(DL.getTypeSizeInBits(et));
+		unsigned sb = unsigned(DL.getTypeSizeInBits(st->getElementType()));
+		Value *x;
+
+		if (!et->isIntegerTy() && !et->isFloatTy())
+			return nullptr;
+		if (eb <= sb) {
+			Value *e = vec_elem(src, j * eb / sb, at, DL, depth + 1);
+			if (!e)
+				return nullptr;
+			IRBuilder<> b(at);
+			if (!e->getType()->isIntegerTy())
+				e = b.CreateBitCast(e, b.getIntNTy(sb));
+			x = b.CreateTrunc(b.CreateLShr(e, uint64_t(j * eb % sb)),
+					  b.getIntNTy(eb));
+		} else {
+			IRBuilder<> b(at);
+			x = b.getIntN(eb, 0);
+			for (unsigned q = 0; q < eb / sb; q++) {
+				Value *e = vec_elem(src, j * (eb / sb) + q, at, DL,
+						    depth + 1);
+				if (!e)
+					return nullptr;
+				if (!e->getType()->isIntegerTy())
+					e = b.CreateBitCast(e, b.getIntNTy(sb));
+				x = b.CreateOr(x, b.CreateShl(b.CreateZExt(e,
+						b.getIntNTy(eb)), uint64_t(q) * sb));
+			}
+		}
+		IRBuilder<> b(at);
+		return et->isFloatTy() ? b.CreateBitCast(x, et) : x;
+	}
+	if (auto *bc = dyn_cast<BitCastInst>(v)) {
+		Value *src = bc->getOperand(0);
+		unsigned eb = unsigned(DL.getTypeSizeInBits(et));
+
+		if (src->getType()->isVectorTy() || (!et->isIntegerTy() &&
+		    !et->isFloatTy()))
+			return nullptr;
+		unsigned sb = unsigned(DL.getTypeSizeInBits(src->getType()));
+		if (!src->getType()->isIntegerTy())
+			src = b.CreateBitCast(src, b.getIntNTy(sb));
+		Value *x = b.CreateTrunc(b.CreateLShr(src, uint64_t(j) * eb),
+					 b.getIntNTy(eb));
+		return et->isFloatTy() ? b.CreateBitCast(x, et) : x;
+	}
+	return nullptr;
+}
+
+bool Backend::lower_vector_leftovers()
+{
+	std::vector<Instruction *> work;
+
+	for (Instruction &i : instructions(F)) {
+		if (auto *ee = dyn_cast<ExtractElementInst>(&i)) {
+			if (!isa<Argument>(ee->getVectorOperand()) &&
+			    isa<ConstantInt>(ee->getIndexOperand()))
+				work.push_back(&i);
+		} else if (auto *bc = dyn_cast<BitCastInst>(&i)) {
+			if (bc->getOperand(0)->getType()->isVectorTy() &&
+			    !bc->getType()->isVectorTy() &&
+			    !isa<Argument>(bc->getOperand(0)))
+				work.push_back(&i);
+		}
+	}
+	for (Instruction *i : work) {
+		Value *r = nullptr;
+
+		if (auto *ee = dyn_cast<ExtractElementInst>(i)) {
+			unsigned j = unsigned(cast<ConstantInt>(ee->getIndexOperand())->
+					      getZExtValue());
+			r = vec_elem(ee->getVectorOperand(), j, i, DL);
+		} else {
+			/* a vector reinterpreted as a scalar: its elements
+			 * shifted into place */
+			Value *v = i->getOperand(0);
+			auto *vt = cast<FixedVectorType>(v->getType());
+			unsigned eb = unsigned(DL.getTypeSizeInBits(vt->getElementType()));
+			unsigned tb = unsigned(DL.getTypeSizeInBits(i->getType()));
+			IRBuilder<> b(i);
+			Value *acc = b.getIntN(tb, 0);
+
+			for (unsigned j = 0; j < vt->getNumElements(); j++) {
+				Value *e = vec_elem(v, j, i, DL);
+				if (!e) {
+					acc = nullptr;
+					break;
+				}
+				if (!e->getType()->isIntegerTy())
+					e = b.CreateBitCast(e, b.getIntNTy(eb));
+				e = b.CreateZExt(e, b.getIntNTy(tb));
+				acc = b.CreateOr(acc, b.CreateShl(e, uint64_t(j) * eb));
+			}
+			r = acc && !i->getType()->isIntegerTy() ?
+			    b.CreateBitCast(acc, i->getType()) : acc;
+		}
+		if (r && r->getType() == i->getType()) {
+			i->replaceAllUsesWith(r);
+			i->eraseFromParent();
+		}
+	}
+	/* the vectors nothing reads any more */
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (BasicBlock &bb : F)
+			for (auto it = bb.begin(); it != bb.end(); ) {
+				Instruction &i = *it++;
+				if (i.getType()->isVectorTy() && i.use_empty() &&
+				    !i.mayHaveSideEffects()) {
+					i.eraseFromParent();
+					changed = true;
+				}
+			}
+	}
+	return true;
+}
+
 bool Backend::run(Kernel &out)
 {
-	if (!signature() || !layout() || !collect_tables())
+	if (!lower_vector_leftovers() || !signature() || !layout() ||
+	    !collect_tables())
 		return false;
 	blocks.resize(order.size());
 	skip.assign(order.size(), false);

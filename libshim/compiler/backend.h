@@ -102,6 +102,10 @@ private:
 
 	uint32_t priv_bytes = 0;	/* allocas, then spill slots */
 	std::map<const AllocaInst *, uint32_t> alloca_off;
+	/* by-value struct parameters read other than by loads at constant
+	 * offsets: copied into the private area at entry, their offset
+	 * there (the others are read with ldarg where they are loaded) */
+	std::map<const Argument *, uint32_t> byval_off;
 	bool uses_scratch = false;
 	uint32_t shared_bytes = 0;
 	std::map<const GlobalVariable *, uint32_t> shared_off;
@@ -468,8 +472,14 @@ private:
 		     const Instruction *at);
 
 	bool layout();
+	bool lower_vector_leftovers();
 	bool signature();
 	void prologue_args();
+	/* by-value parameters (vectors, structs: VMGPU_PARAM_BYTES) */
+	int ldarg_bits(uint32_t off, unsigned b, const Instruction *at);
+	bool byval_direct(const Argument &a);
+	bool byval_load(LoadInst &ld);
+	bool vector_arg_use(Instruction &i);
 	bool allocate(unsigned nregs, bool reserve);
 	void dead_code();
 	void encode(std::vector<uint64_t> &code);

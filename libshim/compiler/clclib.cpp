@@ -648,36 +648,60 @@ float OVL length(float2 x) { return __builtin_sqrtf(dot(x, x)); }
 float OVL length(float4 x) { return __builtin_sqrtf(dot(x, x)); }
 
 /* ---- conversions (default rounding: toward zero to integers) ---- */
-#define CONV1(D, S) \
-D OVL convert_##D(S x) { return (D)x; } \
-D##2 OVL convert_##D##2(S##2 x) { return (D##2)((D)x.s0, (D)x.s1); } \
-D##3 OVL convert_##D##3(S##3 x) { return (D##3)((D)x.s0, (D)x.s1, (D)x.s2); } \
-D##4 OVL convert_##D##4(S##4 x) { return (D##4)((D)x.s0, (D)x.s1, (D)x.s2, (D)x.s3); }
-/* every integer type and float to each other (64-bit <-> float: plain
- * casts in the program, which the front end lowers) */
+/* every width from the scalar one */
+#define CONVN(D, S) \
+D##2 OVL convert_##D##2(S##2 x) { return (D##2)(convert_##D(x.s0), convert_##D(x.s1)); } \
+D##3 OVL convert_##D##3(S##3 x) \
+{ return (D##3)(convert_##D(x.s0), convert_##D(x.s1), convert_##D(x.s2)); } \
+D##4 OVL convert_##D##4(S##4 x) \
+{ return (D##4)(convert_##D##2(x.lo), convert_##D##2(x.hi)); } \
+D##8 OVL convert_##D##8(S##8 x) \
+{ return (D##8)(convert_##D##4(x.lo), convert_##D##4(x.hi)); } \
+D##16 OVL convert_##D##16(S##16 x) \
+{ return (D##16)(convert_##D##8(x.lo), convert_##D##8(x.hi)); }
+#define CONV1(D, S) D OVL convert_##D(S x) { return (D)x; } CONVN(D, S)
+/* every integer type and float to each other (64-bit <-> float through
+ * the library's conversions, which the front end calls for casts in the
+ * program) */
 #define CONV_TO(D) \
 CONV1(D, char) CONV1(D, uchar) CONV1(D, short) CONV1(D, ushort) \
-CONV1(D, int) CONV1(D, uint)
+CONV1(D, int) CONV1(D, uint) CONV1(D, long) CONV1(D, ulong)
 CONV_TO(char) CONV_TO(uchar) CONV_TO(short) CONV_TO(ushort) CONV_TO(int)
-CONV_TO(uint) CONV_TO(long) CONV_TO(ulong) CONV_TO(float)
-CONV1(char, long) CONV1(uchar, long) CONV1(short, long) CONV1(ushort, long)
-CONV1(int, long) CONV1(uint, long) CONV1(long, long) CONV1(ulong, long)
-CONV1(char, ulong) CONV1(uchar, ulong) CONV1(short, ulong) CONV1(ushort, ulong)
-CONV1(int, ulong) CONV1(uint, ulong) CONV1(long, ulong) CONV1(ulong, ulong)
+CONV_TO(uint) CONV_TO(long) CONV_TO(ulong)
 CONV1(char, float) CONV1(uchar, float) CONV1(short, float) CONV1(ushort, float)
-CONV1(int, float) CONV1(uint, float) CONV1(float, float)
+CONV1(int, float) CONV1(uint, float)
+CONV1(float, char) CONV1(float, uchar) CONV1(float, short) CONV1(float, ushort)
+CONV1(float, int) CONV1(float, uint) CONV1(float, float)
+float OVL convert_float(long x) { return __vmgpu_l2f(x); }
+float OVL convert_float(ulong x) { return __vmgpu_ul2f(x); }
+long OVL convert_long(float x) { return __vmgpu_f2l(x); }
+ulong OVL convert_ulong(float x) { return __vmgpu_f2ul(x); }
+CONVN(float, long) CONVN(float, ulong) CONVN(long, float) CONVN(ulong, float)
 
-/* ---- vload / vstore ---- */
-#define VLS(T, AS) \
-T##2 OVL vload2(size_t i, const AS T *p) { return (T##2)(p[2 * i], p[2 * i + 1]); } \
+/* ---- vload / vstore: every type, width and address space ---- */
+#define VLD_(T, AS) \
+T##2 OVL vload2(size_t i, const AS T *p) { p += 2 * i; return (T##2)(p[0], p[1]); } \
+T##3 OVL vload3(size_t i, const AS T *p) { p += 3 * i; return (T##3)(p[0], p[1], p[2]); } \
 T##4 OVL vload4(size_t i, const AS T *p) \
-{ return (T##4)(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]); } \
-void OVL vstore2(T##2 v, size_t i, AS T *p) { p[2 * i] = v.s0; p[2 * i + 1] = v.s1; } \
+{ p += 4 * i; return (T##4)(p[0], p[1], p[2], p[3]); } \
+T##8 OVL vload8(size_t i, const AS T *p) \
+{ p += 8 * i; return (T##8)(vload4(0, p), vload4(1, p)); } \
+T##16 OVL vload16(size_t i, const AS T *p) \
+{ p += 16 * i; return (T##16)(vload8(0, p), vload8(1, p)); }
+#define VST_(T, AS) \
+void OVL vstore2(T##2 v, size_t i, AS T *p) { p += 2 * i; p[0] = v.s0; p[1] = v.s1; } \
+void OVL vstore3(T##3 v, size_t i, AS T *p) \
+{ p += 3 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; } \
 void OVL vstore4(T##4 v, size_t i, AS T *p) \
-{ p[4 * i] = v.s0; p[4 * i + 1] = v.s1; p[4 * i + 2] = v.s2; p[4 * i + 3] = v.s3; }
-VLS(float, global) VLS(float, local) VLS(float, private)
-VLS(int, global) VLS(int, local) VLS(int, private)
-VLS(uint, global) VLS(uint, local) VLS(uint, private)
+{ p += 4 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; p[3] = v.s3; } \
+void OVL vstore8(T##8 v, size_t i, AS T *p) \
+{ p += 8 * i; vstore4(v.lo, 0, p); vstore4(v.hi, 1, p); } \
+void OVL vstore16(T##16 v, size_t i, AS T *p) \
+{ p += 16 * i; vstore8(v.lo, 0, p); vstore8(v.hi, 1, p); }
+#define VLS_(T) VLD_(T, global) VLD_(T, local) VLD_(T, constant) VLD_(T, private) \
+	VST_(T, global) VST_(T, local) VST_(T, private)
+VLS_(char) VLS_(uchar) VLS_(short) VLS_(ushort) VLS_(int) VLS_(uint)
+VLS_(long) VLS_(ulong) VLS_(float)
 )CLC";
 
 } // namespace vmgpu_cc

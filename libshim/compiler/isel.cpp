@@ -121,6 +121,19 @@ int Backend::val(Value *v)
 	}
 	if (auto *p = dyn_cast<PHINode>(v))
 		return phi_reg(p);
+	if (auto *a = dyn_cast<Argument>(v)) {
+		auto it = byval_off.find(a);
+
+		if (it != byval_off.end()) {
+			uses_scratch = true;
+			return add64i(VR_SCRATCH, int32_t(it->second));
+		}
+		if (a->hasByValAttr() || a->getType()->isVectorTy()) {
+			error(nullptr, "internal: by-value parameter '" +
+			      a->getName().str() + "' used as a whole");
+			return const_int(0, 64);
+		}
+	}
 	auto it = vmap.find(v);
 	if (it != vmap.end())
 		return it->second;
@@ -698,6 +711,16 @@ bool Backend::addr_of(Value *ptr, int &base, int32_t &off, unsigned &as,
 	}
 	if (is_table(ptr))
 		as = AS_LOCAL;
+	if (auto *a = dyn_cast<Argument>(ptr->stripPointerCasts())) {
+		auto it = byval_off.find(a);
+
+		if (it != byval_off.end()) {
+			uses_scratch = true;
+			base = VR_SCRATCH;
+			off = int32_t(it->second);
+			return true;
+		}
+	}
 	if (auto *g = dyn_cast<GEPOperator>(ptr)) {
 		APInt c(64, 0);
 		Value *bp = g->getPointerOperand();
@@ -710,6 +733,13 @@ bool Backend::addr_of(Value *ptr, int &base, int32_t &off, unsigned &as,
 				off = int32_t(alloca_off[a] + c.getSExtValue());
 				return true;
 			}
+			if (auto *a = dyn_cast<Argument>(bp))
+				if (byval_off.count(a)) {
+					uses_scratch = true;
+					base = VR_SCRATCH;
+					off = int32_t(byval_off[a] + c.getSExtValue());
+					return true;
+				}
 			if (auto *gv = dyn_cast<GlobalVariable>(bp->stripPointerCasts())) {
 				if (as == AS_LOCAL) {
 					base = mov_imm(shared_offset(gv, at));
@@ -737,6 +767,9 @@ void Backend::memop(Instruction &i)
 		Type *t = ld->getType();
 		unsigned b = bits(t);
 
+		if (byval_load(*ld))
+			return;
+
 		if (!type_ok(t) || (t->isIntegerTy() && b != 1 && b != 8 &&
 				    b != 16 && b != 32 && b != 64)) {
 			error(&i, t->isDoubleTy() ? "double precision is not "
@@ -747,6 +780,30 @@ void Backend::memop(Instruction &i)
 		if (!addr_of(ld->getPointerOperand(), base, off, as, &i))
 			return;
 		bool sh = as == AS_LOCAL;
+		unsigned al = unsigned(ld->getAlign().value());
+		if (b > 8 && al < b / 8) {
+			/* under-aligned (vstore2 at an odd address, loops
+			 * LLVM merged): pieces of the alignment, shifted
+			 * into place; the ISA's accesses must be aligned */
+			unsigned pb = al * 8, lo = -1u, hi = -1u;
+			for (unsigned k = 0; k < b / pb; k++) {
+				int d = newv(1);
+				MI &m = emit(pb == 8 ? (sh ? VMGPU_OP_LDS_U8 : VMGPU_OP_LD_U8) :
+					     pb == 16 ? (sh ? VMGPU_OP_LDS_U16 : VMGPU_OP_LD_U16) :
+					     (sh ? VMGPU_OP_LDS_32 : VMGPU_OP_LD_32));
+				m.d = d;
+				m.a = base;
+				m.immv = uint32_t(off) + k * al;
+				unsigned at = k * pb % 32;
+				unsigned &w = k * pb < 32 ? lo : hi;
+				if (at)
+					d = alui(VMGPU_OP_SHL, r(d), at);
+				w = w == -1u ? unsigned(d) : unsigned(alu(VMGPU_OP_OR,
+							r(int(w)), r(d)));
+			}
+			vmap[&i] = b == 64 ? mkpair(r(int(lo)), r(int(hi))) : int(lo);
+			return;
+		}
 		unsigned op = b <= 8 ? (sh ? VMGPU_OP_LDS_U8 : VMGPU_OP_LD_U8) :
 			      b == 16 ? (sh ? VMGPU_OP_LDS_U16 : VMGPU_OP_LD_U16) :
 			      b == 32 ? (sh ? VMGPU_OP_LDS_32 : VMGPU_OP_LD_32) :
@@ -775,6 +832,28 @@ void Backend::memop(Instruction &i)
 		if (!addr_of(st->getPointerOperand(), base, off, as, &i))
 			return;
 		bool sh = as == AS_LOCAL;
+		unsigned al = unsigned(st->getAlign().value());
+		if (b > 8 && al < b / 8) {
+			/* under-aligned: pieces of the alignment */
+			unsigned pb = al * 8;
+			for (unsigned k = 0; k < b / pb; k++) {
+				R w = b == 64 ? (k * pb < 32 ? lo(vv) : hi(vv)) : r(vv);
+				int x = k * pb % 32 ? alui(VMGPU_OP_SHR, w, k * pb % 32) :
+					-1;
+				MI &m = emit(pb == 8 ? (sh ? VMGPU_OP_STS_8 : VMGPU_OP_ST_8) :
+					     pb == 16 ? (sh ? VMGPU_OP_STS_16 : VMGPU_OP_ST_16) :
+					     (sh ? VMGPU_OP_STS_32 : VMGPU_OP_ST_32));
+				m.a = base;
+				if (x >= 0) {
+					m.b = x;
+				} else {
+					m.b = w.v;
+					m.bh = w.h;
+				}
+				m.immv = uint32_t(off) + k * al;
+			}
+			return;
+		}
 		unsigned op = b <= 8 ? (sh ? VMGPU_OP_STS_8 : VMGPU_OP_ST_8) :
 			      b == 16 ? (sh ? VMGPU_OP_STS_16 : VMGPU_OP_ST_16) :
 			      b == 32 ? (sh ? VMGPU_OP_STS_32 : VMGPU_OP_ST_32) :
@@ -1069,8 +1148,134 @@ void Backend::phi_copies(const BasicBlock *from, const BasicBlock *to)
 		copy_to(moves[k].first, tmps[k]);
 }
 
+/* ------------------------------------------------------------------ */
+/* By-value parameters (VMGPU_PARAM_BYTES)                              */
+/* ------------------------------------------------------------------ */
+
+/* The @b-bit value at byte @off of the argument block (ldarg reads
+ * aligned words: a narrower value is shifted out of its word). */
+int Backend::ldarg_bits(uint32_t off, unsigned b, const Instruction *at)
+{
+	if (b == 64 && off % 4 == 0) {
+		int d = newv(2);
+		MI &m = emit(VMGPU_OP_LDARG64);
+		m.d = d;
+		m.immv = off;
+		return d;
+	}
+	if (b > 32 || (off % 4) * 8 + b > 32) {
+		error(at, "a by-value parameter's field across argument words "
+		      "(a packed struct) is not supported");
+		return const_int(0, b > 32 ? 64 : 32);
+	}
+	int d = newv(1);
+	MI &m = emit(VMGPU_OP_LDARG);
+	m.d = d;
+	m.immv = off & ~3u;
+	if (off % 4)
+		d = alui(VMGPU_OP_SHR, r(d), (off % 4) * 8);
+	return b < 32 ? mask_narrow(d, b) : d;
+}
+
+/* Is a by-value struct only loaded at constant offsets, each value in
+ * one argument word (or an aligned 64-bit pair)? Then ldarg reads it. */
+bool Backend::byval_direct(const Argument &a)
+{
+	std::vector<const Value *> work = { &a };
+
+	while (!work.empty()) {
+		const Value *v = work.back();
+		work.pop_back();
+		for (const User *u : v->users()) {
+			if (auto *g = dyn_cast<GEPOperator>(u)) {
+				if (g->getPointerOperand() != v ||
+				    !g->hasAllConstantIndices())
+					return false;
+				work.push_back(g);
+				continue;
+			}
+			auto *ld = dyn_cast<LoadInst>(u);
+			if (!ld || ld->isVolatile() || !type_ok(ld->getType()))
+				return false;
+			unsigned b = bits(ld->getType());
+			APInt c(64, 0);
+			const Value *base = ld->getPointerOperand()->
+				stripAndAccumulateConstantOffsets(DL, c, true);
+			if (base != &a || c.isNegative() || c.getZExtValue() >=
+			    DL.getTypeAllocSize(a.getParamByValType()))
+				return false;
+			uint64_t off = c.getZExtValue();
+			if (!(b == 64 && off % 4 == 0) &&
+			    (b > 32 || (off % 4) * 8 + b > 32))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A load from a by-value struct read with ldarg. */
+bool Backend::byval_load(LoadInst &ld)
+{
+	APInt c(64, 0);
+	const Value *base = ld.getPointerOperand()->
+		stripAndAccumulateConstantOffsets(DL, c, true);
+	auto *a = dyn_cast<Argument>(base);
+
+	if (!a || !a->hasByValAttr() || byval_off.count(a))
+		return false;
+	unsigned b = bits(ld.getType());
+	int d = ldarg_bits(params[a->getArgNo()].offset +
+			   uint32_t(c.getZExtValue()), b, &ld);
+	vmap[&ld] = d;
+	return true;
+}
+
+/*
+ * An element of a vector parameter (the Scalarizer's extractelement),
+ * or the whole vector reinterpreted as one scalar (as_int(uchar4)):
+ * ldarg of its bytes.
+ */
+bool Backend::vector_arg_use(Instruction &i)
+{
+	auto *a = i.getNumOperands() ? dyn_cast<Argument>(i.getOperand(0)) :
+		  nullptr;
+
+	/* address arithmetic on a struct read with ldarg: folded into the
+	 * loads (byval_direct() saw only those) */
+	if (auto *g = dyn_cast<GetElementPtrInst>(&i)) {
+		auto *ba = dyn_cast<Argument>(g->getPointerOperand()->
+					      stripInBoundsConstantOffsets());
+		if (ba && ba->hasByValAttr() && !byval_off.count(ba))
+			return true;
+	}
+	if (!a || !a->getType()->isVectorTy() || i.getType()->isVectorTy())
+		return false;
+	uint32_t off = params[a->getArgNo()].offset;
+	if (auto *ee = dyn_cast<ExtractElementInst>(&i)) {
+		auto *k = dyn_cast<ConstantInt>(ee->getIndexOperand());
+		Type *et = ee->getType();
+
+		if (!k) {
+			error(&i, "a vector parameter indexed by a variable "
+			      "is not supported");
+			return true;
+		}
+		off += uint32_t(k->getZExtValue() * DL.getTypeStoreSize(et));
+		vmap[&i] = ldarg_bits(off, bits(et), &i);
+		return true;
+	}
+	if (isa<BitCastInst>(&i) && type_ok(i.getType()) &&
+	    !i.getType()->isPointerTy()) {
+		vmap[&i] = ldarg_bits(off, bits(i.getType()), &i);
+		return true;
+	}
+	return false;
+}
+
 void Backend::select_inst(Instruction &i)
 {
+	if (vector_arg_use(i))
+		return;
 	for (Value *op : i.operands())
 		if (op->getType()->isVectorTy() || i.getType()->isVectorTy()) {
 			error(&i, "vector operation left after scalarisation");

@@ -171,7 +171,7 @@ struct vmgpu_param_info {
 	const char *name;		/* valid while the kernel lives */
 	uint32_t type;			/* VMGPU_PARAM_* (vmgpu_isa.h) */
 	uint32_t offset;		/* in the argument block */
-	uint32_t size;			/* bytes: 4 or 8 */
+	uint32_t size;			/* bytes: 4 or 8; a BYTES one's */
 };
 
 /* The kernel's name, or NULL if it has no signature. */
@@ -192,6 +192,9 @@ void vmgpu_args_destroy(struct vmgpu_args *args);
 int vmgpu_args_set_i32(struct vmgpu_args *args, uint32_t index, int32_t v);
 int vmgpu_args_set_i64(struct vmgpu_args *args, uint32_t index, int64_t v);
 int vmgpu_args_set_f32(struct vmgpu_args *args, uint32_t index, float v);
+/* A by-value aggregate (VMGPU_PARAM_BYTES): exactly its @size bytes. */
+int vmgpu_args_set_bytes(struct vmgpu_args *args, uint32_t index,
+			 const void *v, uint32_t size);
 /* A buffer argument: the GPU address @offset bytes into @bo. */
 int vmgpu_args_set_buffer(struct vmgpu_args *args, uint32_t index,
 			  const struct vmgpu_bo *bo, uint64_t offset);

@@ -196,6 +196,7 @@ static void drop(struct cmd *c)
 	free(c->argmem);
 	if (c->clone) {
 		vcl_obj_remove(p, c->clone);
+		vcl_kernel_args_free(c->clone->args, c->clone->nparams);
 		free(c->clone->args);
 		free(c->clone);
 	}
@@ -499,6 +500,12 @@ static cl_int clone_kernel(struct cmd *c, struct _cl_kernel *k)
 		return CL_OUT_OF_HOST_MEMORY;
 	}
 	memcpy(kc->args, k->args, k->nparams * sizeof(*kc->args));
+	if (vcl_kernel_args_dup(kc->args, k->nparams)) {
+		vcl_obj_remove(p, kc);
+		free(kc->args);
+		free(kc);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
 	c->clone = kc;
 	for (i = 0; i < k->nparams; i++)
 		if (kc->args[i].set && kc->args[i].mem &&

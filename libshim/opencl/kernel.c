@@ -33,6 +33,8 @@ static void kernel_free(struct _cl_kernel *k)
 	pthread_mutex_lock(&pr->lock);
 	pr->nkernels--;
 	pthread_mutex_unlock(&pr->lock);
+	if (k->args)
+		vcl_kernel_args_free(k->args, k->nparams);
 	free(k->params);
 	free(k->args);
 	free(k->attributes);
@@ -182,6 +184,39 @@ cl_int vcl_clReleaseKernel(cl_kernel kernel)
 	}
 }
 
+void vcl_kernel_args_free(struct vcl_arg *args, cl_uint n)
+{
+	cl_uint i;
+
+	for (i = 0; i < n; i++) {
+		free(args[i].bytes);
+		args[i].bytes = NULL;
+	}
+}
+
+int vcl_kernel_args_dup(struct vcl_arg *args, cl_uint n)
+{
+	cl_uint i;
+
+	for (i = 0; i < n; i++) {
+		void *b;
+
+		if (!args[i].bytes)
+			continue;
+		b = malloc(VMGPU_PARAM_BYTES_SIZE(args[i].a.type));
+		if (!b) {
+			while (i--)
+				if (args[i].bytes)
+					free(args[i].bytes);
+			return -1;
+		}
+		memcpy(b, args[i].bytes, VMGPU_PARAM_BYTES_SIZE(args[i].a.type));
+		args[i].bytes = b;
+		args[i].a.bytes = b;
+	}
+	return 0;
+}
+
 /* Not thread-safe on one kernel, as OpenCL 1.2 allows. */
 cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 			  size_t arg_size, const void *arg_value)
@@ -229,6 +264,18 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 		if (!arg_value)
 			return CL_INVALID_ARG_VALUE;
 		a->a.type = pi->type;
+		if (VMGPU_PARAM_KIND(pi->type) == VMGPU_PARAM_BYTES) {
+			/* a vector (a 3-component one of 4's size) or a
+			 * struct, by value: exactly its size */
+			if (arg_size != pi->size)
+				return CL_INVALID_ARG_SIZE;
+			a->bytes = malloc(arg_size);
+			if (!a->bytes)
+				return CL_OUT_OF_HOST_MEMORY;
+			memcpy(a->bytes, arg_value, arg_size);
+			a->a.bytes = a->bytes;
+			break;
+		}
 		if (arg_size != pi->size) {
 			/* char, short, bool: passed in 32 bits, extended
 			 * as the declared type says. */
@@ -251,6 +298,7 @@ cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 		break;
 	}
 	a->set = true;
+	free(kernel->args[arg_index].bytes);
 	kernel->args[arg_index] = na;
 	return CL_SUCCESS;
 }

@@ -159,6 +159,10 @@ struct vcl_arg {
 	bool set;
 	struct vmgpu_rt_arg a;
 	struct _cl_mem *mem;		/* a buffer argument (no reference) */
+	/* a by-value vector or struct (VMGPU_PARAM_BYTES): a copy of its
+	 * bytes, a.bytes; freed with the kernel (a deferred launch's clone
+	 * has its own, vcl_kernel_args_dup()) */
+	void *bytes;
 };
 
 struct _cl_kernel {
@@ -355,6 +359,13 @@ void vcl_defer_finish(struct _cl_command_queue *q);
  * cannot be read): 0, -1 when out of memory.
  */
 int vcl_kernel_attributes(struct _cl_kernel *k);
+/*
+ * kernel.c: give each by-value argument of @args (@n) a copy of its own
+ * bytes (a clone's); -1 (each freed) if out of memory. vcl_kernel_args_free()
+ * frees them.
+ */
+int vcl_kernel_args_dup(struct vcl_arg *args, cl_uint n);
+void vcl_kernel_args_free(struct vcl_arg *args, cl_uint n);
 /*
  * kernel_info.c: when @k's parameter @index is declared char, short or
  * bool (which the compiler passes in 32 bits), its OpenCL size and sign:

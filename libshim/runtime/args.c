@@ -195,6 +195,8 @@ static const char *given_name(uint32_t type)
 	case VMGPU_PARAM_BUF_RW: return "a read-write buffer";
 	case VMGPU_RT_ARG_LOCAL: return "a local buffer (VMGPU_RT_ARG_LOCAL)";
 	}
+	if (VMGPU_PARAM_KIND(type) == VMGPU_PARAM_BYTES)
+		return "a by-value aggregate (VMGPU_PARAM_BYTES)";
 	return "an unknown type";
 }
 
@@ -213,6 +215,8 @@ static const char *expected_name(const struct rt_kernel *k, uint32_t i)
 	case VMGPU_PARAM_BUF_RW:
 		return "a read-write buffer expected (read and written in the kernel)";
 	}
+	if (VMGPU_PARAM_KIND(k->params[i].type) == VMGPU_PARAM_BYTES)
+		return "a by-value vector or struct (VMGPU_PARAM_BYTES) of its size";
 	return "an unknown type";
 }
 
@@ -338,6 +342,20 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 		}
 		if (local || a->type == VMGPU_RT_ARG_LOCAL)
 			return type_err(rt, k, i, a->type);
+		if (VMGPU_PARAM_KIND(p->type) == VMGPU_PARAM_BYTES) {
+			uint32_t n = vmgpu_param_size(p->type);
+
+			if (VMGPU_PARAM_KIND(a->type) != VMGPU_PARAM_BYTES)
+				return type_err(rt, k, i, a->type);
+			if (VMGPU_PARAM_BYTES_SIZE(a->type) != n || !a->bytes)
+				return rt_err(rt, -EINVAL,
+					      PARAM_FMT ": %u bytes by value expected, "
+					      "%u given%s", PARAM_ARGS(k, i), n,
+					      VMGPU_PARAM_BYTES_SIZE(a->type),
+					      a->bytes ? "" : " (no pointer)");
+			memcpy(in->args + p->offset, a->bytes, n);
+			continue;
+		}
 		if (!vmgpu_param_is_buffer(p->type)) {
 			if (a->type != p->type)
 				return type_err(rt, k, i, a->type);

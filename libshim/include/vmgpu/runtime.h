@@ -387,7 +387,9 @@ int vmgpu_rt_kernel_from_library(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 
 /* What a parameter is (vmgpu_rt_param_info.kind). */
-#define VMGPU_RT_PARAM_SCALAR		1u	/* i32, i64, f32: @size bytes */
+/* i32, i64, f32, a by-value vector or struct (VMGPU_PARAM_BYTES): @size
+ * bytes */
+#define VMGPU_RT_PARAM_SCALAR		1u
 #define VMGPU_RT_PARAM_BUFFER		2u	/* global memory, @access */
 #define VMGPU_RT_PARAM_LOCAL		3u	/* __local pointer: by size */
 #define VMGPU_RT_PARAM_PRIVATE		4u	/* vmgpu_private: the runtime's */
@@ -404,7 +406,7 @@ struct vmgpu_rt_param_info {
 	 * a buffer of more access: BUF_RW for BUF_RO or BUF_WO).
 	 */
 	uint32_t type;
-	uint32_t size;			/* scalar: its bytes */
+	uint32_t size;			/* scalar, bytes: its bytes */
 	uint32_t access;		/* buffer: VMGPU_RT_MAP_READ | _WRITE */
 };
 /*
@@ -427,7 +429,11 @@ int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
  * __local parameter by its size, VMGPU_RT_ARG_LOCAL: the runtime places
  * it in the block's shared memory after the kernel's static local memory
  * and the instance's shared_bytes (aligned to VMGPU_RT_LOCAL_ALIGN) and
- * passes its offset. A local parameter takes nothing else.
+ * passes its offset. A local parameter takes nothing else. A by-value
+ * aggregate (a VMGPU_PARAM_BYTES parameter: an OpenCL vector or struct)
+ * takes @bytes, its size in the type word: the parameter's type, or
+ * VMGPU_PARAM_BYTES_TYPE(size, 0) (the size must be the parameter's);
+ * the bytes are copied when the instance is made.
  */
 #define VMGPU_RT_ARG_LOCAL		0x100u
 #define VMGPU_RT_LOCAL_ALIGN		16u
@@ -439,6 +445,7 @@ struct vmgpu_rt_arg {
 		float f32;
 		vmgpu_rt_handle buf;	/* BUF_RO, BUF_WO, BUF_RW; 0: NULL */
 		uint32_t local_bytes;	/* VMGPU_RT_ARG_LOCAL */
+		const void *bytes;	/* VMGPU_PARAM_BYTES */
 	};
 	uint64_t offset;		/* bytes into @buf */
 };
