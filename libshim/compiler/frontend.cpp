@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
 #include <set>
@@ -24,7 +25,11 @@
 
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -642,6 +647,10 @@ void optimise(Module &m)
 	expand_intrinsics(m);
 }
 
+/* The program's module @m (one source's, or linked objects') built. */
+int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
+		 vmgpu_program *prog, std::string &log);
+
 int build(const char *source, const char *options, vmgpu_program *prog,
 	  std::string &log)
 {
@@ -655,6 +664,107 @@ int build(const char *source, const char *options, vmgpu_program *prog,
 					       ctx, log);
 	if (!m)
 		return -EINVAL;
+	return build_module(std::move(m), o, ctx, prog, log);
+}
+
+/*
+ * Separate compilation: an object is the bitcode of one translation
+ * unit as clang leaves it (before the built-in library, the rules and
+ * any optimisation); linking joins objects' modules with llvm::Linker,
+ * then builds them as one program or gives their bitcode (a library).
+ */
+int compile_object(const char *source, const char *options,
+		   std::string &bc, std::string &log)
+{
+	Options o;
+	LLVMContext ctx;
+
+	if (!parse_options(options, o, log))
+		return -EINVAL;
+	std::unique_ptr<Module> m = compile_cl(source, o.name, o.clang, true,
+					       ctx, log);
+	if (!m)
+		return -EINVAL;
+	raw_string_ostream os(bc);
+	WriteBitcodeToFile(*m, os);
+	os.flush();
+	return 0;
+}
+
+int link_objects(const void *const *objs, const size_t *sizes, unsigned n,
+		 const char *options, vmgpu_program *prog, std::string *lib,
+		 std::string &log)
+{
+	Options o;
+	LLVMContext ctx;
+	std::unique_ptr<Module> all;
+	std::map<std::string, unsigned> defined;
+
+	if (!parse_options(options, o, log))
+		return -EINVAL;
+	prog->isa = o.be.isa;
+	for (unsigned i = 0; i < n; i++) {
+		MemoryBufferRef mb(StringRef(static_cast<const char *>(objs[i]),
+					     sizes[i]), "object");
+		Expected<std::unique_ptr<Module>> em = parseBitcodeFile(mb, ctx);
+
+		if (!em) {
+			log += "error: object " + std::to_string(i + 1) +
+			       " is not LLVM bitcode: " +
+			       toString(em.takeError()) + "\n";
+			return -EINVAL;
+		}
+		std::unique_ptr<Module> m = std::move(*em);
+		std::string err;
+		raw_string_ostream es(err);
+		bool bad = false;
+
+		if (verifyModule(*m, &es)) {
+			log += "error: object " + std::to_string(i + 1) +
+			       " is not valid: " + es.str() + "\n";
+			return -EINVAL;
+		}
+		/* what a linker calls a duplicate symbol, named as in C */
+		for (GlobalValue &g : m->global_values()) {
+			if (g.isDeclaration() || g.hasLocalLinkage() ||
+			    g.hasLinkOnceLinkage() || g.hasWeakLinkage())
+				continue;
+			auto d = defined.emplace(g.getName().str(), i);
+			if (!d.second) {
+				log += o.name + ": error: '" +
+				       pretty(g.getName()) +
+				       "' is defined in objects " +
+				       std::to_string(d.first->second + 1) +
+				       " and " + std::to_string(i + 1) + "\n";
+				bad = true;
+			}
+		}
+		if (bad)
+			return -EINVAL;
+		if (!all) {
+			all = std::move(m);
+		} else if (Linker::linkModules(*all, std::move(m))) {
+			log += "error: linking object " + std::to_string(i + 1) +
+			       " failed\n";
+			return -EINVAL;
+		}
+	}
+	if (!all) {
+		log += "error: nothing to link\n";
+		return -EINVAL;
+	}
+	if (lib) {
+		raw_string_ostream os(*lib);
+		WriteBitcodeToFile(*all, os);
+		os.flush();
+		return 0;
+	}
+	return build_module(std::move(all), o, ctx, prog, log);
+}
+
+int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
+		 vmgpu_program *prog, std::string &log)
+{
 	/* The library's work-item functions read the hidden parameters
 	 * only when asked to: without, the kernels stay as they were. */
 	std::vector<std::string> lib_opts;
@@ -774,6 +884,88 @@ int vmgpu_program_build(const char *source, const char *options,
 	}
 	if (r) {
 		delete prog;
+		return r;
+	}
+	*out = prog;
+	return 0;
+}
+
+static int give_bytes(const std::string &s, void **out, size_t *bytes)
+{
+	void *p = malloc(s.size() ? s.size() : 1);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, s.data(), s.size());
+	*out = p;
+	*bytes = s.size();
+	return 0;
+}
+
+int vmgpu_program_compile(const char *source, const char *options,
+			  void **object, size_t *bytes, char **log)
+{
+	std::string text, bc;
+	int r;
+
+	if (object)
+		*object = nullptr;
+	if (log)
+		*log = nullptr;
+	if (!source || !object || !bytes)
+		return -EINVAL;
+	r = compile_object(source, options, bc, text);
+	if (!r)
+		r = give_bytes(bc, object, bytes);
+	if (log) {
+		*log = dup_log(text);
+		if (!*log && !r) {
+			free(*object);
+			*object = nullptr;
+			r = -ENOMEM;
+		}
+	}
+	return r;
+}
+
+int vmgpu_program_link(const void *const *objects, const size_t *bytes,
+		       unsigned count, const char *options,
+		       struct vmgpu_program **out, void **library,
+		       size_t *library_bytes, char **log)
+{
+	std::string text, lib;
+	int r;
+
+	if (out)
+		*out = nullptr;
+	if (library)
+		*library = nullptr;
+	if (log)
+		*log = nullptr;
+	if (!objects || !bytes || !count || !out == !library ||
+	    (library && !library_bytes))
+		return -EINVAL;
+	for (unsigned i = 0; i < count; i++)
+		if (!objects[i])
+			return -EINVAL;
+	vmgpu_program *prog = new (std::nothrow) vmgpu_program;
+	if (!prog)
+		return -ENOMEM;
+	r = link_objects(objects, bytes, count, options, prog,
+			 library ? &lib : nullptr, text);
+	if (!r && library)
+		r = give_bytes(lib, library, library_bytes);
+	if (log) {
+		*log = dup_log(text);
+		if (!*log)
+			r = r ? r : -ENOMEM;
+	}
+	if (r || library) {
+		delete prog;
+		if (r && library && *library) {
+			free(*library);
+			*library = nullptr;
+		}
 		return r;
 	}
 	*out = prog;

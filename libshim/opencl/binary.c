@@ -15,8 +15,10 @@
  *  16   4  text bytes T (at most 16 MiB): the program's text, no NUL
  *  20   4  options bytes O (at most 4096): the compiler's options of it
  *  24   4  library bytes L: 0 for an object or library, else a .vkl file
- *  28   4  0
- *  32      the text, the options, the library; nothing after them
+ *  28   4  bitcode bytes B: 0 for an executable; an object's or library's
+ *          LLVM bitcode (vmgpu_program_compile), 0 in an older binary
+ *          (its text is then compiled when linked)
+ *  32      the text, the options, the library, the bitcode; nothing after
  *
  * A plain kernel library file (vmgpu-cc --library) is taken too, as an
  * executable. Binaries are untrusted: every field is checked and the
@@ -54,6 +56,8 @@ struct bin {
 	bool arg_info;
 	char *text, *options;		/* NULL: none */
 	struct vmgpu_kernlib *lib;	/* NULL: none */
+	void *bc;			/* NULL: none */
+	size_t bc_bytes;
 };
 
 static void bin_clear(struct bin *b)
@@ -61,6 +65,7 @@ static void bin_clear(struct bin *b)
 	free(b->text);
 	free(b->options);
 	vmgpu_kernlib_destroy(b->lib);
+	free(b->bc);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -82,7 +87,7 @@ static char *dup_text(const unsigned char *s, size_t n)
 static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 {
 	char why[256];
-	uint32_t t, o, l;
+	uint32_t t, o, l, c;
 
 	memset(out, 0, sizeof(*out));
 	if (n >= 4 && !memcmp(b, "VKLB", 4)) {
@@ -93,19 +98,22 @@ static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 		return out->lib ? CL_SUCCESS : CL_INVALID_BINARY;
 	}
 	if (n < BIN_HEAD || memcmp(b, "VCLB", 4) || get32(b + 4) != 1 ||
-	    get32(b + 12) > 1 || get32(b + 28))
+	    get32(b + 12) > 1)
 		return CL_INVALID_BINARY;
 	out->type = get32(b + 8);
 	out->arg_info = get32(b + 12) & 1;
 	t = get32(b + 16);
 	o = get32(b + 20);
 	l = get32(b + 24);
+	c = get32(b + 28);
 	if ((out->type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
 	     out->type != CL_PROGRAM_BINARY_TYPE_LIBRARY &&
 	     out->type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) ||
 	    t > BIN_MAX_TEXT || o > BIN_MAX_OPTS ||
-	    (uint64_t)BIN_HEAD + t + o + l != n ||
+	    (uint64_t)BIN_HEAD + t + o + l + c != n ||
 	    (out->type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) != (l != 0) ||
+	    (l && c) || (c && (c < 4 || memcmp(b + BIN_HEAD + t + o,
+					       "BC\xc0\xde", 4))) ||
 	    (!t && out->type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE))
 		return CL_INVALID_BINARY;
 	b += BIN_HEAD;
@@ -116,6 +124,15 @@ static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 		bin_clear(out);
 		return CL_INVALID_BINARY;
 	}
+	if (c) {	/* checked through and through when linked */
+		out->bc = malloc(c);
+		if (!out->bc) {
+			bin_clear(out);
+			return CL_OUT_OF_HOST_MEMORY;
+		}
+		memcpy(out->bc, b + t + o, c);
+		out->bc_bytes = c;
+	}
 	return CL_SUCCESS;
 }
 
@@ -125,7 +142,7 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 	const char *opts = pr->cc_options ? pr->cc_options : "";
 	struct vmgpu_kernlib *lib = NULL;
 	void *data = NULL;
-	size_t l = 0, t, o;
+	size_t l = 0, t, o, c;
 	unsigned char *b;
 	char why[256];
 
@@ -133,7 +150,8 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 		return CL_SUCCESS;	/* none: size 0 */
 	t = text ? strlen(text) : 0;
 	o = strlen(opts);
-	if (t > BIN_MAX_TEXT || o > BIN_MAX_OPTS)
+	c = pr->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE ? 0 : pr->bc_bytes;
+	if (t > BIN_MAX_TEXT || o > BIN_MAX_OPTS || c > UINT32_MAX)
 		return CL_OUT_OF_RESOURCES;
 	if (pr->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) {
 		if (!pr->prog ||
@@ -147,7 +165,7 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 		}
 		vmgpu_kernlib_destroy(lib);
 	}
-	b = malloc(BIN_HEAD + t + o + l);
+	b = malloc(BIN_HEAD + t + o + l + c);
 	if (!b) {
 		free(data);
 		return CL_OUT_OF_HOST_MEMORY;
@@ -159,15 +177,17 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 	put32(b + 16, (uint32_t)t);
 	put32(b + 20, (uint32_t)o);
 	put32(b + 24, (uint32_t)l);
-	put32(b + 28, 0);
+	put32(b + 28, (uint32_t)c);
 	if (t)
 		memcpy(b + BIN_HEAD, text, t);
 	memcpy(b + BIN_HEAD + t, opts, o);
 	if (l)
 		memcpy(b + BIN_HEAD + t + o, data, l);
 	free(data);
+	if (c)
+		memcpy(b + BIN_HEAD + t + o + l, pr->bc, c);
 	pr->bin = b;
-	pr->bin_bytes = BIN_HEAD + t + o + l;
+	pr->bin_bytes = BIN_HEAD + t + o + l + c;
 	return CL_SUCCESS;
 }
 
@@ -250,6 +270,8 @@ cl_program vcl_clCreateProgramWithBinary(cl_context context,
 	pr->object = b.text;
 	pr->cc_options = b.options;
 	pr->lib = b.lib;
+	pr->bc = b.bc;
+	pr->bc_bytes = b.bc_bytes;
 	pthread_mutex_init(&pr->lock, NULL);
 	/* A raw library has no text: CL_PROGRAM_BINARIES gives it back
 	 * as built. */
@@ -257,6 +279,7 @@ cl_program vcl_clCreateProgramWithBinary(cl_context context,
 		pr->o.refs = 0;
 		free(pr->object);
 		free(pr->cc_options);
+		free(pr->bc);
 		vmgpu_kernlib_destroy(pr->lib);
 		pthread_mutex_destroy(&pr->lock);
 		free(pr);

@@ -147,6 +147,8 @@ struct _cl_program {
 	cl_program_binary_type btype;	/* what it holds now */
 	char *object;		/* a compiled object's or library's text */
 	char *cc_options;	/* the compiler's options of that text */
+	void *bc;		/* an object's or library's bitcode, or NULL */
+	size_t bc_bytes;
 	struct vmgpu_kernlib *lib;	/* from a binary's executables */
 	bool from_binary;
 	bool arg_info;		/* built with -cl-kernel-arg-info */

@@ -24,6 +24,7 @@ void vcl_program_free(struct _cl_program *pr)
 	vmgpu_kernlib_destroy(pr->lib);
 	free(pr->object);
 	free(pr->cc_options);
+	free(pr->bc);
 	free(pr->bin);
 	free(pr->source);
 	free(pr->log);

@@ -2,17 +2,18 @@
 /*
  * libvmgpu-opencl: build options, clCompileProgram and clLinkProgram.
  *
- * The compiler (vmgpu_program_build) builds whole programs from source,
- * so a compiled object is text: the program's source with its
+ * A compiled object is its own translation unit: the compiler's bitcode
+ * (vmgpu_program_compile) of its text, the program's source with its
  * input_headers put in place of their #include lines and its -D/-U
- * options as #define/#undef lines around it; compiling checks it (a
- * compile error fails, a call to a function another object defines and
- * a program without kernels do not). Linking builds the objects' texts
- * one after the other as one program, with the objects' other options
- * and the link's (Documentation/opencl.rst, *Compile and link*): a
- * function defined by two objects is the compiler's "redefinition"
- * error, as a linker's duplicate symbol; include guards keep a header
- * two objects include from being defined twice.
+ * options as #define/#undef lines around it. Linking joins the objects'
+ * bitcode (vmgpu_program_link: llvm::Linker) and builds it with the
+ * link's options, or keeps the joined bitcode as a library
+ * (Documentation/opencl.rst, *Compile and link*): a function two objects
+ * define is an error as a linker's duplicate symbol; a struct each
+ * defines is each one's. The text is kept too (kernel argument
+ * information reads declarations in it; a binary carries it), and an
+ * object without bitcode (an older ICD's binary) is compiled from it
+ * when linked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -180,31 +181,6 @@ static int expand(struct buf *b, const char *src, const char *file,
 	return 0;
 }
 
-/*
- * Whether a failed build of an object's text is only what linking
- * resolves: calls to functions it does not define, no kernel.
- */
-static bool only_link_errors(const char *log)
-{
-	const char *l = log;
-
-	if (!log)
-		return false;
-	for (; *l; l += strcspn(l, "\n"), l += !!*l) {
-		size_t n = strcspn(l, "\n");
-		const char *e = strstr(l, "error:");
-
-		if (!e || e > l + n)
-			continue;
-		if (!(strstr(l, "is not available on vmgpu") &&
-		      strstr(l, "is not available on vmgpu") < l + n) &&
-		    !(strstr(l, "the program has no kernel") &&
-		      strstr(l, "the program has no kernel") < l + n))
-			return false;
-	}
-	return true;
-}
-
 static bool devices_ok(struct _cl_context *c, cl_uint n,
 		       const cl_device_id *list, cl_int *err)
 {
@@ -232,8 +208,9 @@ cl_int vcl_clCompileProgram(cl_program program, cl_uint num_devices,
 {
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct buf text = { .ok = true };
-	struct vmgpu_program *prog = NULL;
 	char *cc = NULL, *rest = NULL, *log = NULL, *opts = NULL;
+	void *bc = NULL;
+	size_t bc_bytes = 0;
 	bool arg_info = false;
 	cl_uint i, got = 0;
 	cl_int err;
@@ -283,10 +260,7 @@ cl_int vcl_clCompileProgram(cl_program program, cl_uint num_devices,
 		log = strdup("input.cl: error: headers include each other "
 			     "too deep\n");
 	} else {
-		r = vmgpu_program_build(text.s, rest, &prog, &log);
-		vmgpu_program_destroy(prog);
-		if (r == -EINVAL && only_link_errors(log))
-			r = 0;
+		r = vmgpu_program_compile(text.s, rest, &bc, &bc_bytes, &log);
 	}
 	vmgpu_program_destroy(program->prog);
 	program->prog = NULL;
@@ -294,6 +268,10 @@ cl_int vcl_clCompileProgram(cl_program program, cl_uint num_devices,
 	free(program->options);
 	free(program->object);
 	free(program->cc_options);
+	free(program->bc);
+	program->bc = r ? NULL : bc;
+	program->bc_bytes = r ? 0 : bc_bytes;
+	bc = NULL;
 	free(program->bin);
 	program->bin = NULL;
 	program->log = log;
@@ -313,6 +291,7 @@ cl_int vcl_clCompileProgram(cl_program program, cl_uint num_devices,
 	if (pfn_notify)
 		pfn_notify(program, user_data);
 out:
+	free(bc);
 	free(text.s);
 	free(rest);
 	free(cc);
@@ -335,10 +314,13 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 	struct vmgpu_program *prog = NULL;
 	struct _cl_program *pr = NULL, *in;
 	bool library = false, arg_info = false;
-	char *cc = NULL, *log = NULL;
+	char *cc = NULL, *log = NULL, *olog = NULL;
+	const void **bcs = NULL;
+	size_t *sizes = NULL, lib_bytes = 0;
+	void **own = NULL, *lib = NULL;	/* bitcode compiled here */
 	cl_uint i, got = 0;
 	cl_int err;
-	int r;
+	int r = 0;
 
 	if (!vcl_obj_get(p, context, VCL_CONTEXT, false)) {
 		err = CL_INVALID_CONTEXT;
@@ -359,6 +341,12 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 	if (err)
 		goto fail;
 	put(&opts, cc, strlen(cc));
+	err = CL_OUT_OF_HOST_MEMORY;
+	bcs = calloc(num_input_programs, sizeof(*bcs));
+	sizes = calloc(num_input_programs, sizeof(*sizes));
+	own = calloc(num_input_programs, sizeof(*own));
+	if (!bcs || !sizes || !own)
+		goto fail;
 	for (i = 0; i < num_input_programs; i++) {
 		in = input_programs[i];
 		pthread_mutex_lock(&in->lock);
@@ -373,9 +361,26 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 		}
 		put(&text, in->object, strlen(in->object));
 		puts_(&text, "\n");
-		if (in->cc_options) {
-			puts_(&opts, " ");
-			puts_(&opts, in->cc_options);
+		/* an object from an older binary: its bitcode now */
+		if (!in->bc && !r) {
+			r = vmgpu_program_compile(in->object, in->cc_options,
+						  &own[i], &sizes[i], &olog);
+			bcs[i] = own[i];
+			if (r) {
+				free(log);
+				log = olog;
+				olog = NULL;
+			}
+			free(olog);
+			olog = NULL;
+		} else if (in->bc) {	/* a copy: it may be compiled again */
+			own[i] = malloc(in->bc_bytes);
+			if (own[i])
+				memcpy(own[i], in->bc, in->bc_bytes);
+			else
+				r = -ENOMEM;
+			bcs[i] = own[i];
+			sizes[i] = in->bc_bytes;
 		}
 		arg_info |= in->arg_info;
 		pthread_mutex_unlock(&in->lock);
@@ -386,11 +391,11 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		goto fail;
-	if (library) {
-		r = 0;
-	} else {
-		r = vmgpu_program_build(text.s, opts.s, &prog, &log);
-	}
+	if (!r)	/* the objects' compile options are in their bitcode */
+		r = vmgpu_program_link(bcs, sizes, num_input_programs, opts.s,
+				       library ? NULL : &prog,
+				       library ? &lib : NULL, &lib_bytes,
+				       &log);
 	vcl_context_get(context);
 	pr->dispatch = &vcl_dispatch;
 	pr->o.kind = VCL_PROGRAM;
@@ -405,6 +410,9 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 	pr->options = strdup(options ? options : "");
 	pr->object = text.s;
 	pr->cc_options = opts.s;
+	pr->bc = lib;
+	pr->bc_bytes = lib_bytes;
+	lib = NULL;
 	pr->arg_info = arg_info;
 	text.s = opts.s = NULL;
 	pthread_mutex_init(&pr->lock, NULL);
@@ -420,12 +428,24 @@ cl_program vcl_clLinkProgram(cl_context context, cl_uint num_devices,
 		pfn_notify(pr, user_data);
 	while (got--)
 		vcl_program_put(input_programs[got]);
+	for (i = 0; i < num_input_programs; i++)
+		free(own[i]);
+	free(own);
+	free(bcs);
+	free(sizes);
 	free(cc);
 	if (errcode_ret)
 		*errcode_ret = err;
 	/* A failed link's program holds the log (OpenCL 1.2 5.6.3). */
 	return pr;
 fail:
+	for (i = 0; own && i < num_input_programs; i++)
+		free(own[i]);
+	free(own);
+	free(bcs);
+	free(sizes);
+	free(lib);
+	free(log);
 	free(text.s);
 	free(opts.s);
 	free(cc);

@@ -384,6 +384,91 @@ TEST(kernel_calls_kernel)
 	env_close(&e);
 }
 
+/* Each compiled object is its own translation unit: a struct and a
+ * static function of the same name in two objects are each one's; a
+ * library's binary carries its bitcode. */
+static const char tu1_src[] =
+	"typedef struct { int a; } S;\n"
+	"static int f(S s) { return s.a + 1; }\n"
+	"int g(int x) { S s = { x }; return f(s); }\n";
+static const char tu2_src[] =
+	"typedef struct { int a, b; } S;\n"
+	"static int f(S s) { return s.a * 2 + s.b; }\n"
+	"int g(int x);\n"
+	"kernel void add(global const int *a, global int *out, int n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	S s = { a[i], 0 };\n"
+	"	if (i < n)\n"
+	"		out[i] = g(a[i]) + f(s) - 2 * a[i];\n"
+	"}\n";
+
+TEST(objects_are_translation_units)
+{
+	cl_program a, b, c, lib, ins[2], exe;
+	const unsigned char *bp;
+	unsigned char *bin;
+	const char *src;
+	struct env e;
+	cl_int err, st;
+	size_t n;
+
+	env_open(_metadata, &e, 0);
+	src = tu1_src;
+	a = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	src = tu2_src;
+	b = clCreateProgramWithSource(e.c, 1, &src, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(a, 1, &e.d, NULL, 0, NULL, NULL,
+					       NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clCompileProgram(b, 1, &e.d, NULL, 0, NULL, NULL,
+					       NULL, NULL));
+	ins[0] = a;
+	ins[1] = b;
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_add(_metadata, &e, exe, 1);
+	clReleaseProgram(exe);
+
+	/* a library of the first, through its binary, then linked */
+	lib = clLinkProgram(e.c, 1, &e.d, "-create-library", 1, &a, NULL, NULL,
+			    &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	bin = binary_of(_metadata, lib, &n);
+	bp = bin;
+	c = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_LIBRARY, btype(&e, c));
+	ins[0] = c;
+	exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_add(_metadata, &e, exe, 1);
+	clReleaseProgram(exe);
+	/* damaged bitcode: refused at the link, with a log */
+	bin[n - 5] ^= 0x5a;
+	bin[n - 40] ^= 0xa5;
+	clReleaseProgram(c);
+	c = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
+	if (c) {
+		ins[0] = c;
+		exe = clLinkProgram(e.c, 1, &e.d, NULL, 2, ins, NULL, NULL,
+				    &err);
+		if (err == CL_SUCCESS)	/* bits that did not matter */
+			run_add(_metadata, &e, exe, 1);
+		else
+			EXPECT_EQ(CL_LINK_PROGRAM_FAILURE, err);
+		if (exe)
+			clReleaseProgram(exe);
+		clReleaseProgram(c);
+	}
+	free(bin);
+	clReleaseProgram(lib);
+	clReleaseProgram(a);
+	clReleaseProgram(b);
+	env_close(&e);
+}
+
 TEST(compile_error_has_a_log)
 {
 	const char *src = header_src;

@@ -56,6 +56,27 @@ int vmgpu_program_build(const char *source, const char *options,
  * (compiler.rst). The OpenCL ICD passes it to every build.
  */
 #define VMGPU_KERNEL_CALLS_OPTION	"-vmgpu-kernel-calls"
+/*
+ * Separate compilation (OpenCL's clCompileProgram and clLinkProgram):
+ * vmgpu_program_compile() compiles @source alone, one translation unit,
+ * into an object, *@object (free() it) of *@bytes bytes: LLVM bitcode of
+ * the unoptimised program; only clang's errors fail it (a function or
+ * kernel it calls and does not define is the link's). The options are
+ * vmgpu_program_build()'s.
+ * vmgpu_program_link() joins @count objects (or earlier links' libraries)
+ * with llvm::Linker: a symbol two of them define is an error ("'f(int)'
+ * is defined in objects 1 and 2"); types and static functions are each
+ * object's own. With @out the result is built as vmgpu_program_build()
+ * builds a source (@options: the back end's, -vmgpu-*); with @library
+ * instead it is given as one object (*@library, free() it). -EINVAL with
+ * the log, -ENOMEM.
+ */
+int vmgpu_program_compile(const char *source, const char *options,
+			  void **object, size_t *bytes, char **log);
+int vmgpu_program_link(const void *const *objects, const size_t *bytes,
+		       unsigned count, const char *options,
+		       struct vmgpu_program **out, void **library,
+		       size_t *library_bytes, char **log);
 /* Free a program; NULL is accepted. */
 void vmgpu_program_destroy(struct vmgpu_program *prog);
 /* Number of kernels, and the name of kernel @index (NULL if none). */
