@@ -316,6 +316,29 @@ int OVL isnan(float x) { return x != x; }
 int OVL isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }
 int OVL isfinite(float x) { return __builtin_fabsf(x) < __builtin_inff(); }
 int OVL signbit(float x) { return as_int(x) < 0; }
+int OVL isnormal(float x)
+{
+	return __builtin_fabsf(x) >= 0x1p-126f && __builtin_fabsf(x) < __builtin_inff();
+}
+int OVL isordered(float x, float y) { return x == x && y == y; }
+int OVL isunordered(float x, float y) { return x != x || y != y; }
+/* the next float after x towards y (C99): by the bits */
+float OVL nextafter(float x, float y)
+{
+	int ix = as_int(x), iy = as_int(y);
+
+	if (x != x || y != y)
+		return x + y;
+	if (x == y)
+		return y;
+	if ((ix & 0x7fffffff) == 0)	/* +-0: the smallest subnormal */
+		return as_float((iy & 0x80000000) | 1);
+	if ((x < y) == (ix >= 0))
+		ix++;
+	else
+		ix--;
+	return as_float(ix);
+}
 
 /* rounding: |x| >= 2^23 (and NaN, infinities) are already integers */
 float OVL trunc(float x)

@@ -182,6 +182,8 @@ std::unique_ptr<Module> compile_cl(const std::string &src,
 	/* No vmgpu device has images: OpenCL C says the macro is then
 	 * not defined at all (clang's SPIR target defines it). */
 	inv->getPreprocessorOpts().addMacroUndef("__IMAGE_SUPPORT__");
+	/* The platform's OpenCL version (clang defines only the C one). */
+	inv->getPreprocessorOpts().addMacroDef("__OPENCL_VERSION__=120");
 	inv->getPreprocessorOpts().addRemappedFile(
 		name, MemoryBuffer::getMemBufferCopy(src, name).release());
 	if (debug) {	/* the program, not the library */

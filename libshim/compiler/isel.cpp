@@ -55,6 +55,11 @@ uint32_t Backend::shared_offset(const GlobalVariable *g, const Instruction *at)
 	uint64_t align = std::max<uint64_t>(g->getAlign().valueOrOne().value(), 4);
 	uint32_t off = uint32_t(alignTo(shared_bytes, align));
 
+	/* init_tables() stores a constant table in whole words: its last
+	 * word must be inside the kernel's shared memory too */
+	if (is_table(g))
+		size = alignTo(size, 4);
+
 	if (off + size > VMGPU_MAX_SHARED_BYTES) {
 		error(at, "local memory of kernel '" + F.getName().str() +
 		      "' exceeds 48 KiB");

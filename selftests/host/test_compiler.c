@@ -1309,6 +1309,54 @@ TEST_F(cc, kernel_calls_kernel)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * isnormal, nextafter and __OPENCL_VERSION__ (the CTS's limit constants
+ * and macros), and a constant string of 4n+2 bytes: its table's last
+ * word stored inside the kernel's shared memory.
+ */
+static const char misc12_src[] =
+	"kernel void m12(global int *o, global float *f)\n"
+	"{\n"
+	"	constant char *s = \"abcdefghij\";\n"
+	"	o[0] = isnormal(f[0]) + 2 * isnormal(f[1]) + 4 * isnormal(f[2])\n"
+	"	       + 8 * isnormal(f[3]);\n"
+	"	o[1] = __OPENCL_VERSION__;\n"
+	"	o[2] = s[(int)f[4]];\n"
+	"	f[5] = nextafter(f[0], f[3]);\n"
+	"	f[6] = nextafter(0.0f, -1.0f);\n"
+	"	f[7] = nextafter(-f[0], 0.0f);\n"
+	"}\n";
+
+TEST_F(cc, isnormal_nextafter_and_macros)
+{
+	struct vmgpu_program *prog = build(_metadata, misc12_src, NULL);
+	struct ck c;
+	ALLOC(int32_t, o, 3);
+	ALLOC(float, f, 8);
+
+	ASSERT_NE(NULL, prog);
+	f[0] = 1.0f;
+	f[1] = 0x1p-130f;
+	f[2] = 0.0f;
+	f[3] = INFINITY;
+	f[4] = 9.0f;
+	load(_metadata, prog, "m12", &c);
+	EXPECT_EQ(0, c.h.shared_bytes % 4);
+	set_u64(&c, 0, o_va);
+	set_u64(&c, 1, f_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	EXPECT_EQ(1, o[0]);
+	EXPECT_EQ(120, o[1]);
+	EXPECT_EQ('j', o[2]);
+	EXPECT_EQ(nextafterf(1.0f, INFINITY), f[5]);
+	EXPECT_EQ(-0x1p-149f, f[6]);
+	EXPECT_EQ(nextafterf(-1.0f, 0.0f), f[7]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
 static void *build_thread(void *arg)
 {
 	struct vmgpu_program *prog = NULL;
