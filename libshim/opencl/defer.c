@@ -44,7 +44,7 @@
 #include "opencl_internal.h"
 
 enum cmd_kind { C_READ, C_WRITE, C_COPY, C_FILL, C_MAP, C_UNMAP, C_KERNEL,
-		C_MARKER };
+		C_MARKER, C_RECT, C_MIGRATE };
 
 struct cmd {
 	struct cmd *next;
@@ -68,6 +68,8 @@ struct cmd {
 	bool has_offset, has_local;
 	size_t offset[3], global[3], local[3];
 	void **mapped;			/* a map's: the caller's, who waits */
+	struct vcl_rect rect;		/* a Rect read's, write's, copy's */
+	cl_mem_migration_flags migrate;	/* a migration's (buffers: argmem) */
 };
 
 static struct cmd *pending;		/* in enqueue order */
@@ -152,6 +154,13 @@ static cl_int call(struct cmd *c, cl_event *inner)
 						 NULL, c->global,
 						 c->has_local ? c->local :
 						 NULL, 0, NULL, inner);
+	case C_RECT:
+		return vcl_rect_run(c->q, c->type, c->m, c->m2, &c->rect,
+				    inner);
+	case C_MIGRATE:
+		return d->clEnqueueMigrateMemObjects(c->q, c->nargmem,
+						     c->argmem, c->migrate,
+						     0, NULL, inner);
 	case C_MARKER:
 		return c->type == CL_COMMAND_BARRIER ?
 		       d->clEnqueueBarrierWithWaitList(c->q, 0, NULL, inner) :
@@ -478,6 +487,43 @@ cl_int vcl_defer_unmap(cl_command_queue q, cl_mem m, void *ptr, cl_uint n,
 	if (err)
 		return err;
 	c->ptr = ptr;
+	return defer(c, n, list, false, event, false);
+}
+
+cl_int vcl_defer_rect(cl_command_queue q, cl_command_type type, cl_mem m,
+		      cl_mem m2, const struct vcl_rect *rect, cl_bool blocking,
+		      cl_uint n, const cl_event *list, cl_event *event)
+{
+	struct cmd *c;
+	cl_int err = cmd_new(&c, C_RECT, type, q, m, m2);
+
+	if (err)
+		return err;
+	c->rect = *rect;
+	return defer(c, n, list, false, event, blocking);
+}
+
+cl_int vcl_defer_migrate(cl_command_queue q, cl_uint nmem, const cl_mem *mem,
+			 cl_mem_migration_flags flags, cl_uint n,
+			 const cl_event *list, cl_event *event)
+{
+	struct _cl_platform_id *p = q->ctx->platform;
+	struct cmd *c;
+	cl_int err = cmd_new(&c, C_MIGRATE, CL_COMMAND_MIGRATE_MEM_OBJECTS, q,
+			     NULL, NULL);
+	cl_uint i;
+
+	if (err)
+		return err;
+	c->argmem = calloc(nmem, sizeof(*c->argmem));
+	if (!c->argmem) {
+		drop(c);
+		return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (i = 0; i < nmem; i++)
+		if (vcl_obj_get(p, mem[i], VCL_MEM, true))
+			c->argmem[c->nargmem++] = mem[i];
+	c->migrate = flags;
 	return defer(c, n, list, false, event, false);
 }
 

@@ -483,6 +483,10 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 		if (event_wait_list[i]->ctx != q->ctx)
 			return CL_INVALID_CONTEXT;
 	}
+	for (i = 0; i < kernel->nparams; i++)
+		if (kernel->params[i].kind != VMGPU_RT_PARAM_PRIVATE &&
+		    !kernel->args[i].set)
+			return CL_INVALID_KERNEL_ARGS;
 	/* Checked: behind a user event it runs later (defer.c). */
 	if (vcl_deferred(q, num_events_in_wait_list, event_wait_list))
 		return vcl_defer_kernel(q, kernel, work_dim, global_work_offset,
@@ -494,14 +498,9 @@ cl_int vcl_clEnqueueNDRangeKernel(cl_command_queue command_queue,
 	err = CL_OUT_OF_HOST_MEMORY;
 	if (!args || !waits)
 		goto out;
-	err = CL_INVALID_KERNEL_ARGS;
-	for (i = 0; i < kernel->nparams; i++) {
-		if (kernel->params[i].kind == VMGPU_RT_PARAM_PRIVATE)
-			continue;
-		if (!kernel->args[i].set)
-			goto out;
-		args[i] = kernel->args[i].a;
-	}
+	for (i = 0; i < kernel->nparams; i++)
+		if (kernel->params[i].kind != VMGPU_RT_PARAM_PRIVATE)
+			args[i] = kernel->args[i].a;
 	/*
 	 * The runtime waits for kernels itself; a host command's event is
 	 * complete already (or failed: then so does this command).

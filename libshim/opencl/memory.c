@@ -56,8 +56,9 @@ static void mem_free(struct _cl_mem *m)
 	vcl_context_put(c);
 }
 
-static cl_int begin(cl_command_queue q, cl_mem m, size_t offset, size_t size,
-		    cl_uint n, const cl_event *list);
+static cl_int check_queue_mem(cl_command_queue q, cl_mem m);
+static cl_int check_range(cl_command_queue q, cl_mem m, size_t offset,
+			  size_t size);
 static cl_int end(cl_command_queue q, cl_command_type type, int rterr,
 		  cl_ulong t0, cl_event *event);
 
@@ -328,43 +329,113 @@ static cl_int rect_check(const size_t *bo, const size_t *ho,
 	return last > bsize ? CL_INVALID_VALUE : CL_SUCCESS;
 }
 
+/* The queue and buffer checks of a command, before it waits for anything. */
+static cl_int check_queue_mem(cl_command_queue q, cl_mem m)
+{
+	struct _cl_platform_id *p = vcl_platform(NULL);
+
+	if (!vcl_obj_get(p, q, VCL_QUEUE, false))
+		return CL_INVALID_COMMAND_QUEUE;
+	if (!vcl_obj_get(p, m, VCL_MEM, false))
+		return CL_INVALID_MEM_OBJECT;
+	return m->ctx != q->ctx ? CL_INVALID_CONTEXT : CL_SUCCESS;
+}
+
+/*
+ * Every Rect command, checked, then deferred behind a user event
+ * (defer.c) or done after what it waits for: its arguments are checked
+ * first either way, so a deferred one fails at enqueue as a direct one.
+ */
+static cl_int rect_enqueue(cl_command_queue q, cl_command_type type,
+			   cl_mem m, cl_mem m2, struct vcl_rect *r,
+			   cl_bool blocking, cl_uint n, const cl_event *list,
+			   cl_event *event)
+{
+	cl_int err;
+
+	if (vcl_deferred(q, n, list))
+		return vcl_defer_rect(q, type, m, m2, r, blocking, n, list,
+				      event);
+	err = vcl_wait_for(q, n, list);
+	if (err)
+		return err;
+	return vcl_rect_run(q, type, m, m2, r, event);
+}
+
 static cl_int rect_rw(cl_command_queue q, cl_mem buf, bool write,
 		      const size_t *bo, const size_t *ho, const size_t *region,
 		      size_t brp, size_t bsp, size_t hrp, size_t hsp,
-		      void *ptr, cl_uint n, const cl_event *list,
-		      cl_event *event)
+		      void *ptr, cl_bool blocking, cl_uint n,
+		      const cl_event *list, cl_event *event)
 {
-	cl_ulong t0 = vcl_now_ns();
-	cl_int err = begin(q, buf, 0, 0, n, list);
-	size_t y, z;
-	int r = 0;
+	struct vcl_rect r = { .rp1 = brp, .sp1 = bsp, .rp2 = hrp, .sp2 = hsp,
+			      .ptr = ptr };
+	cl_int err = check_queue_mem(q, buf);
 
 	if (err)
 		return err;
 	if (!ptr)
 		return CL_INVALID_VALUE;
-	err = rect_check(bo, ho, region, &brp, &bsp, &hrp, &hsp, buf->size);
+	err = rect_check(bo, ho, region, &r.rp1, &r.sp1, &r.rp2, &r.sp2,
+			 buf->size);
 	if (err)
 		return err;
 	if (buf->flags & (write ? CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS :
 			  CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))
 		return CL_INVALID_OPERATION;
-	for (z = 0; z < region[2] && !r; z++)
-		for (y = 0; y < region[1] && !r; y++) {
-			size_t b = buf->origin + (bo[2] + z) * bsp +
-				   (bo[1] + y) * brp + bo[0];
-			char *h = (char *)ptr + (ho[2] + z) * hsp +
-				  (ho[1] + y) * hrp + ho[0];
+	memcpy(r.o1, bo, sizeof(r.o1));
+	memcpy(r.o2, ho, sizeof(r.o2));
+	memcpy(r.region, region, sizeof(r.region));
+	return rect_enqueue(q, write ? CL_COMMAND_WRITE_BUFFER_RECT :
+				       CL_COMMAND_READ_BUFFER_RECT,
+			    buf, NULL, &r, blocking, n, list, event);
+}
 
-			r = write ? vmgpu_rt_buffer_write(q->ctx->platform->rt,
-							  buf->buf, b, h,
-							  region[0]) :
-				    vmgpu_rt_buffer_read(q->ctx->platform->rt,
-							 buf->buf, b, h,
-							 region[0]);
+/* The rows of a checked Rect command; m2: a copy's destination. */
+cl_int vcl_rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
+		    cl_mem m2, const struct vcl_rect *r, cl_event *event)
+{
+	struct vmgpu_rt *rt = q->ctx->platform->rt;
+	cl_ulong t0 = vcl_now_ns();
+	char *tmp = NULL;
+	size_t y, z;
+	int rc = 0;
+
+	if (type == CL_COMMAND_COPY_BUFFER_RECT) {
+		tmp = malloc(r->region[0]);
+		if (!tmp)
+			return CL_OUT_OF_HOST_MEMORY;
+	}
+	for (z = 0; z < r->region[2] && !rc; z++)
+		for (y = 0; y < r->region[1] && !rc; y++) {
+			size_t a = m->origin + (r->o1[2] + z) * r->sp1 +
+				   (r->o1[1] + y) * r->rp1 + r->o1[0];
+			size_t b = (r->o2[2] + z) * r->sp2 +
+				   (r->o2[1] + y) * r->rp2 + r->o2[0];
+
+			switch (type) {
+			case CL_COMMAND_READ_BUFFER_RECT:
+				rc = vmgpu_rt_buffer_read(rt, m->buf, a,
+							  (char *)r->ptr + b,
+							  r->region[0]);
+				break;
+			case CL_COMMAND_WRITE_BUFFER_RECT:
+				rc = vmgpu_rt_buffer_write(rt, m->buf, a,
+							   (char *)r->ptr + b,
+							   r->region[0]);
+				break;
+			default:
+				rc = vmgpu_rt_buffer_read(rt, m->buf, a, tmp,
+							  r->region[0]);
+				if (!rc)
+					rc = vmgpu_rt_buffer_write(rt, m2->buf,
+								   m2->origin + b,
+								   tmp,
+								   r->region[0]);
+			}
 		}
-	return end(q, write ? CL_COMMAND_WRITE_BUFFER_RECT :
-			      CL_COMMAND_READ_BUFFER_RECT, r, t0, event);
+	free(tmp);
+	return end(q, type, rc, t0, event);
 }
 
 cl_int vcl_clEnqueueReadBufferRect(cl_command_queue command_queue,
@@ -383,7 +454,8 @@ cl_int vcl_clEnqueueReadBufferRect(cl_command_queue command_queue,
 	return rect_rw(command_queue, buffer, false, buffer_offset,
 		       host_offset, region, buffer_row_pitch,
 		       buffer_slice_pitch, host_row_pitch, host_slice_pitch,
-		       ptr, num_events_in_wait_list, event_wait_list, event);
+		       ptr, blocking_read, num_events_in_wait_list,
+		       event_wait_list, event);
 }
 
 cl_int vcl_clEnqueueWriteBufferRect(cl_command_queue command_queue,
@@ -402,8 +474,8 @@ cl_int vcl_clEnqueueWriteBufferRect(cl_command_queue command_queue,
 	return rect_rw(command_queue, buffer, true, buffer_offset,
 		       host_offset, region, buffer_row_pitch,
 		       buffer_slice_pitch, host_row_pitch, host_slice_pitch,
-		       (void *)ptr, num_events_in_wait_list, event_wait_list,
-		       event);
+		       (void *)ptr, blocking_write, num_events_in_wait_list,
+		       event_wait_list, event);
 }
 
 cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
@@ -417,28 +489,18 @@ cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
 				   const cl_event *event_wait_list,
 				   cl_event *event)
 {
-	struct _cl_platform_id *p = vcl_platform(NULL);
-	size_t srp = src_row_pitch, ssp = src_slice_pitch;
-	size_t drp = dst_row_pitch, dsp = dst_slice_pitch, bytes;
-	cl_ulong t0 = vcl_now_ns();
-	size_t y, z;
-	char *tmp;
-	cl_int err;
-	int r = 0;
+	struct vcl_rect r = { .rp1 = src_row_pitch, .sp1 = src_slice_pitch,
+			      .rp2 = dst_row_pitch, .sp2 = dst_slice_pitch };
+	cl_int err = check_queue_mem(command_queue, src_buffer);
 
-	if (!vcl_obj_get(p, dst_buffer, VCL_MEM, false))
-		return CL_INVALID_MEM_OBJECT;
-	err = begin(command_queue, src_buffer, 0, 0, num_events_in_wait_list,
-		    event_wait_list);
-	if (err)
-		return err;
-	if (dst_buffer->ctx != command_queue->ctx)
-		return CL_INVALID_CONTEXT;
-	err = rect_check(src_origin, dst_origin, region, &srp, &ssp, &drp, &dsp,
-			 src_buffer->size);
 	if (!err)
-		err = rect_check(dst_origin, src_origin, region, &drp, &dsp,
-				 &srp, &ssp, dst_buffer->size);
+		err = check_queue_mem(command_queue, dst_buffer);
+	if (!err)
+		err = rect_check(src_origin, dst_origin, region, &r.rp1,
+				 &r.sp1, &r.rp2, &r.sp2, src_buffer->size);
+	if (!err)
+		err = rect_check(dst_origin, src_origin, region, &r.rp2,
+				 &r.sp2, &r.rp1, &r.sp1, dst_buffer->size);
 	if (err)
 		return err;
 	/*
@@ -449,16 +511,16 @@ cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
 	if (root_of(src_buffer) == root_of(dst_buffer)) {
 		size_t rows = region[1] * region[2], i = 0, j = 0;
 
-		if (srp != drp || ssp != dsp)
+		if (r.rp1 != r.rp2 || r.sp1 != r.sp2)
 			return CL_INVALID_VALUE;
 		while (i < rows && j < rows) {
 			size_t a = src_buffer->origin +
-				   (src_origin[2] + i / region[1]) * ssp +
-				   (src_origin[1] + i % region[1]) * srp +
+				   (src_origin[2] + i / region[1]) * r.sp1 +
+				   (src_origin[1] + i % region[1]) * r.rp1 +
 				   src_origin[0];
 			size_t b = dst_buffer->origin +
-				   (dst_origin[2] + j / region[1]) * dsp +
-				   (dst_origin[1] + j % region[1]) * drp +
+				   (dst_origin[2] + j / region[1]) * r.sp2 +
+				   (dst_origin[1] + j % region[1]) * r.rp2 +
 				   dst_origin[0];
 
 			if (a < b + region[0] && b < a + region[0])
@@ -469,28 +531,12 @@ cl_int vcl_clEnqueueCopyBufferRect(cl_command_queue command_queue,
 				j++;
 		}
 	}
-	bytes = region[0];
-	tmp = malloc(bytes);
-	if (!tmp)
-		return CL_OUT_OF_HOST_MEMORY;
-	for (z = 0; z < region[2] && !r; z++)
-		for (y = 0; y < region[1] && !r; y++) {
-			size_t s = src_buffer->origin +
-				   (src_origin[2] + z) * ssp +
-				   (src_origin[1] + y) * srp + src_origin[0];
-			size_t d = dst_buffer->origin +
-				   (dst_origin[2] + z) * dsp +
-				   (dst_origin[1] + y) * drp + dst_origin[0];
-
-			r = vmgpu_rt_buffer_read(p->rt, src_buffer->buf, s, tmp,
-						 bytes);
-			if (!r)
-				r = vmgpu_rt_buffer_write(p->rt,
-							  dst_buffer->buf, d,
-							  tmp, bytes);
-		}
-	free(tmp);
-	return end(command_queue, CL_COMMAND_COPY_BUFFER_RECT, r, t0, event);
+	memcpy(r.o1, src_origin, sizeof(r.o1));
+	memcpy(r.o2, dst_origin, sizeof(r.o2));
+	memcpy(r.region, region, sizeof(r.region));
+	return rect_enqueue(command_queue, CL_COMMAND_COPY_BUFFER_RECT,
+			    src_buffer, dst_buffer, &r, CL_FALSE,
+			    num_events_in_wait_list, event_wait_list, event);
 }
 
 cl_int vcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
@@ -574,23 +620,14 @@ cl_int vcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
  * context, the range; then it waits for its wait list (and the queue's
  * previous command, in order).
  */
-static cl_int begin(cl_command_queue q, cl_mem m, size_t offset, size_t size,
-		    cl_uint n, const cl_event *list)
+static cl_int check_range(cl_command_queue q, cl_mem m, size_t offset,
+			  size_t size)
 {
-	struct _cl_platform_id *p = vcl_platform(NULL);
-	cl_int err;
+	cl_int err = check_queue_mem(q, m);
 
-	if (!vcl_obj_get(p, q, VCL_QUEUE, false))
-		return CL_INVALID_COMMAND_QUEUE;
-	if (!vcl_obj_get(p, m, VCL_MEM, false))
-		return CL_INVALID_MEM_OBJECT;
-	if (m->ctx != q->ctx)
-		return CL_INVALID_CONTEXT;
-	if (offset > m->size || size > m->size - offset)
-		return CL_INVALID_VALUE;
-	err = vcl_wait_for(q, n, list);
-	return err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? err :
-	       err < 0 ? err : CL_SUCCESS;
+	if (!err && (offset > m->size || size > m->size - offset))
+		err = CL_INVALID_VALUE;
+	return err;
 }
 
 /* The command's event, complete: @t0 when it began. */
@@ -615,22 +652,27 @@ cl_int vcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
+	cl_int err = check_range(command_queue, buffer, offset, size);
+	cl_ulong t0;
+
+	if (!err && (!ptr || !size))
+		err = CL_INVALID_VALUE;
+	if (!err && (buffer->flags & (CL_MEM_HOST_WRITE_ONLY |
+				      CL_MEM_HOST_NO_ACCESS)))
+		err = CL_INVALID_OPERATION;
+	if (err)
+		return err;
 	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
+			 event_wait_list))
 		return vcl_defer_read(command_queue, buffer, blocking_read,
 				      offset, size, ptr,
 				      num_events_in_wait_list, event_wait_list,
 				      event);
-	cl_ulong t0 = vcl_now_ns();
-	cl_int err = begin(command_queue, buffer, offset, size,
-			   num_events_in_wait_list, event_wait_list);
-
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
 	if (err)
 		return err;
-	if (!ptr || !size)
-		return CL_INVALID_VALUE;
-	if (buffer->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))
-		return CL_INVALID_OPERATION;
 	return end(command_queue, CL_COMMAND_READ_BUFFER,
 		   vmgpu_rt_buffer_read(buffer->ctx->platform->rt, buffer->buf,
 					buffer->origin + offset, ptr, size),
@@ -644,22 +686,27 @@ cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
 				const cl_event *event_wait_list,
 				cl_event *event)
 {
+	cl_int err = check_range(command_queue, buffer, offset, size);
+	cl_ulong t0;
+
+	if (!err && (!ptr || !size))
+		err = CL_INVALID_VALUE;
+	if (!err && (buffer->flags & (CL_MEM_HOST_READ_ONLY |
+				      CL_MEM_HOST_NO_ACCESS)))
+		err = CL_INVALID_OPERATION;
+	if (err)
+		return err;
 	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
+			 event_wait_list))
 		return vcl_defer_write(command_queue, buffer, blocking_write,
 				       offset, size, ptr,
 				       num_events_in_wait_list, event_wait_list,
 				       event);
-	cl_ulong t0 = vcl_now_ns();
-	cl_int err = begin(command_queue, buffer, offset, size,
-			   num_events_in_wait_list, event_wait_list);
-
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
 	if (err)
 		return err;
-	if (!ptr || !size)
-		return CL_INVALID_VALUE;
-	if (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS))
-		return CL_INVALID_OPERATION;
 	return end(command_queue, CL_COMMAND_WRITE_BUFFER,
 		   vmgpu_rt_buffer_write(buffer->ctx->platform->rt, buffer->buf,
 					 buffer->origin + offset, ptr, size),
@@ -673,32 +720,33 @@ cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
-	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
-		return vcl_defer_copy(command_queue, src, dst, src_offset,
-				      dst_offset, size, num_events_in_wait_list,
-				      event_wait_list, event);
 	struct _cl_platform_id *p = vcl_platform(NULL);
-	cl_ulong t0 = vcl_now_ns();
+	cl_int err = check_range(command_queue, src, src_offset, size);
+	cl_ulong t0;
 	void *tmp;
-	cl_int err;
 	int r;
 
-	if (!vcl_obj_get(p, dst, VCL_MEM, false))
-		return CL_INVALID_MEM_OBJECT;
-	if (dst_offset > dst->size || size > dst->size - dst_offset || !size)
-		return CL_INVALID_VALUE;
+	if (!err)
+		err = check_range(command_queue, dst, dst_offset, size);
+	if (!err && !size)
+		err = CL_INVALID_VALUE;
+	if (err)
+		return err;
 	/* Overlap within one buffer, sub-buffers of it included. */
-	if (vcl_obj_get(p, src, VCL_MEM, false) && root_of(src) == root_of(dst) &&
+	if (root_of(src) == root_of(dst) &&
 	    src->origin + src_offset < dst->origin + dst_offset + size &&
 	    dst->origin + dst_offset < src->origin + src_offset + size)
 		return CL_MEM_COPY_OVERLAP;
-	err = begin(command_queue, src, src_offset, size,
-		    num_events_in_wait_list, event_wait_list);
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+			 event_wait_list))
+		return vcl_defer_copy(command_queue, src, dst, src_offset,
+				      dst_offset, size, num_events_in_wait_list,
+				      event_wait_list, event);
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
 	if (err)
 		return err;
-	if (dst->ctx != command_queue->ctx)
-		return CL_INVALID_CONTEXT;
 	tmp = malloc(size);
 	if (!tmp)
 		return CL_OUT_OF_HOST_MEMORY;
@@ -718,26 +766,30 @@ cl_int vcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
+	cl_int err = check_range(command_queue, buffer, offset, size);
+	unsigned char *tmp;
+	cl_ulong t0;
+	size_t i;
+	int r;
+
+	/* A power of two of at most 128 bytes, dividing offset and size. */
+	if (!err && (!pattern || !pattern_size || pattern_size > 128 ||
+		     (pattern_size & (pattern_size - 1)) ||
+		     offset % pattern_size || size % pattern_size))
+		err = CL_INVALID_VALUE;
+	if (err)
+		return err;
 	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
+			 event_wait_list))
 		return vcl_defer_fill(command_queue, buffer, pattern,
 				      pattern_size, offset, size,
 				      num_events_in_wait_list, event_wait_list,
 				      event);
-	cl_ulong t0 = vcl_now_ns();
-	cl_int err = begin(command_queue, buffer, offset, size,
-			   num_events_in_wait_list, event_wait_list);
-	unsigned char *tmp;
-	size_t i;
-	int r;
-
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
 	if (err)
 		return err;
-	/* A power of two of at most 128 bytes, dividing offset and size. */
-	if (!pattern || !pattern_size || pattern_size > 128 ||
-	    (pattern_size & (pattern_size - 1)) || offset % pattern_size ||
-	    size % pattern_size)
-		return CL_INVALID_VALUE;
 	tmp = malloc(size ? size : 1);
 	if (!tmp)
 		return CL_OUT_OF_HOST_MEMORY;
@@ -757,24 +809,17 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 			     const cl_event *event_wait_list, cl_event *event,
 			     cl_int *errcode_ret)
 {
-	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
-		return vcl_defer_map(command_queue, buffer, blocking_map,
-				     map_flags, offset, size,
-				     num_events_in_wait_list, event_wait_list,
-				     event, errcode_ret);
 	const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE |
 				   CL_MAP_WRITE_INVALIDATE_REGION;
 	struct _cl_platform_id *p = vcl_platform(NULL);
-	cl_ulong t0 = vcl_now_ns();
 	struct vcl_map *mp = NULL;
 	struct _cl_mem *root;
 	void *base = NULL;
+	cl_ulong t0;
 	cl_int err;
 	int r = 0;
 
-	err = begin(command_queue, buffer, offset, size,
-		    num_events_in_wait_list, event_wait_list);
+	err = check_range(command_queue, buffer, offset, size);
 	if (err)
 		goto fail;
 	err = CL_INVALID_VALUE;
@@ -788,6 +833,17 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	     (map_flags & CL_MAP_READ)) ||
 	    ((buffer->flags & CL_MEM_HOST_READ_ONLY) &&
 	     (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))))
+		goto fail;
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+			 event_wait_list))
+		return vcl_defer_map(command_queue, buffer, blocking_map,
+				     map_flags, offset, size,
+				     num_events_in_wait_list, event_wait_list,
+				     event, errcode_ret);
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
+	if (err)
 		goto fail;
 	err = CL_OUT_OF_HOST_MEMORY;
 	mp = calloc(1, sizeof(*mp));
@@ -835,19 +891,23 @@ cl_int vcl_clEnqueueUnmapMemObject(cl_command_queue command_queue,
 				   const cl_event *event_wait_list,
 				   cl_event *event)
 {
+	struct _cl_platform_id *p = vcl_platform(NULL);
+	struct vcl_map **pp, *mp = NULL;
+	struct _cl_mem *root;
+	cl_int err = check_queue_mem(command_queue, memobj);
+	cl_ulong t0;
+	int r = 0;
+
+	if (err)
+		return err;
 	if (vcl_deferred(command_queue, num_events_in_wait_list,
-	    event_wait_list))
+			 event_wait_list))
 		return vcl_defer_unmap(command_queue, memobj, mapped_ptr,
 				       num_events_in_wait_list, event_wait_list,
 				       event);
-	struct _cl_platform_id *p = vcl_platform(NULL);
-	cl_ulong t0 = vcl_now_ns();
-	struct vcl_map **pp, *mp = NULL;
-	struct _cl_mem *root;
-	cl_int err = begin(command_queue, memobj, 0, 0,
-			   num_events_in_wait_list, event_wait_list);
-	int r = 0;
-
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(command_queue, num_events_in_wait_list,
+			   event_wait_list);
 	if (err)
 		return err;
 	root = root_of(memobj);
@@ -901,6 +961,12 @@ cl_int vcl_clEnqueueMigrateMemObjects(cl_command_queue command_queue,
 		if (mem_objects[i]->ctx != command_queue->ctx)
 			return CL_INVALID_CONTEXT;
 	}
+	if (vcl_deferred(command_queue, num_events_in_wait_list,
+			 event_wait_list))
+		return vcl_defer_migrate(command_queue, num_mem_objects,
+					 mem_objects, flags,
+					 num_events_in_wait_list,
+					 event_wait_list, event);
 	err = vcl_wait_for(command_queue, num_events_in_wait_list,
 			   event_wait_list);
 	if (err < 0 && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)

@@ -344,6 +344,24 @@ void *vcl_defer_map(cl_command_queue q, cl_mem m, cl_bool blocking,
 		    const cl_event *list, cl_event *event, cl_int *errcode_ret);
 cl_int vcl_defer_unmap(cl_command_queue q, cl_mem m, void *ptr, cl_uint n,
 		       const cl_event *list, cl_event *event);
+/*
+ * A Rect read, write or copy (memory.c checked it): the origins and
+ * region as given, the pitches as worked out, the host pointer.
+ */
+struct vcl_rect {
+	size_t o1[3], o2[3], region[3];
+	size_t rp1, sp1, rp2, sp2;
+	void *ptr;
+};
+/* Do it now (what it waits for is done); its complete event to *@event. */
+cl_int vcl_rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
+		    cl_mem m2, const struct vcl_rect *r, cl_event *event);
+cl_int vcl_defer_rect(cl_command_queue q, cl_command_type type, cl_mem m,
+		      cl_mem m2, const struct vcl_rect *rect, cl_bool blocking,
+		      cl_uint n, const cl_event *list, cl_event *event);
+cl_int vcl_defer_migrate(cl_command_queue q, cl_uint nmem, const cl_mem *mem,
+			 cl_mem_migration_flags flags, cl_uint n,
+			 const cl_event *list, cl_event *event);
 cl_int vcl_defer_kernel(cl_command_queue q, cl_kernel k, cl_uint dim,
 			const size_t *offset, const size_t *global,
 			const size_t *local, cl_uint n, const cl_event *list,

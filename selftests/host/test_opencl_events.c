@@ -135,6 +135,90 @@ TEST(in_order_successor_waits_and_blocking_read)
 	env_close(&e);
 }
 
+/*
+ * The Rect commands and a migration behind a user event are deferred, as
+ * every command is: the enqueueing thread goes on (it sets the event
+ * itself afterwards), their arguments (and a kernel's) are checked at
+ * once, and they run in the queue's order once the event is set.
+ */
+TEST(rect_and_migrate_behind_a_user_event)
+{
+	const size_t origin[3] = { 0, 0, 0 }, region[3] = { 32, 4, 1 };
+	const size_t bad_region[3] = { 32, 4, 0 };
+	int host[32], back[32], moved[32] = { 0 }, i;
+	cl_program prog;
+	size_t g = 32;
+	cl_kernel k;
+	struct env e;
+	cl_event gate, ev[4];
+	cl_mem a, b;
+	cl_int err, st;
+
+	env_open(_metadata, &e, 0);
+	a = clCreateBuffer(e.c, CL_MEM_READ_WRITE, sizeof(host), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	b = clCreateBuffer(e.c, CL_MEM_READ_WRITE, sizeof(host), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	for (i = 0; i < 32; i++)
+		host[i] = i * 3;
+	gate = clCreateUserEvent(e.c, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	/* A kernel missing an argument is refused now too. */
+	k = build_kernel(_metadata, &e, add_src, "add", &prog);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(a), &a));
+	EXPECT_EQ(CL_INVALID_KERNEL_ARGS,
+		  clEnqueueNDRangeKernel(e.q, k, 1, NULL, &g, NULL, 1, &gate,
+					 NULL));
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	/* A bad region is refused now, not when the event is set. */
+	EXPECT_EQ(CL_INVALID_VALUE,
+		  clEnqueueWriteBufferRect(e.q, a, CL_FALSE, origin, origin,
+					   bad_region, 0, 0, 0, 0, host, 1,
+					   &gate, NULL));
+	ASSERT_EQ(CL_SUCCESS,
+		  clEnqueueWriteBufferRect(e.q, a, CL_FALSE, origin, origin,
+					   region, 0, 0, 0, 0, host, 1, &gate,
+					   &ev[0]));
+	ASSERT_EQ(CL_SUCCESS,
+		  clEnqueueCopyBufferRect(e.q, a, b, origin, origin, region, 0,
+					  0, 0, 0, 1, &gate, &ev[1]));
+	ASSERT_EQ(CL_SUCCESS,
+		  clEnqueueMigrateMemObjects(e.q, 1, &b, 0, 1, &gate, &ev[2]));
+	ASSERT_EQ(CL_SUCCESS,
+		  clEnqueueReadBufferRect(e.q, b, CL_FALSE, origin, origin,
+					  region, 0, 0, 0, 0, back, 1, &ev[2],
+					  &ev[3]));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(CL_SUCCESS,
+			  clGetEventInfo(ev[i],
+					 CL_EVENT_COMMAND_EXECUTION_STATUS,
+					 sizeof(st), &st, NULL));
+		EXPECT_GT(st, CL_COMPLETE);
+	}
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, CL_COMPLETE));
+	ASSERT_EQ(CL_SUCCESS, clWaitForEvents(4, ev));
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(i * 3, back[i]);
+	/* A blocking Rect read behind a gate returns once it has run. */
+	clReleaseEvent(gate);
+	gate = clCreateUserEvent(e.c, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, CL_COMPLETE));
+	ASSERT_EQ(CL_SUCCESS,
+		  clEnqueueReadBufferRect(e.q, a, CL_TRUE, origin, origin,
+					  region, 0, 0, 0, 0, moved, 1, &gate,
+					  NULL));
+	EXPECT_EQ(31 * 3, moved[31]);
+	ASSERT_EQ(CL_SUCCESS, clFinish(e.q));
+	clReleaseEvent(gate);
+	for (i = 0; i < 4; i++)
+		clReleaseEvent(ev[i]);
+	clReleaseMemObject(a);
+	clReleaseMemObject(b);
+	env_close(&e);
+}
+
 TEST(user_event_error_fails_dependents)
 {
 	struct env e;
