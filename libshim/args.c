@@ -102,9 +102,10 @@ param_for(struct vmgpu_args *a, uint32_t index, const char *what,
 	return p;
 }
 
+/* A __local pointer (VMGPU_PARAM_LOCAL) takes its shared-memory offset. */
 static int is_i32(uint32_t t)
 {
-	return t == VMGPU_PARAM_I32;
+	return t == VMGPU_PARAM_I32 || t == VMGPU_PARAM_LOCAL;
 }
 
 static int is_i64(uint32_t t)

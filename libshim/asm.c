@@ -631,10 +631,11 @@ static int param_directive(struct assembler *as, char *arg)
 	if (!is_ident(fields[0]) || strlen(fields[0]) >= VMGPU_PARAM_NAME_MAX)
 		return asm_error(as, "bad parameter name '%s' (at most %u characters)",
 				 fields[0], VMGPU_PARAM_NAME_MAX - 1);
-	for (type = 1; type < VMGPU_PARAM_BYTES; type++)
-		if (!strcmp(fields[1], vmgpu_param_type_name(type)))
+	for (type = 1; type < VMGPU_PARAM_NUM_TYPES; type++)
+		if (type != VMGPU_PARAM_BYTES &&
+		    !strcmp(fields[1], vmgpu_param_type_name(type)))
 			break;
-	if (type == VMGPU_PARAM_BYTES) {
+	if (type == VMGPU_PARAM_NUM_TYPES) {
 		/* bytesSIZE/ALIGN: a by-value aggregate */
 		unsigned long sz = 0, al = 0;
 		char *e = NULL;
@@ -647,7 +648,7 @@ static int param_directive(struct assembler *as, char *arg)
 		}
 		if (!e || *e || sz > VMGPU_MAX_ARGS_BYTES || !al || al > 128 ||
 		    (al & (al - 1)) || sz % al)
-			return asm_error(as, "unknown parameter type '%s' (i32, i64, f32, buf_ro, buf_wo, buf_rw or bytesSIZE/ALIGN)",
+			return asm_error(as, "unknown parameter type '%s' (i32, i64, f32, buf_ro, buf_wo, buf_rw, local or bytesSIZE/ALIGN)",
 					 fields[1]);
 		type = VMGPU_PARAM_BYTES_TYPE(sz, __builtin_ctzl(al));
 	}

@@ -427,6 +427,13 @@ enum vmgpu_param_type {
 	 * VMGPU_PARAM_BYTES_TYPE(); the word's low byte is the kind.
 	 */
 	VMGPU_PARAM_BYTES,
+	/*
+	 * A __local pointer: a 32-bit byte offset into the block's shared
+	 * memory, like an i32 in the argument block, but typed so that a
+	 * library places the buffer (given by its size) itself. Readers
+	 * older than it refuse it ("unknown parameter type").
+	 */
+	VMGPU_PARAM_LOCAL,
 	VMGPU_PARAM_NUM_TYPES
 };
 
@@ -482,6 +489,7 @@ static inline vmgpu_u32 vmgpu_param_size(vmgpu_u32 type)
 	switch (type) {
 	case VMGPU_PARAM_I32:
 	case VMGPU_PARAM_F32:
+	case VMGPU_PARAM_LOCAL:
 		return 4;
 	case VMGPU_PARAM_I64:
 	case VMGPU_PARAM_BUF_RO:
@@ -521,6 +529,8 @@ static inline const char *vmgpu_param_type_name(vmgpu_u32 type)
 		return "buf_wo";
 	case VMGPU_PARAM_BUF_RW:
 		return "buf_rw";
+	case VMGPU_PARAM_LOCAL:
+		return "local";
 	}
 	if (vmgpu_param_bytes_ok(type))
 		return "bytes";

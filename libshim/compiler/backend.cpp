@@ -321,7 +321,7 @@ bool Backend::signature()
 			else if (as == AS_GLOBAL)
 				p.type = VMGPU_PARAM_BUF_RW;
 			else if (as == AS_LOCAL)
-				p.type = VMGPU_PARAM_I32;	/* shared offset */
+				p.type = VMGPU_PARAM_LOCAL;	/* shared offset */
 			else {
 				error(at, "kernel parameter '" + name + "' is a "
 				      "private pointer");

@@ -3,17 +3,12 @@
  * libvmgpurt: a kernel's parameters and an instance's arguments
  * (Documentation/runtime.rst, "Arguments").
  *
- * The signature types a parameter i32, i64, f32 or buffer; a __local
- * pointer is an i32 there (the byte offset of the buffer in the block's
- * shared memory, Documentation/compiler.rst). Which i32 parameters are
- * local pointers the code says: one is if the value its ldarg loads
- * reaches the address of a shared-memory access (lds, sts, atoms), by a
- * forward data-flow over the kernel's control-flow graph (a register's
- * taint dies when something else is written to it). Such a parameter
- * takes VMGPU_RT_ARG_LOCAL only, by size; the runtime places it after
- * the kernel's static local memory, so that no offset a caller computes
- * can overlap it. An i32 the kernel never loads takes either (its value
- * is not used).
+ * The signature types a parameter i32, i64, f32, buffer, bytes or
+ * local; a __local pointer is VMGPU_PARAM_LOCAL there (the byte offset
+ * of the buffer in the block's shared memory, Documentation/compiler.rst).
+ * Such a parameter takes VMGPU_RT_ARG_LOCAL only, by size; the runtime
+ * places it after the kernel's static local memory, so that no offset a
+ * caller computes can overlap it. An i32 takes an i32 only.
  */
 #include <endian.h>
 #include <errno.h>
@@ -22,164 +17,21 @@
 
 #include "rt_internal.h"
 
-static const uint8_t op_fmt[VMGPU_OP_COUNT] = {
-#define X(name, code, mnem, fmt, flags, bytes) [code] = VMGPU_FMT_##fmt,
-	VMGPU_ISA_OPCODES(X)
-#undef X
-};
-
-static const uint8_t op_flags[VMGPU_OP_COUNT] = {
-#define X(name, code, mnem, fmt, flags, bytes) [code] = (flags),
-	VMGPU_ISA_OPCODES(X)
-#undef X
-};
-
-struct taint {
-	uint64_t r[2];			/* registers 0..127 */
-};
-
-static bool tainted(const struct taint *t, uint32_t reg)
-{
-	return reg < VMGPU_ISA_MAX_REGS && (t->r[reg / 64] >> (reg % 64)) & 1;
-}
-
-static void set_reg(struct taint *t, uint32_t reg, bool on)
-{
-	if (reg >= VMGPU_ISA_MAX_REGS)
-		return;
-	if (on)
-		t->r[reg / 64] |= 1ull << (reg % 64);
-	else
-		t->r[reg / 64] &= ~(1ull << (reg % 64));
-}
-
-/* Does the i32 loaded from argument byte @off reach a shared address? */
-static bool reaches_shared(const uint64_t *code, uint32_t n, uint32_t off)
-{
-	struct taint *in = calloc(n, sizeof(*in));
-	uint32_t *work = calloc(n, sizeof(*work));
-	uint8_t *queued = calloc(n, 1);
-	uint32_t nwork = 0;
-	bool found = false;
-
-	if (!in || !work || !queued)
-		goto out;
-	work[nwork++] = 0;
-	queued[0] = 1;
-	while (nwork && !found) {
-		uint32_t pc = work[--nwork];
-		uint64_t w = code[pc];
-		uint32_t op = VMGPU_INSN_OP(w), f = op_flags[op];
-		uint32_t d = VMGPU_INSN_D(w), a = VMGPU_INSN_A(w);
-		uint32_t b = VMGPU_INSN_B(w), imm = VMGPU_INSN_IMM(w);
-		bool ib = VMGPU_INSN_IS_IMM(w), src = false, def = true;
-		struct taint t = in[pc];
-		uint32_t succ[2], ns = 0, i;
-
-		queued[pc] &= ~1;
-		switch (op_fmt[op]) {
-		case VMGPU_FMT_MOV:
-			src = !ib && tainted(&t, b);
-			break;
-		case VMGPU_FMT_SEL:
-			src = tainted(&t, a) || tainted(&t, b) ||
-			      tainted(&t, imm & 0xff);
-			break;
-		case VMGPU_FMT_ARG:
-			src = op == VMGPU_OP_LDARG && imm == off;
-			break;
-		case VMGPU_FMT_ALU:
-		case VMGPU_FMT_LEA:
-			src = tainted(&t, a) || (!ib && tainted(&t, b)) ||
-			      ((f & VMGPU_OPF_A_PAIR) && tainted(&t, a + 1)) ||
-			      (!ib && (f & VMGPU_OPF_B_PAIR) &&
-			       tainted(&t, b + 1));
-			break;
-		case VMGPU_FMT_UNARY:
-			src = tainted(&t, a);
-			break;
-		case VMGPU_FMT_ALU3:
-			src = tainted(&t, a) || tainted(&t, b) ||
-			      tainted(&t, imm & 0xff);
-			break;
-		case VMGPU_FMT_LOAD:
-		case VMGPU_FMT_ATOM:
-		case VMGPU_FMT_CAS:
-		case VMGPU_FMT_STORE:
-			if ((f & VMGPU_OPF_SHARED) && tainted(&t, a))
-				found = true;
-			def = op_fmt[op] != VMGPU_FMT_STORE;
-			break;
-		case VMGPU_FMT_SREG:
-			break;
-		default:	/* predicates, branches, launch: no register */
-			def = false;
-			break;
-		}
-		if (def) {
-			set_reg(&t, d, src);
-			if (f & VMGPU_OPF_D_PAIR)
-				set_reg(&t, d + 1, src);
-		}
-		if (op == VMGPU_OP_BRA) {
-			if (imm < n)
-				succ[ns++] = imm;
-			if (!(a & VMGPU_BRA_ALWAYS) && pc + 1 < n)
-				succ[ns++] = pc + 1;
-		} else if (op != VMGPU_OP_EXIT && pc + 1 < n) {
-			succ[ns++] = pc + 1;
-		}
-		for (i = 0; i < ns; i++) {
-			struct taint *s = &in[succ[i]];
-			uint64_t r0 = s->r[0] | t.r[0], r1 = s->r[1] | t.r[1];
-			bool first = !(queued[succ[i]] & 2);
-
-			if (!first && r0 == s->r[0] && r1 == s->r[1])
-				continue;
-			s->r[0] = r0;
-			s->r[1] = r1;
-			queued[succ[i]] |= 2;
-			if (!(queued[succ[i]] & 1)) {
-				queued[succ[i]] |= 1;
-				work[nwork++] = succ[i];
-			}
-		}
-	}
-out:
-	free(in);
-	free(work);
-	free(queued);
-	return found;
-}
-
+/*
+ * The signature says which parameters are __local pointers
+ * (VMGPU_PARAM_LOCAL, the compiler writes it; assembly ".param l,
+ * local"). An i32 is an i32: the runtime no longer guesses from the code
+ * (an integer added to a local pointer, or indexing a static local
+ * array, looked like a local pointer to the guess).
+ */
 void rt_kernel_scan_params(struct rt_kernel *k, const void *image)
 {
-	const uint8_t *p = (const uint8_t *)image + VMGPU_EXEC_HEADER_BYTES;
-	uint32_t n = k->h.code_insns, i, pc;
-	uint64_t *code = malloc((size_t)n * sizeof(*code));
+	uint32_t i;
 
-	if (!code)
-		return;		/* nothing found local: I32 taken as given */
-	memcpy(code, p, (size_t)n * sizeof(*code));
-	for (pc = 0; pc < n; pc++)
-		code[pc] = le64toh(code[pc]);
-	for (i = 0; i < k->user_params; i++) {
-		const struct vmgpu_exec_param *q = &k->params[i];
-
-		if (q->type != VMGPU_PARAM_I32)
-			continue;
-		for (pc = 0; pc < n; pc++)
-			if (VMGPU_INSN_OP(code[pc]) == VMGPU_OP_LDARG &&
-			    VMGPU_INSN_IMM(code[pc]) == q->offset)
-				break;
-		if (pc == n) {
-			k->unused_mask |= 1u << i;
-			continue;
-		}
-		if (reaches_shared(code, n, q->offset))
+	(void)image;
+	for (i = 0; i < k->user_params; i++)
+		if (k->params[i].type == VMGPU_PARAM_LOCAL)
 			k->local_mask |= 1u << i;
-	}
-	free(code);
 }
 
 /* ---- names in messages ---- */
@@ -194,6 +46,7 @@ static const char *given_name(uint32_t type)
 	case VMGPU_PARAM_BUF_WO: return "a write-only buffer";
 	case VMGPU_PARAM_BUF_RW: return "a read-write buffer";
 	case VMGPU_RT_ARG_LOCAL: return "a local buffer (VMGPU_RT_ARG_LOCAL)";
+	case VMGPU_PARAM_LOCAL: return "a local buffer";
 	}
 	if (VMGPU_PARAM_KIND(type) == VMGPU_PARAM_BYTES)
 		return "a by-value aggregate (VMGPU_PARAM_BYTES)";
@@ -316,8 +169,7 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 		struct rt_buffer *b;
 		struct rt_obj *o;
 
-		if (a->type == VMGPU_RT_ARG_LOCAL &&
-		    (local || (k->unused_mask & (1u << i)))) {
+		if (a->type == VMGPU_RT_ARG_LOCAL && local) {
 			uint32_t off;
 
 			if (!a->local_bytes)

@@ -140,8 +140,7 @@ struct rt_kernel {
 	/* sig.num_params less the hidden ones (ndrange pair, private) */
 	uint32_t user_params;
 	int32_t ndrange_off;		/* the ndrange pair's offset, -1: none */
-	uint32_t local_mask;		/* i32 parameters that are __local */
-	uint32_t unused_mask;		/* i32 parameters never loaded */
+	uint32_t local_mask;		/* VMGPU_PARAM_LOCAL parameters */
 	struct vg_kernel *cpu;		/* loaded for the CPU device */
 	uint64_t code[VMGPU_RT_MAX_DEVICES];	/* per GPU, 0: not loaded */
 	struct rt_hist hist[VMGPU_RT_MAX_DEVICES][RT_MAX_FOOTPRINTS];

@@ -348,6 +348,54 @@ TEST(typed_signature)
 	free(img2);
 }
 
+/*
+ * A __local pointer typed VMGPU_PARAM_LOCAL (".param l, local"): 4 bytes,
+ * round-trips through the disassembler; the next type word is unknown.
+ */
+TEST(local_param)
+{
+	static const char lsrc[] =
+		".kernel lk\n"
+		".param l, local\n"
+		".param n, i32\n"
+		"\tldarg r1, l\n"
+		"\tldarg r2, n\n"
+		"\texit\n";
+	struct vmgpu_exec_param params[VMGPU_MAX_PARAMS];
+	struct vmgpu_exec_header h;
+	struct vmgpu_exec_sig sig;
+	const char *why = NULL;
+	void *img, *img2;
+	size_t n, n2;
+	char err[256], *text;
+
+	EXPECT_EQ(4, vmgpu_param_size(VMGPU_PARAM_LOCAL));
+	EXPECT_STREQ("local", vmgpu_param_type_name(VMGPU_PARAM_LOCAL));
+	EXPECT_EQ(0, vmgpu_param_size(VMGPU_PARAM_NUM_TYPES));
+	ASSERT_EQ(0, vmgpu_asm_assemble(lsrc, &img, &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	vmgpu_exec_header_read(&h, img);
+	ASSERT_EQ(1, vmgpu_exec_sig_read(&h, img, n, &sig, params, &why));
+	EXPECT_EQ(VMGPU_PARAM_LOCAL, params[0].type);
+	EXPECT_EQ(0, params[0].offset);
+	EXPECT_EQ(VMGPU_PARAM_I32, params[1].type);
+	EXPECT_EQ(4, params[1].offset);
+	ASSERT_EQ(0, vmgpu_disasm_image(img, n, &text, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(text, ".param l, local, 0\n"));
+	ASSERT_EQ(0, vmgpu_asm_assemble(text, &img2, &n2, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(n, n2);
+	EXPECT_EQ(0, memcmp(img, img2, n));
+	free(text);
+	/* a type after it: unknown to this reader, as LOCAL is to older ones */
+	((uint8_t *)img)[vmgpu_exec_image_bytes(&h) + 8 +
+			 VMGPU_KERNEL_NAME_MAX + 0] = VMGPU_PARAM_NUM_TYPES;
+	EXPECT_EQ(-1, vmgpu_exec_sig_read(&h, img, n, &sig, params, &why));
+	EXPECT_STREQ("unknown parameter type", why);
+	free(img);
+	free(img2);
+}
+
 TEST(typed_signature_errors)
 {
 	expect_error(_metadata, ".param n, i32\nexit\n",

@@ -116,7 +116,7 @@ TEST_F(cc, signature)
 		{ "l", VMGPU_PARAM_I64, 24 },
 		{ "u", VMGPU_PARAM_I32, 32 },
 		{ "c", VMGPU_PARAM_BUF_RO, 40 },
-		{ "sh", VMGPU_PARAM_I32, 48 },	/* shared-memory offset */
+		{ "sh", VMGPU_PARAM_LOCAL, 48 },	/* shared-memory offset */
 	};
 	const void *image;
 	size_t bytes;

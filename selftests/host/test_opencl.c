@@ -519,6 +519,48 @@ TEST(local_argument_beside_static_local_memory)
 	env_close(&e);
 }
 
+/*
+ * An unused __local parameter is still a local one (the signature types
+ * it; the runtime once guessed from the code, and an unused one looked
+ * like an int), and an int parameter is an int: the kernel runs.
+ */
+TEST(unused_local_argument)
+{
+	static const char *src =
+		"__kernel void k(__global int *a, __local int *l, int v)\n"
+		"{\n"
+		"	a[0] = v;\n"
+		"}\n";
+	struct env e;
+	cl_program prog;
+	cl_kernel k;
+	cl_mem ab;
+	cl_int err, v = 42, got = 0;
+	size_t global = 1;
+
+	env_open(_metadata, &e, 0);
+	k = build_kernel(_metadata, &e, src, "k", &prog);
+	ASSERT_NE(NULL, k);
+	ab = clCreateBuffer(e.c, CL_MEM_READ_WRITE, sizeof(got), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(ab), &ab));
+	EXPECT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, 16, NULL));
+	EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 1, 16, &v));
+	EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 0, NULL));
+	EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 2, sizeof(v), NULL));
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(v), &v));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, ab, CL_TRUE, 0,
+						  sizeof(got), &got, 0, NULL,
+						  NULL));
+	EXPECT_EQ(42, got);
+	clReleaseMemObject(ab);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	env_close(&e);
+}
+
 TEST(kernel_and_launch_errors)
 {
 	struct env e;

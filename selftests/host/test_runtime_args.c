@@ -51,6 +51,17 @@ static const char src[] =
 "	for (int i = 0; i < 64; i++)\n"
 "		a[i] = o[i] * k;\n"
 "	o[get_global_id(0)] = a[(get_global_id(0) * 7 + k) % 64];\n"
+"}\n"
+"__kernel void offs(__global int *out, __local int *l, uint skew)\n"
+"{\n"
+"	__local int s[16];\n"
+"	int i = get_local_id(0);\n"
+"\n"
+"	l[skew + i] = i * 3;\n"
+"	if (i < 16)\n"
+"		s[i] = i + 1000;\n"
+"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+"	out[get_global_id(0)] = l[skew + i] + s[skew % 16];\n"
 "}\n";
 
 #define BLOCK	256
@@ -216,6 +227,65 @@ TEST_F(args, local_by_size_with_static_local)
 		EXPECT_MSG(self, "parameter 2 'tmp' (a local buffer) missing");
 		vmgpu_rt_release(self->rt, ev);
 		vmgpu_rt_release(self->rt, in);
+		vmgpu_rt_release(self->rt, out);
+		vmgpu_rt_release(self->rt, k);
+		vmgpu_rt_release(self->rt, q);
+		vmgpu_rt_release(self->rt, ctx);
+	}
+}
+
+/*
+ * offs: an integer added to a local pointer and indexing a static local
+ * array is an i32 (the old guess from the code took it for a local
+ * buffer: it reached a shared address); the signature types the local
+ * pointer VMGPU_PARAM_LOCAL.
+ */
+TEST_F(args, integer_added_to_local_pointer)
+{
+	uint32_t devs[2] = { 0, self->cpu }, d;
+
+	for (d = 0; d < 2; d++) {
+		vmgpu_rt_handle ctx, q, k, out, ev;
+		struct vmgpu_rt_arg a[3] = { 0 };
+		struct vmgpu_rt_instance inst = { 0 };
+		struct vmgpu_rt_param_info pi;
+		int32_t got[64];
+		uint32_t i, bad = 0;
+
+		on(_metadata, self->rt, self->prog, devs[d], "offs", &ctx, &q,
+		   &k);
+		ASSERT_EQ(0, vmgpu_rt_kernel_param_info(self->rt, k, 1, &pi));
+		EXPECT_EQ(VMGPU_RT_PARAM_LOCAL, pi.kind);
+		ASSERT_EQ(0, vmgpu_rt_kernel_param_info(self->rt, k, 2, &pi));
+		EXPECT_EQ(VMGPU_RT_PARAM_SCALAR, pi.kind);
+		EXPECT_EQ(VMGPU_PARAM_I32, pi.type);
+		ASSERT_EQ(0, vmgpu_rt_buffer_create(self->rt, ctx, sizeof(got),
+						    &out));
+		a[0].type = VMGPU_PARAM_BUF_RW;
+		a[0].buf = out;
+		a[1].type = VMGPU_RT_ARG_LOCAL;
+		a[1].local_bytes = (64 + 5) * 4;
+		a[2].type = VMGPU_PARAM_I32;
+		a[2].i32 = 5;
+		inst.kernel = k;
+		inst.num_args = 3;
+		inst.args = a;
+		inst.grid[0] = 2;
+		inst.block[0] = 32;
+		ASSERT_EQ(0, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+		ASSERT_EQ(0, vmgpu_rt_wait(self->rt, ev, -1));
+		vmgpu_rt_release(self->rt, ev);
+		ASSERT_EQ(0, vmgpu_rt_buffer_read(self->rt, out, 0, got,
+						  sizeof(got)));
+		for (i = 0; i < 64; i++)
+			bad += got[i] != (int32_t)((i % 32) * 3 + 1005);
+		EXPECT_EQ(0, bad) TH_LOG("device %u: %u of 64 wrong (got[1] %d)",
+					 devs[d], bad, got[1]);
+		/* the integer as a local buffer: refused */
+		a[2].type = VMGPU_RT_ARG_LOCAL;
+		a[2].local_bytes = 16;
+		EXPECT_EQ(-EINVAL, vmgpu_rt_enqueue(self->rt, q, &inst, &ev));
+		EXPECT_MSG(self, "parameter 2 'skew': an i32 expected, a local buffer");
 		vmgpu_rt_release(self->rt, out);
 		vmgpu_rt_release(self->rt, k);
 		vmgpu_rt_release(self->rt, q);
