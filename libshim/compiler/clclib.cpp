@@ -209,7 +209,7 @@ long __vmgpu_srem64(long n, long d)
 {
 	ulong r = __vmgpu_urem64(n < 0 ? -(ulong)n : (ulong)n,
 				 d < 0 ? -(ulong)d : (ulong)d);
-	return n < 0 && d != 0 ? -(long)r : (long)r;
+	return d == 0 ? n : n < 0 ? -(long)r : (long)r;
 }
 /* correctly rounded: the top 31 bits with a sticky bit, one u2f, an
  * exact scaling */

@@ -406,13 +406,62 @@ void kernels_as_functions(Module &m)
  * 64-bit division and 64-bit integer <-> float conversions become calls
  * of the built-in library's __vmgpu_* functions (before linking it, so
  * that linking brings them in; inlined like every library function).
+ * Vector ones (long4 / 4294967296l) are first split into one scalar
+ * operation per element.
  */
+bool lowered_to_library(Instruction &i)
+{
+	unsigned op = i.getOpcode();
+	Type *t = i.getType()->getScalarType();
+
+	if (op == Instruction::UDiv || op == Instruction::SDiv ||
+	    op == Instruction::URem || op == Instruction::SRem)
+		return t->isIntegerTy(64);
+	if (op == Instruction::SIToFP || op == Instruction::UIToFP)
+		return t->isFloatTy() &&
+		       i.getOperand(0)->getType()->getScalarType()->isIntegerTy(64);
+	if (op == Instruction::FPToSI || op == Instruction::FPToUI)
+		return t->isIntegerTy(64) &&
+		       i.getOperand(0)->getType()->getScalarType()->isFloatTy();
+	return false;
+}
+
+void split_vector_ops(Module &m)
+{
+	std::vector<Instruction *> todo;
+
+	for (Function &f : m)
+		for (Instruction &i : instructions(f))
+			if (isa<FixedVectorType>(i.getType()) && lowered_to_library(i))
+				todo.push_back(&i);
+	for (Instruction *i : todo) {
+		auto *vt = cast<FixedVectorType>(i->getType());
+		IRBuilder<> b(i);
+		Value *v = PoisonValue::get(vt);
+
+		b.SetCurrentDebugLocation(i->getDebugLoc());
+		for (unsigned e = 0; e < vt->getNumElements(); e++) {
+			Value *x = b.CreateExtractElement(i->getOperand(0), e), *r;
+			if (auto *bo = dyn_cast<BinaryOperator>(i))
+				r = b.CreateBinOp(bo->getOpcode(), x,
+						  b.CreateExtractElement(i->getOperand(1), e));
+			else
+				r = b.CreateCast(cast<CastInst>(i)->getOpcode(), x,
+						 vt->getElementType());
+			v = b.CreateInsertElement(v, r, e);
+		}
+		i->replaceAllUsesWith(v);
+		i->eraseFromParent();
+	}
+}
+
 void lower_to_library(Module &m)
 {
 	std::vector<Instruction *> todo;
 	LLVMContext &ctx = m.getContext();
 	Type *i64 = Type::getInt64Ty(ctx), *f32 = Type::getFloatTy(ctx);
 
+	split_vector_ops(m);
 	for (Function &f : m)
 		for (Instruction &i : instructions(f)) {
 			Type *t = i.getType();
