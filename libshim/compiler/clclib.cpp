@@ -640,6 +640,36 @@ T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, 
 T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
 V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
 V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
+/* sincos: one reduction, the same values as sin and cos */
+INL float __vmgpu_sincos(float x, float *c)
+{
+	int q;
+	if (__builtin_fabsf(x) == __builtin_inff()) {
+		*c = __builtin_nanf("");
+		return __builtin_nanf("");
+	}
+	float r = __vmgpu_reduce(x, &q), s = __vmgpu_sin_poly(r),
+	      k = __vmgpu_cos_poly(r);
+	float sv = (q & 1) ? k : s, cv = (q & 1) ? s : k;
+	*c = ((q + 1) & 2) ? -cv : cv;
+	return (q & 2) ? -sv : sv;
+}
+#define SINCOS(AS) \
+float OVL sincos(float x, AS float *c) \
+{ float t, v = __vmgpu_sincos(x, &t); *c = t; return v; } \
+float2 OVL sincos(float2 x, AS float2 *c) \
+{ float a, b; float2 v = (float2)(__vmgpu_sincos(x.s0, &a), __vmgpu_sincos(x.s1, &b)); \
+  *c = (float2)(a, b); return v; } \
+float3 OVL sincos(float3 x, AS float3 *c) \
+{ float a, b, d; float3 v = (float3)(__vmgpu_sincos(x.s0, &a), __vmgpu_sincos(x.s1, &b), \
+  __vmgpu_sincos(x.s2, &d)); *c = (float3)(a, b, d); return v; } \
+float4 OVL sincos(float4 x, AS float4 *c) \
+{ float2 l, h; float4 v = (float4)(sincos(x.lo, &l), sincos(x.hi, &h)); *c = (float4)(l, h); return v; } \
+float8 OVL sincos(float8 x, AS float8 *c) \
+{ float4 l, h; float8 v = (float8)(sincos(x.lo, &l), sincos(x.hi, &h)); *c = (float8)(l, h); return v; } \
+float16 OVL sincos(float16 x, AS float16 *c) \
+{ float8 l, h; float16 v = (float16)(sincos(x.lo, &l), sincos(x.hi, &h)); *c = (float16)(l, h); return v; }
+SINCOS(private) SINCOS(global) SINCOS(local)
 V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
 V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
 V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)

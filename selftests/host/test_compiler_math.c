@@ -21,6 +21,12 @@ static const char math_src[] =
 	"K1(sqrt) K1(exp) K1(exp2) K1(log) K1(log2) K1(log10) K1(sin) K1(cos) K1(tan)\n"
 	"K1(floor) K1(ceil) K1(trunc) K1(round) K1(rint) K1(fabs) K1(rsqrt)\n"
 	"K2(pow) K2(fmin) K2(fmax)\n"
+	"kernel void k_sincos_s(global const float *x, global const float *y,\n"
+	"	global float *o, int n) { int i = get_global_id(0); float4 c;\n"
+	"	if (i < n / 4) vstore4(sincos(vload4(i, x), &c) + c * 0.0f, i, o); }\n"
+	"kernel void k_sincos_c(global const float *x, global const float *y,\n"
+	"	global float *o, int n) { int i = get_global_id(0);\n"
+	"	if (i < n) { float s = sincos(x[i], o + i); if (s > 2.0f) o[i] = s; } }\n"
 	"kernel void k_fma(global const float *x, global const float *y,\n"
 	"	global float *o, int n) { int i = get_global_id(0); if (i < n)\n"
 	"	o[i] = fma(x[i], y[i], 0.5f) + mad(x[i], 2.0f, -y[i]) * 0.0f +\n"
@@ -51,6 +57,8 @@ static const struct mathcase math_cases[] = {
 	{ "k_cos", cos, NULL, -100, 100, 0, 0, 2 },
 	{ "k_sin", sin, NULL, -1e4f, 1e4f, 0, 0, 2 },
 	{ "k_cos", cos, NULL, -1e4f, 1e4f, 0, 0, 2 },
+	{ "k_sincos_s", sin, NULL, -1e4f, 1e4f, 0, 0, 2 },
+	{ "k_sincos_c", cos, NULL, -1e4f, 1e4f, 0, 0, 2 },
 	{ "k_tan", tan, NULL, -10, 10, 0, 0, 4 },
 	{ "k_floor", floor, NULL, -1e4f, 1e4f, 0, 0, 0 },
 	{ "k_ceil", ceil, NULL, -1e4f, 1e4f, 0, 0, 0 },
