@@ -516,6 +516,43 @@ static Value *vec_elem(Value *v, unsigned j, Instruction *at,
 	return nullptr;
 }
 
+/* What the vector code at @i is, for a message: "reading element 2 of
+ * a <4 x i8> made by a phi". */
+static std::string vec_leftover_what(const Instruction *i)
+{
+	const Value *v = i->getOperand(0);
+	std::string ty, what;
+	raw_string_ostream os(ty);
+
+	v->getType()->print(os);
+	os.flush();
+	if (auto *ee = dyn_cast<ExtractElementInst>(i))
+		what = "reading element " + std::to_string(
+			cast<ConstantInt>(ee->getIndexOperand())->getZExtValue()) +
+		       " of a " + ty + " vector";
+	else
+		what = "reinterpreting a " + ty + " vector as a scalar (as_type)";
+	/* the first thing the vector is made of that is not a plain
+	 * insertelement/shufflevector/bitcast chain */
+	for (int depth = 0; depth < 64; depth++) {
+		if (auto *ie = dyn_cast<InsertElementInst>(v)) {
+			if (!isa<ConstantInt>(ie->getOperand(2)))
+				return what + " built by an insertelement at a "
+				       "variable index";
+			v = ie->getOperand(0);
+		} else if (auto *sv = dyn_cast<ShuffleVectorInst>(v)) {
+			v = sv->getOperand(0);
+		} else if (auto *bc = dyn_cast<BitCastInst>(v)) {
+			v = bc->getOperand(0);
+		} else {
+			break;
+		}
+	}
+	if (auto *vi = dyn_cast<Instruction>(v))
+		return what + " made by a '" + vi->getOpcodeName() + "'";
+	return what;
+}
+
 bool Backend::lower_vector_leftovers()
 {
 	std::vector<Instruction *> work;
@@ -563,10 +600,15 @@ bool Backend::lower_vector_leftovers()
 			r = acc && !i->getType()->isIntegerTy() ?
 			    b.CreateBitCast(acc, i->getType()) : acc;
 		}
-		if (r && r->getType() == i->getType()) {
-			i->replaceAllUsesWith(r);
-			i->eraseFromParent();
+		if (!r || r->getType() != i->getType()) {
+			/* never left as it is: the back end would compile
+			 * the vector wrong (an error, not a miscompile) */
+			error(i, vec_leftover_what(i) + ": a vector operation "
+			      "the back end cannot split into scalars");
+			return false;
 		}
+		i->replaceAllUsesWith(r);
+		i->eraseFromParent();
 	}
 	/* the vectors nothing reads any more */
 	bool changed = true;
