@@ -82,6 +82,37 @@ void OVL mem_fence(cl_mem_fence_flags f) { }
 void OVL read_mem_fence(cl_mem_fence_flags f) { }
 void OVL write_mem_fence(cl_mem_fence_flags f) { }
 
+/* ---- work-group copies: done at once, each work-item of the group
+ * copying its share (all meet the call with the same arguments, as
+ * OpenCL C requires); event_t is a plain value nothing waits on, and
+ * wait_group_events a barrier, after which every work-item sees the
+ * whole copy ---- */
+#define WG_LID (get_local_id(0) + (uint)get_local_size(0) * \
+	(get_local_id(1) + (uint)get_local_size(1) * get_local_id(2)))
+#define WG_SIZE ((uint)(get_local_size(0) * get_local_size(1) * \
+	get_local_size(2)))
+#define WGC_LOOP(body) \
+{ uint m = (uint)n, k = WG_SIZE; /* n < 2^32: local memory is smaller */ \
+  for (uint i = WG_LID; i < m; i += k) body; return e; }
+#define WGC_(T) \
+event_t OVL async_work_group_copy(local T *d, const global T *s, size_t n, \
+				  event_t e) WGC_LOOP(d[i] = s[i]) \
+event_t OVL async_work_group_copy(global T *d, const local T *s, size_t n, \
+				  event_t e) WGC_LOOP(d[i] = s[i]) \
+event_t OVL async_work_group_strided_copy(local T *d, const global T *s, \
+					  size_t n, size_t st, event_t e) \
+	WGC_LOOP(d[i] = s[i * st]) \
+event_t OVL async_work_group_strided_copy(global T *d, const local T *s, \
+					  size_t n, size_t st, event_t e) \
+	WGC_LOOP(d[i * st] = s[i]) \
+void OVL prefetch(const global T *p, size_t n) { }
+#define WGC(T) WGC_(T) WGC_(T##2) WGC_(T##3) WGC_(T##4) WGC_(T##8) WGC_(T##16)
+WGC(char) WGC(uchar) WGC(short) WGC(ushort) WGC(int) WGC(uint)
+WGC(long) WGC(ulong) WGC(float)
+/* clang declares it with a generic pointer (AS4 in SPIR) in OpenCL C 1.2 too */
+void OVL wait_group_events(int n, __attribute__((address_space(4))) event_t *l)
+{ __vmgpu_bar(); }
+
 /* ---- atomics: 32-bit; on local memory ISA version 2's atoms.* ---- */
 #define ATOMICS(AS) \
 int OVL atomic_add(volatile AS int *p, int v) { return __sync_fetch_and_add(p, v); } \

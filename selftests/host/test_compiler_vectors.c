@@ -264,6 +264,73 @@ TEST_F(cc, vload3_vstore3_packed)
 	vmgpu_program_destroy(prog);
 }
 
+/*
+ * Work-group copies: async_work_group_copy and the strided one in both
+ * directions, short3 (of 4's size) and float, 16 work-items sharing 40
+ * and 24 elements, two groups; wait_group_events, prefetch.
+ */
+TEST_F(cc, work_group_copies)
+{
+	static const char src[] =
+		"kernel void wgc(global const short3 *s, global short3 *d)\n"
+		"{\n"
+		"	local short3 l[40];\n"
+		"	event_t e = async_work_group_copy(l, s + get_group_id(0) * 40, 40, 0);\n"
+		"	wait_group_events(1, &e);\n"
+		"	e = async_work_group_strided_copy(d + get_group_id(0) * 80, l, 40, 2, 0);\n"
+		"	wait_group_events(1, &e);\n"
+		"	prefetch(s, 40);\n"
+		"}\n"
+		"kernel void wgs(global const float *s, global float *d)\n"
+		"{\n"
+		"	local float l[24];\n"
+		"	event_t e = async_work_group_strided_copy(l, s + get_group_id(0) * 72, 24, 3, 0);\n"
+		"	wait_group_events(1, &e);\n"
+		"	l[get_local_id(0)] += 0.5f;\n"
+		"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"	e = async_work_group_copy(d + get_group_id(0) * 24, l, 24, e);\n"
+		"	wait_group_events(1, &e);\n"
+		"}\n";
+	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	uint32_t g[3] = { 2, 1, 1 }, b[3] = { 16, 1, 1 };
+	struct ck c;
+	int k, bad = 0;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "wgc", &c);
+	ALLOC(int16_t, s, 80 * 4);
+	ALLOC(int16_t, d, 160 * 4);
+	for (k = 0; k < 80 * 4; k++)
+		s[k] = (int16_t)(k * 7 - 900);
+	memset(d, 0x55, 160 * 4 * sizeof(*d));
+	set_u64(&c, 0, s_va);
+	set_u64(&c, 1, d_va);
+	ASSERT_EQ(0, run_portion(self->tm, &c, g, b, NULL, NULL, 0));
+	for (k = 0; k < 160; k++) {
+		int e;
+
+		for (e = 0; e < 3; e++)
+			bad += d[4 * k + e] != (k % 2 ? 0x5555 :
+						s[4 * (k / 2) + e]);
+	}
+	EXPECT_EQ(0, bad);
+	vg_kernel_free(c.k);
+
+	load(_metadata, prog, "wgs", &c);
+	ALLOC(float, fs, 144);
+	ALLOC(float, fd, 48);
+	for (k = 0; k < 144; k++)
+		fs[k] = (float)k;
+	set_u64(&c, 0, fs_va);
+	set_u64(&c, 1, fd_va);
+	ASSERT_EQ(0, run_portion(self->tm, &c, g, b, NULL, NULL, 0));
+	for (k = 0; k < 48; k++)
+		EXPECT_EQ((float)(k * 3) + (k % 24 < 16 ? 0.5f : 0), fd[k])
+			TH_LOG("fd[%d]", k);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* as_typeN, literals, swizzles of every width, conversions. */
