@@ -54,7 +54,7 @@ struct BackendOptions {
  * version and the built-in library's source. Change it whenever the code
  * the back end emits changes, so that cached executables are rebuilt.
  */
-#define VMGPU_CC_BACKEND_VERSION "vmgpu-backend 5"
+#define VMGPU_CC_BACKEND_VERSION "vmgpu-backend 6"
 
 /* The OpenCL C source of the built-in functions. */
 extern const char clclib_source[];

@@ -455,6 +455,36 @@ void split_vector_ops(Module &m)
 	}
 }
 
+/*
+ * Signed division and remainder by a constant 2^k (k 1..62): a shift
+ * with the bias that rounds toward zero, as LLVM's code generators do
+ * (InstCombine leaves them, and the library's loop would take 64 steps).
+ */
+bool signed_pow2(Instruction *i)
+{
+	unsigned op = i->getOpcode();
+	if (op != Instruction::SDiv && op != Instruction::SRem)
+		return false;
+	auto *c = dyn_cast<ConstantInt>(i->getOperand(1));
+	if (!c || !c->getValue().isPowerOf2() || c->getValue().isOne() ||
+	    c->getValue().isNegative())
+		return false;
+	unsigned k = c->getValue().logBase2();
+	IRBuilder<> b(i);
+	b.SetCurrentDebugLocation(i->getDebugLoc());
+	Value *x = i->getOperand(0);
+	Value *bias = b.CreateLShr(b.CreateAShr(x, 63), 64 - k);
+	Value *t = b.CreateAdd(x, bias), *r;
+
+	if (op == Instruction::SDiv)
+		r = b.CreateAShr(t, k);
+	else
+		r = b.CreateSub(x, b.CreateAnd(t, -((uint64_t)1 << k)));
+	i->replaceAllUsesWith(r);
+	i->eraseFromParent();
+	return true;
+}
+
 void lower_to_library(Module &m)
 {
 	std::vector<Instruction *> todo;
@@ -487,6 +517,8 @@ void lower_to_library(Module &m)
 		const char *name = nullptr;
 		FunctionType *ft;
 
+		if (signed_pow2(i))
+			continue;
 		switch (i->getOpcode()) {
 		case Instruction::UDiv: name = "__vmgpu_udiv64"; break;
 		case Instruction::SDiv: name = "__vmgpu_sdiv64"; break;

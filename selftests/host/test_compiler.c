@@ -572,9 +572,10 @@ TEST_F(cc, int64_division_and_conversions)
 }
 
 /*
- * 64-bit division of vectors (split into one library call per element)
- * and the edges: a zero divisor gives all ones and the dividend, as the
- * ISA's 32-bit division; INT64_MIN / -1 gives INT64_MIN and 0.
+ * 64-bit division of vectors (split into one library call per element,
+ * a signed one by a constant 2^k into shifts) and the edges: a zero
+ * divisor gives all ones and the dividend, as the ISA's 32-bit division;
+ * INT64_MIN / -1 gives INT64_MIN and 0.
  */
 static const char div64v_src[] =
 	"kernel void d64v(global const long4 *a, global const long4 *b,\n"
@@ -587,7 +588,7 @@ static const char div64v_src[] =
 	"	u[2 * i] = as_ulong4(x) / as_ulong4(y);\n"
 	"	u[2 * i + 1] = as_ulong4(x) % as_ulong4(y);\n"
 	"	k[2 * i] = x.lo / 4294967296l;\n"
-	"	k[2 * i + 1] = x.hi % (long2)(-7, 1000000000000l);\n"
+	"	k[2 * i + 1] = x.hi % (long2)(-7, 1099511627776l);\n"
 	"}\n";
 
 static int64_t sdiv_ref(int64_t x, int64_t y)
@@ -648,7 +649,7 @@ TEST_F(cc, int64_vector_division)
 		for (e = 0; e < 4; e++) {
 			int64_t x = a[4 * i + e], y = b[4 * i + e];
 			uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
-			int64_t ky = e == 2 ? -7 : 1000000000000ll;
+			int64_t ky = e == 2 ? -7 : 1099511627776ll;
 
 			ASSERT_EQ(sdiv_ref(x, y), o[8 * i + e]) TH_LOG("%lld / %lld", (long long)x, (long long)y);
 			ASSERT_EQ(srem_ref(x, y), o[8 * i + 4 + e]) TH_LOG("%lld %% %lld", (long long)x, (long long)y);
