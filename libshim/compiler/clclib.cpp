@@ -7,6 +7,12 @@
  * -vmgpu-ndrange-args, __vmgpu_ndrange(n) (ldarg of a hidden parameter's
  * word n).
  *
+ * Three sections are compiled only for a program that calls what they
+ * define (frontend.cpp's build_module looks at the program's undefined
+ * functions): __VMGPU_LIB_CONVERT (convert_*), __VMGPU_LIB_VLOADSTORE
+ * (vload*, vstore*), __VMGPU_LIB_WGCOPY (async_work_group_*,
+ * wait_group_events, prefetch); nothing outside them may call into them.
+ *
  * Accuracy of the math functions: Documentation/compiler.rst, measured by
  * selftests/host/test_compiler_math.c against the C library.
  */
@@ -82,6 +88,7 @@ void OVL mem_fence(cl_mem_fence_flags f) { }
 void OVL read_mem_fence(cl_mem_fence_flags f) { }
 void OVL write_mem_fence(cl_mem_fence_flags f) { }
 
+#ifdef __VMGPU_LIB_WGCOPY	/* built when the program calls them */
 /* ---- work-group copies: done at once, each work-item of the group
  * copying its share (all meet the call with the same arguments, as
  * OpenCL C requires); event_t is a plain value nothing waits on, and
@@ -112,6 +119,7 @@ WGC(long) WGC(ulong) WGC(float)
 /* clang declares it with a generic pointer (AS4 in SPIR) in OpenCL C 1.2 too */
 void OVL wait_group_events(int n, __attribute__((address_space(4))) event_t *l)
 { __vmgpu_bar(); }
+#endif
 
 /* ---- atomics: 32-bit; on local memory ISA version 2's atoms.* ---- */
 #define ATOMICS(AS) \
@@ -731,6 +739,7 @@ float OVL dot(float4 x, float4 y)
 float OVL length(float2 x) { return __builtin_sqrtf(dot(x, x)); }
 float OVL length(float4 x) { return __builtin_sqrtf(dot(x, x)); }
 
+#ifdef __VMGPU_LIB_CONVERT	/* built when the program calls convert_* */
 /* ---- conversions (default rounding: toward zero to integers) ---- */
 /* every width from the scalar one */
 #define CONVN(D, S) \
@@ -762,6 +771,8 @@ long OVL convert_long(float x) { return __vmgpu_f2l(x); }
 ulong OVL convert_ulong(float x) { return __vmgpu_f2ul(x); }
 CONVN(float, long) CONVN(float, ulong) CONVN(long, float) CONVN(ulong, float)
 
+#endif
+#ifdef __VMGPU_LIB_VLOADSTORE	/* built when the program calls vload*, vstore* */
 /* ---- vload / vstore: every type, width and address space ---- */
 #define VLD_(T, AS) \
 T##2 OVL vload2(size_t i, const AS T *p) { p += 2 * i; return (T##2)(p[0], p[1]); } \
@@ -786,6 +797,7 @@ void OVL vstore16(T##16 v, size_t i, AS T *p) \
 	VST_(T, global) VST_(T, local) VST_(T, private)
 VLS_(char) VLS_(uchar) VLS_(short) VLS_(ushort) VLS_(int) VLS_(uint)
 VLS_(long) VLS_(ulong) VLS_(float)
+#endif
 )CLC";
 
 } // namespace vmgpu_cc

@@ -853,6 +853,25 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 	std::vector<std::string> lib_opts;
 	if (o.be.ndrange_args)
 		lib_opts.push_back("-D__VMGPU_NDRANGE_ARGS");
+	/* The large sections of the library only for a program that calls
+	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
+	bool conv = false, vls = false, wg = false;
+	for (Function &f : *m) {
+		StringRef n = f.getName();
+
+		if (!f.isDeclaration())
+			continue;
+		conv |= n.contains("convert_");
+		vls |= n.contains("vload") || n.contains("vstore");
+		wg |= n.contains("async_work_group") ||
+		      n.contains("wait_group_events") || n.contains("prefetch");
+	}
+	if (conv)
+		lib_opts.push_back("-D__VMGPU_LIB_CONVERT");
+	if (vls)
+		lib_opts.push_back("-D__VMGPU_LIB_VLOADSTORE");
+	if (wg)
+		lib_opts.push_back("-D__VMGPU_LIB_WGCOPY");
 	std::unique_ptr<Module> lib = compile_cl(clclib_source,
 						 "<vmgpu-builtins>", lib_opts,
 						 false, ctx, log);
