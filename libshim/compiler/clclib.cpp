@@ -798,6 +798,153 @@ void OVL vstore16(T##16 v, size_t i, AS T *p) \
 VLS_(char) VLS_(uchar) VLS_(short) VLS_(ushort) VLS_(int) VLS_(uint)
 VLS_(long) VLS_(ulong) VLS_(float)
 #endif
+/*
+ * The conversions with _sat and rounding modes (OpenCL C 1.2, 6.2.3),
+ * built for the ones the program calls: the front end defines
+ * __VMGPU_CONVERT_EXT as __VMGPU_CX(int, _sat_rte) __VMGPU_CXF(_rtz) ...,
+ * one per destination type and suffix, each defining every source type
+ * and width. To integers: rounded as the mode says (toward zero without
+ * one), _sat clamps to the type's range and takes NaN to 0 (without
+ * _sat, what the plain conversion gives). To float: exact for types of
+ * up to 16 bits, else rounded as the mode says (to nearest even without
+ * one).
+ */
+#ifdef __VMGPU_CONVERT_EXT
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wtautological-constant-out-of-range-compare"
+#pragma clang diagnostic ignored "-Wtautological-unsigned-zero-compare"
+#pragma clang diagnostic ignored "-Wtautological-compare"
+#pragma clang diagnostic ignored "-Wconstant-conversion"
+#define VMIN_char (-128)
+#define VMAX_char 127
+#define VSGN_char 1
+#define VMIN_uchar 0
+#define VMAX_uchar 255
+#define VSGN_uchar 0
+#define VMIN_short (-32768)
+#define VMAX_short 32767
+#define VSGN_short 1
+#define VMIN_ushort 0
+#define VMAX_ushort 65535
+#define VSGN_ushort 0
+#define VMIN_int (-2147483647 - 1)
+#define VMAX_int 2147483647
+#define VSGN_int 1
+#define VMIN_uint 0
+#define VMAX_uint 4294967295u
+#define VSGN_uint 0
+#define VMIN_long (-9223372036854775807l - 1)
+#define VMAX_long 9223372036854775807l
+#define VSGN_long 1
+#define VMIN_ulong 0
+#define VMAX_ulong 18446744073709551615ul
+#define VSGN_ulong 0
+/* integer to integer, saturating: the bounds compared in the source's
+ * type, only those that can be crossed */
+#define SAT_II(D, S) \
+INL D OVL __vmgpu_sat_##D(S x) \
+{ \
+	if (VSGN_##S && (long)VMIN_##D > (long)VMIN_##S && x < (S)VMIN_##D) \
+		return VMIN_##D; \
+	if ((ulong)VMAX_##D < (ulong)VMAX_##S && x > (S)VMAX_##D) \
+		return (D)VMAX_##D; \
+	return convert_##D(x); \
+}
+/* an integral float to integer, saturating, NaN to 0 (the type's bounds
+ * as floats: exact for the minima, 2^n for the maxima) */
+#define SAT_F(D) \
+SAT_II(D, char) SAT_II(D, uchar) SAT_II(D, short) SAT_II(D, ushort) \
+SAT_II(D, int) SAT_II(D, uint) SAT_II(D, long) SAT_II(D, ulong) \
+INL D OVL __vmgpu_sat_##D(float r) \
+{ \
+	if (r != r) \
+		return 0; \
+	if (r <= (float)VMIN_##D) \
+		return VMIN_##D; \
+	if (r >= (float)VMAX_##D) \
+		return (D)VMAX_##D; \
+	return convert_##D(r); \
+}
+SAT_F(char) SAT_F(uchar) SAT_F(short) SAT_F(ushort) SAT_F(int) SAT_F(uint)
+SAT_F(long) SAT_F(ulong)
+/* a magnitude to float rounded down (toward zero) or up: the nearest,
+ * then one step if it went the other way (exact comparison in ulong;
+ * 2^64 is above every ulong) */
+INL float __vmgpu_u2f_dir(ulong m, int up)
+{
+	float f = __vmgpu_ul2f(m);
+	int above = f >= 18446744073709551616.0f || __vmgpu_f2ul(f) > m;
+	int below = !above && __vmgpu_f2ul(f) < m;
+	if (up && below)
+		f = as_float(as_uint(f) + 1);
+	else if (!up && above)
+		f = as_float(as_uint(f) - 1);
+	return f;
+}
+/* dir: 0 toward zero, 1 toward +inf, -1 toward -inf */
+INL float __vmgpu_i2f_dir(long x, int dir)
+{
+	if (x < 0)
+		return -__vmgpu_u2f_dir(-(ulong)x, dir < 0);
+	return __vmgpu_u2f_dir((ulong)x, dir > 0);
+}
+#define CVT_ID(x) (x)
+/* the scalar conversions to integer type D with suffix M: R rounds a
+ * float, SAT says whether to saturate */
+#define CX1(D, M, R, SAT, S) \
+D OVL convert_##D##M(S x) { return SAT ? __vmgpu_sat_##D(x) : convert_##D(x); }
+#define CXN(D, M, S) \
+D##2 OVL convert_##D##2##M(S##2 x) { return (D##2)(convert_##D##M(x.s0), convert_##D##M(x.s1)); } \
+D##3 OVL convert_##D##3##M(S##3 x) \
+{ return (D##3)(convert_##D##M(x.s0), convert_##D##M(x.s1), convert_##D##M(x.s2)); } \
+D##4 OVL convert_##D##4##M(S##4 x) \
+{ return (D##4)(convert_##D##2##M(x.lo), convert_##D##2##M(x.hi)); } \
+D##8 OVL convert_##D##8##M(S##8 x) \
+{ return (D##8)(convert_##D##4##M(x.lo), convert_##D##4##M(x.hi)); } \
+D##16 OVL convert_##D##16##M(S##16 x) \
+{ return (D##16)(convert_##D##8##M(x.lo), convert_##D##8##M(x.hi)); }
+#define CXI(D, M, R, SAT, S) CX1(D, M, R, SAT, S) CXN(D, M, S)
+#define CX(D, M, R, SAT) \
+CXI(D, M, R, SAT, char) CXI(D, M, R, SAT, uchar) CXI(D, M, R, SAT, short) \
+CXI(D, M, R, SAT, ushort) CXI(D, M, R, SAT, int) CXI(D, M, R, SAT, uint) \
+CXI(D, M, R, SAT, long) CXI(D, M, R, SAT, ulong) \
+D OVL convert_##D##M(float x) \
+{ return SAT ? __vmgpu_sat_##D(R(x)) : convert_##D(R(x)); } \
+CXN(D, M, float)
+#define __VMGPU_CX(D, M) __VMGPU_CX##M(D)
+#define __VMGPU_CX_sat(D) CX(D, _sat, trunc, 1)
+#define __VMGPU_CX_rte(D) CX(D, _rte, rint, 0)
+#define __VMGPU_CX_rtz(D) CX(D, _rtz, trunc, 0)
+#define __VMGPU_CX_rtp(D) CX(D, _rtp, ceil, 0)
+#define __VMGPU_CX_rtn(D) CX(D, _rtn, floor, 0)
+#define __VMGPU_CX_sat_rte(D) CX(D, _sat_rte, rint, 1)
+#define __VMGPU_CX_sat_rtz(D) CX(D, _sat_rtz, trunc, 1)
+#define __VMGPU_CX_sat_rtp(D) CX(D, _sat_rtp, ceil, 1)
+#define __VMGPU_CX_sat_rtn(D) CX(D, _sat_rtn, floor, 1)
+/* to float with a rounding mode: DIR 0 toward zero, 1 up, -1 down, 2
+ * nearest (the plain conversion) */
+#define CXF1(M, DIR, S, BIG) \
+float OVL convert_float##M(S x) \
+{ return !BIG || DIR == 2 ? convert_float(x) : __vmgpu_i2f_dir((long)x, DIR); }
+#define CXF(M, DIR) \
+CXF1(M, DIR, char, 0) CXF1(M, DIR, uchar, 0) CXF1(M, DIR, short, 0) \
+CXF1(M, DIR, ushort, 0) CXF1(M, DIR, int, 1) CXF1(M, DIR, uint, 1) \
+CXF1(M, DIR, long, 1) \
+float OVL convert_float##M(ulong x) \
+{ return DIR == 2 ? convert_float(x) : DIR == -1 || DIR == 0 ? \
+	__vmgpu_u2f_dir(x, 0) : __vmgpu_u2f_dir(x, 1); } \
+float OVL convert_float##M(float x) { return x; } \
+CXN(float, M, char) CXN(float, M, uchar) CXN(float, M, short) \
+CXN(float, M, ushort) CXN(float, M, int) CXN(float, M, uint) \
+CXN(float, M, long) CXN(float, M, ulong) CXN(float, M, float)
+#define __VMGPU_CXF(M) __VMGPU_CXF##M
+#define __VMGPU_CXF_rte CXF(_rte, 2)
+#define __VMGPU_CXF_rtz CXF(_rtz, 0)
+#define __VMGPU_CXF_rtp CXF(_rtp, 1)
+#define __VMGPU_CXF_rtn CXF(_rtn, -1)
+__VMGPU_CONVERT_EXT
+#pragma clang diagnostic pop
+#endif
 )CLC";
 
 } // namespace vmgpu_cc

@@ -853,6 +853,51 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 	std::vector<std::string> lib_opts;
 	if (o.be.ndrange_args)
 		lib_opts.push_back("-D__VMGPU_NDRANGE_ARGS");
+/*
+ * The conversions with _sat or a rounding mode the program calls
+ * (convert_int4_sat_rte...), as the library's __VMGPU_CONVERT_EXT: one
+ * __VMGPU_CX(type, suffix) or __VMGPU_CXF(suffix) each, so that only
+ * those are compiled (all of them would triple a build's time).
+ */
+std::string convert_variants(Module &m)
+{
+	static const std::set<std::string> types = {
+		"char", "uchar", "short", "ushort", "int", "uint", "long",
+		"ulong", "float",
+	};
+	static const std::set<std::string> suffixes = {
+		"_sat", "_rte", "_rtz", "_rtp", "_rtn", "_sat_rte",
+		"_sat_rtz", "_sat_rtp", "_sat_rtn",
+	};
+	std::set<std::string> want;
+	std::string r;
+
+	for (Function &f : m) {
+		StringRef n = f.getName();
+		size_t len = 0;
+
+		if (!f.isDeclaration() || !n.consume_front("_Z") ||
+		    n.consumeInteger(10, len) || len > n.size())
+			continue;
+		n = n.take_front(len);
+		if (!n.consume_front("convert_"))
+			continue;
+		size_t t = n.find_first_of("0123456789_");
+		std::string ty = n.take_front(t).str(), suf;
+		n = n.drop_front(std::min(t, n.size()));
+		n = n.drop_while([](char c) { return c >= '0' && c <= '9'; });
+		suf = n.str();
+		if (!types.count(ty) || !suffixes.count(suf) ||
+		    (ty == "float" && suf.rfind("_sat", 0) == 0))
+			continue;
+		want.insert(ty == "float" ? "__VMGPU_CXF(" + suf + ")" :
+			    "__VMGPU_CX(" + ty + "," + suf + ")");
+	}
+	for (const std::string &w : want)
+		r += (r.empty() ? "" : " ") + w;
+	return r;
+}
+
 	/* The large sections of the library only for a program that calls
 	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
 	bool conv = false, vls = false, wg = false;
@@ -880,6 +925,9 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		return -EINVAL;
 	}
 	lower_to_library(*m);
+	std::string cx = convert_variants(*m);
+	if (!cx.empty())
+		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);
 	/* The library's functions are internal, inlined where called. */
 	for (Function &f : *lib)
 		if (!f.isDeclaration())
