@@ -651,34 +651,6 @@ float OVL cos(float x)
 	return ((q + 1) & 2) ? -v : v;
 }
 float OVL tan(float x) { return sin(x) / cos(x); }
-float OVL native_sin(float x) { return sin(x); }
-float OVL native_cos(float x) { return cos(x); }
-float OVL half_sin(float x) { return sin(x); }
-float OVL half_cos(float x) { return cos(x); }
-float OVL native_tan(float x) { return tan(x); }
-
-/* ---- vector forms, element by element (the back end scalarises) ---- */
-/* 8 and 16 wide: by halves */
-#define V1(R, T, f) \
-R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
-R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
-R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
-R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
-R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
-#define V2(T, f) \
-T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
-T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
-T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
-T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
-T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
-#define V3(T, f) \
-T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
-T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
-T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
-T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
-T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
-V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
-V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
 /* sincos: one reduction, the same values as sin and cos */
 INL float __vmgpu_sincos(float x, float *c)
 {
@@ -709,6 +681,34 @@ float8 OVL sincos(float8 x, AS float8 *c) \
 float16 OVL sincos(float16 x, AS float16 *c) \
 { float8 l, h; float16 v = (float16)(sincos(x.lo, &l), sincos(x.hi, &h)); *c = (float16)(l, h); return v; }
 SINCOS(private) SINCOS(global) SINCOS(local)
+float OVL native_sin(float x) { return sin(x); }
+float OVL native_cos(float x) { return cos(x); }
+float OVL half_sin(float x) { return sin(x); }
+float OVL half_cos(float x) { return cos(x); }
+float OVL native_tan(float x) { return tan(x); }
+
+/* ---- vector forms, element by element (the back end scalarises) ---- */
+/* 8 and 16 wide: by halves */
+#define V1(R, T, f) \
+R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
+R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
+R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
+R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
+R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
+#define V2(T, f) \
+T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
+T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
+T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
+T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
+#define V3(T, f) \
+T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
+T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
+T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
+T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
+T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
+V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
+V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
 V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
 V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
 V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
@@ -797,6 +797,98 @@ void OVL vstore16(T##16 v, size_t i, AS T *p) \
 	VST_(T, global) VST_(T, local) VST_(T, private)
 VLS_(char) VLS_(uchar) VLS_(short) VLS_(ushort) VLS_(int) VLS_(uint)
 VLS_(long) VLS_(ulong) VLS_(float)
+#endif
+/*
+ * half as storage (OpenCL C 1.2, 6.12.7): vload_half[N], vloada_halfN
+ * (exact) and vstore_half[N][_rte|_rtz|_rtp|_rtn], vstorea_halfN...
+ * (rounded as the mode says, to nearest even without one), through
+ * the bits, built when the program calls them. NaN stays NaN (quiet,
+ * the payload's top bits kept), overflow gives infinity or, rounding
+ * toward zero or away from it, the largest finite half.
+ */
+#ifdef __VMGPU_LIB_HALF
+INL float __vmgpu_h2f(ushort h)
+{
+	uint s = (uint)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f)
+		return as_float(s | 0x7f800000 | (m << 13));
+	if (e == 0)	/* subnormal or zero: m 2^-24, exact */
+		return as_float(s | as_uint((float)m * 0x1p-24f));
+	return as_float(s | ((e + 112) << 23) | (m << 13));
+}
+/* mode: 0 to nearest even, 1 toward zero, 2 toward +inf, 3 toward -inf */
+INL ushort __vmgpu_f2h(float f, int mode)
+{
+	uint u = as_uint(f), s = (u >> 16) & 0x8000, a = u & 0x7fffffff, bits;
+	if (a > 0x7f800000)
+		return s | 0x7e00 | ((a >> 13) & 0x3ff);
+	if (a == 0x7f800000)
+		return s | 0x7c00;
+	int up = mode == 2 ? !s : mode == 3 ? s != 0 : 0;
+	int e = a < 0x800000 ? -126 : (int)(a >> 23) - 127;
+	uint mant = (a & 0x7fffff) | (a < 0x800000 ? 0 : 0x800000);
+	if (e > 15) {
+		bits = 0x7c00;
+	} else {
+		/* the bits below half's quantum: 2^-24 for subnormal halves */
+		int sh = e < -14 ? min(13 - 14 - e, 25) : 13;
+		uint q = mant >> sh, rem = mant & ((1u << sh) - 1),
+		     hw = 1u << (sh - 1);
+		if (mode == 0 ? rem > hw || (rem == hw && (q & 1)) : up && rem)
+			q++;
+		/* q's implicit bit carries into the exponent */
+		bits = e < -14 ? q : ((uint)(e + 14) << 10) + q;
+	}
+	if (bits >= 0x7c00)
+		bits = mode == 0 || up ? 0x7c00 : 0x7bff;
+	return s | bits;
+}
+#define VLH_(AS) \
+float OVL vload_half(size_t i, const AS half *p) \
+{ return __vmgpu_h2f(((const AS ushort *)p)[i]); } \
+INL OVL float2 __vmgpu_lh2(const AS ushort *q) \
+{ return (float2)(__vmgpu_h2f(q[0]), __vmgpu_h2f(q[1])); } \
+INL OVL float3 __vmgpu_lh3(const AS ushort *q) \
+{ return (float3)(__vmgpu_h2f(q[0]), __vmgpu_h2f(q[1]), __vmgpu_h2f(q[2])); } \
+INL OVL float4 __vmgpu_lh4(const AS ushort *q) \
+{ return (float4)(__vmgpu_lh2(q), __vmgpu_lh2(q + 2)); } \
+INL OVL float8 __vmgpu_lh8(const AS ushort *q) \
+{ return (float8)(__vmgpu_lh4(q), __vmgpu_lh4(q + 4)); } \
+INL OVL float16 __vmgpu_lh16(const AS ushort *q) \
+{ return (float16)(__vmgpu_lh8(q), __vmgpu_lh8(q + 8)); } \
+VLHN(AS, 2, 2) VLHN(AS, 3, 3) VLHN(AS, 4, 4) VLHN(AS, 8, 8) VLHN(AS, 16, 16) \
+VLHAN(AS, 2, 2) VLHAN(AS, 3, 4) VLHAN(AS, 4, 4) VLHAN(AS, 8, 8) VLHAN(AS, 16, 16)
+#define VLHN(AS, N, STRIDE) float##N OVL vload_half##N(size_t i, const AS half *p) \
+{ return __vmgpu_lh##N((const AS ushort *)p + STRIDE * i); }
+#define VLHAN(AS, N, STRIDE) float##N OVL vloada_half##N(size_t i, const AS half *p) \
+{ return __vmgpu_lh##N((const AS ushort *)p + STRIDE * i); }
+#define VSH_(AS, M, MODE) \
+void OVL vstore_half##M(float v, size_t i, AS half *p) \
+{ ((AS ushort *)p)[i] = __vmgpu_f2h(v, MODE); } \
+INL OVL void __vmgpu_sh2##M(float2 v, AS ushort *q) \
+{ q[0] = __vmgpu_f2h(v.s0, MODE); q[1] = __vmgpu_f2h(v.s1, MODE); } \
+INL OVL void __vmgpu_sh3##M(float3 v, AS ushort *q) \
+{ q[0] = __vmgpu_f2h(v.s0, MODE); q[1] = __vmgpu_f2h(v.s1, MODE); \
+  q[2] = __vmgpu_f2h(v.s2, MODE); } \
+INL OVL void __vmgpu_sh4##M(float4 v, AS ushort *q) \
+{ __vmgpu_sh2##M(v.lo, q); __vmgpu_sh2##M(v.hi, q + 2); } \
+INL OVL void __vmgpu_sh8##M(float8 v, AS ushort *q) \
+{ __vmgpu_sh4##M(v.lo, q); __vmgpu_sh4##M(v.hi, q + 4); } \
+INL OVL void __vmgpu_sh16##M(float16 v, AS ushort *q) \
+{ __vmgpu_sh8##M(v.lo, q); __vmgpu_sh8##M(v.hi, q + 8); } \
+VSHN(AS, M, 2, 2) VSHN(AS, M, 3, 3) VSHN(AS, M, 4, 4) VSHN(AS, M, 8, 8) \
+VSHN(AS, M, 16, 16) VSHAN(AS, M, 2, 2) VSHAN(AS, M, 3, 4) VSHAN(AS, M, 4, 4) \
+VSHAN(AS, M, 8, 8) VSHAN(AS, M, 16, 16)
+#define VSHN(AS, M, N, STRIDE) \
+void OVL vstore_half##N##M(float##N v, size_t i, AS half *p) \
+{ __vmgpu_sh##N##M(v, (AS ushort *)p + STRIDE * i); }
+#define VSHAN(AS, M, N, STRIDE) \
+void OVL vstorea_half##N##M(float##N v, size_t i, AS half *p) \
+{ __vmgpu_sh##N##M(v, (AS ushort *)p + STRIDE * i); }
+#define VSH(AS) VSH_(AS, , 0) VSH_(AS, _rte, 0) VSH_(AS, _rtz, 1) \
+	VSH_(AS, _rtp, 2) VSH_(AS, _rtn, 3)
+VLH_(global) VLH_(local) VLH_(constant) VLH_(private)
+VSH(global) VSH(local) VSH(private)
 #endif
 /*
  * The conversions with _sat and rounding modes (OpenCL C 1.2, 6.2.3),

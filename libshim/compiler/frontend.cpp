@@ -845,14 +845,6 @@ int link_objects(const void *const *objs, const size_t *sizes, unsigned n,
 	return build_module(std::move(all), o, ctx, prog, log);
 }
 
-int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
-		 vmgpu_program *prog, std::string &log)
-{
-	/* The library's work-item functions read the hidden parameters
-	 * only when asked to: without, the kernels stay as they were. */
-	std::vector<std::string> lib_opts;
-	if (o.be.ndrange_args)
-		lib_opts.push_back("-D__VMGPU_NDRANGE_ARGS");
 /*
  * The conversions with _sat or a rounding mode the program calls
  * (convert_int4_sat_rte...), as the library's __VMGPU_CONVERT_EXT: one
@@ -898,9 +890,17 @@ std::string convert_variants(Module &m)
 	return r;
 }
 
+int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
+		 vmgpu_program *prog, std::string &log)
+{
+	/* The library's work-item functions read the hidden parameters
+	 * only when asked to: without, the kernels stay as they were. */
+	std::vector<std::string> lib_opts;
+	if (o.be.ndrange_args)
+		lib_opts.push_back("-D__VMGPU_NDRANGE_ARGS");
 	/* The large sections of the library only for a program that calls
 	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
-	bool conv = false, vls = false, wg = false;
+	bool conv = false, vls = false, wg = false, half = false;
 	for (Function &f : *m) {
 		StringRef n = f.getName();
 
@@ -908,6 +908,8 @@ std::string convert_variants(Module &m)
 			continue;
 		conv |= n.contains("convert_");
 		vls |= n.contains("vload") || n.contains("vstore");
+		half |= (n.contains("vload") || n.contains("vstore")) &&
+			n.contains("_half");
 		wg |= n.contains("async_work_group") ||
 		      n.contains("wait_group_events") || n.contains("prefetch");
 	}
@@ -917,6 +919,11 @@ std::string convert_variants(Module &m)
 		lib_opts.push_back("-D__VMGPU_LIB_VLOADSTORE");
 	if (wg)
 		lib_opts.push_back("-D__VMGPU_LIB_WGCOPY");
+	if (half)
+		lib_opts.push_back("-D__VMGPU_LIB_HALF");
+	std::string cx = convert_variants(*m);
+	if (!cx.empty())
+		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);
 	std::unique_ptr<Module> lib = compile_cl(clclib_source,
 						 "<vmgpu-builtins>", lib_opts,
 						 false, ctx, log);
@@ -925,9 +932,6 @@ std::string convert_variants(Module &m)
 		return -EINVAL;
 	}
 	lower_to_library(*m);
-	std::string cx = convert_variants(*m);
-	if (!cx.empty())
-		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);
 	/* The library's functions are internal, inlined where called. */
 	for (Function &f : *lib)
 		if (!f.isDeclaration())

@@ -326,4 +326,161 @@ TEST_F(cc, convert_every_width)
 	vmgpu_program_destroy(prog);
 }
 
+/* ------------------------------------------------------------------ */
+/* half as storage: vload_half of every bit pattern, vstore_half in every
+ * rounding mode against a reference that searches the halves, and the
+ * vector and aligned forms over global and private memory */
+
+static double h2d(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+
+	if (e == 0x1f)
+		v = m ? NAN : INFINITY;
+	return (h & 0x8000) ? -v : v;
+}
+
+/* mode 0 nearest even, 1 toward zero, 2 up, 3 down */
+static uint16_t d2h_ref(float f, int mode)
+{
+	uint16_t s = signbit(f) ? 0x8000 : 0, lo = 0, hi = 0x7bff, r;
+	double a = fabs((double)f), dl, dh;
+	int away;
+
+	if (isinf(f))
+		return s | 0x7c00;
+	while (lo < hi) {		/* the largest finite half <= a */
+		uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+
+		if (h2d(mid) <= a)
+			lo = mid;
+		else
+			hi = (uint16_t)(mid - 1);
+	}
+	dl = h2d(lo);
+	if (dl == a)
+		return s | lo;
+	dh = lo == 0x7bff ? 65536.0 : h2d((uint16_t)(lo + 1));
+	if (mode == 0)
+		away = a - dl > dh - a || (a - dl == dh - a && (lo & 1));
+	else
+		away = mode == 2 ? !s : mode == 3 ? s != 0 : 0;
+	r = away ? (uint16_t)(lo + 1) : lo;
+	return s | r;
+}
+
+static const char half_src[] =
+	"kernel void hl(global const half *h, global float *o)\n"
+	"{ int i = get_global_id(0); o[i] = vload_half(i, h); }\n"
+	"kernel void hs(global const float *x, global half *o, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	vstore_half(x[i], i, o);\n"
+	"	vstore_half_rte(x[i], i + n, o);\n"
+	"	vstore_half_rtz(x[i], i + 2 * n, o);\n"
+	"	vstore_half_rtp(x[i], i + 3 * n, o);\n"
+	"	vstore_half_rtn(x[i], i + 4 * n, o);\n"
+	"}\n"
+	"kernel void hv(global const half *h, global half *o)\n"
+	"{\n"
+	"	ushort p[16];\n"
+	"	vstore_half16_rtz(vload_half16(0, h), 0, o);\n"
+	"	vstorea_half3_rtp(vloada_half3(5, h), 5, o);\n"
+	"	vstore_half3_rtn(vload_half3(8, h), 8, o);\n"
+	"	vstore_half2(vload_half2(14, h), 14, o);\n"
+	"	vstorea_half4_rte(vloada_half4(8, h), 8, o);\n"
+	"	vstore_half8(vload_half8(1, h), 0, (half *)p);\n"
+	"	vstorea_half8_rtn(vloada_half8(0, (const half *)p), 5, o);\n"
+	"}\n";
+
+TEST_F(cc, half_loads_and_stores)
+{
+	const uint32_t nx = 4096;
+	struct vmgpu_program *prog = build(_metadata, half_src, NULL);
+	ALLOC(uint16_t, h, 65536);
+	ALLOC(float, f, 65536);
+	ALLOC(float, x, nx);
+	ALLOC(uint16_t, o, 5 * nx);
+	unsigned i, m, bad = 0;
+	struct ck c;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < 65536; i++)
+		h[i] = (uint16_t)i;
+	load(_metadata, prog, "hl", &c);
+	set_u64(&c, 0, h_va);
+	set_u64(&c, 1, f_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 65536, 128));
+	for (i = 0; i < 65536; i++) {
+		double want = h2d((uint16_t)i);
+
+		if (isnan(want) ? !isnan(f[i]) : (double)f[i] != want ||
+		    !signbit(f[i]) != !signbit(want))
+			if (bad++ < 10)
+				fprintf(stderr, "# vload_half(%#x): %a\n", i, f[i]);
+	}
+	EXPECT_EQ(0, bad);
+	vg_kernel_free(c.k);
+
+	bad = 0;
+	for (i = 0; i < nx; i++) {
+		uint32_t r = rng();
+
+		if (i < 2048)	/* around every half: exact, halfway, between */
+			x[i] = (float)(h2d((uint16_t)(r & 0xfbff)) *
+				       (1 + (double)(i % 5 - 2) * 0x1p-12));
+		else
+			memcpy(&x[i], &r, 4);
+	}
+	x[0] = 65504; x[1] = 65519.99f; x[2] = 65520; x[3] = -65520;
+	x[4] = 1e9f; x[5] = -1e9f; x[6] = 0x1p-25f; x[7] = 0x1.000002p-25f;
+	x[8] = -0x1p-25f; x[9] = 1e-40f; x[10] = -1e-40f; x[11] = 0x1.ffcp-15f;
+	x[12] = 0x1.ffep-15f; x[13] = NAN; x[14] = INFINITY; x[15] = -0.0f;
+	load(_metadata, prog, "hs", &c);
+	set_u64(&c, 0, x_va);
+	set_u64(&c, 1, o_va);
+	set_u32(&c, 2, nx);
+	ASSERT_EQ(0, run1d(self->tm, &c, nx, 128));
+	for (m = 0; m < 5; m++)
+		for (i = 0; i < nx; i++) {
+			uint16_t got = o[m * nx + i], want;
+
+			if (isnan(x[i])) {
+				if ((got & 0x7c00) != 0x7c00 || !(got & 0x3ff))
+					bad++;
+				continue;
+			}
+			want = d2h_ref(x[i], m ? m - 1 : 0);
+			if (got != want && bad++ < 10)
+				fprintf(stderr, "# vstore_half mode %u (%a): %#x, want %#x\n",
+					m, x[i], got, want);
+		}
+	EXPECT_EQ(0, bad);
+	vg_kernel_free(c.k);
+
+	/* the vector forms: finite halves round-trip exactly whatever the
+	 * mode; vloada_half3/vstorea_half3 four apart */
+	for (i = 0; i < 64; i++)
+		h[i] = (uint16_t)(rng() % 0x7c00 | (i & 1) << 15);
+	memset(o, 0, 64 * 2);
+	load(_metadata, prog, "hv", &c);
+	set_u64(&c, 0, h_va);
+	set_u64(&c, 1, o_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	for (i = 0; i < 64; i++) {
+		int written = i < 16 || (i >= 20 && i < 23) || (i >= 24 && i < 27) ||
+			      (i >= 28 && i < 30) || (i >= 32 && i < 36) ||
+			      (i >= 40 && i < 48);
+		uint16_t want = !written ? 0 : (i >= 40 ? h[i - 40 + 8] : h[i]);
+
+		if (i >= 32 && i < 36)	/* vstorea_half4 at 8: 32..35 */
+			want = h[i];
+		EXPECT_EQ(want, o[i]) TH_LOG("o[%u]", i);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 TEST_HARNESS_MAIN
