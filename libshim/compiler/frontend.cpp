@@ -227,9 +227,12 @@ std::string pretty(StringRef mangled)
 }
 
 /*
- * Does @st put the address of local memory (a pointer, or one converted to
- * an integer) where other work-groups can read it? Local memory is the
- * block's shared memory: its offsets mean nothing outside the block.
+ * Does @st put a pointer to local memory where other work-groups can read
+ * it? Local memory is the block's shared memory: its offsets mean nothing
+ * outside the block. An address converted to an integer is a number, not
+ * a pointer (OpenCL C's local addresses are each group's own; the CTS's
+ * kernel_memory_alignment_local stores them to check their alignment):
+ * it may be stored (Documentation/compiler.rst, SPEC P8).
  */
 bool escapes_local(const StoreInst *st)
 {
@@ -238,14 +241,19 @@ bool escapes_local(const StoreInst *st)
 	if (st->getPointerAddressSpace() != AS_GLOBAL_MEM)
 		return false;
 	while (auto *c = dyn_cast<CastInst>(v)) {
+		if (isa<PtrToIntInst>(c))
+			return false;
 		if (c->getSrcTy()->isPointerTy() &&
 		    c->getSrcTy()->getPointerAddressSpace() == AS_LOCAL_MEM)
 			return true;
 		v = c->getOperand(0);
 	}
-	if (auto *ce = dyn_cast<ConstantExpr>(v))
+	if (auto *ce = dyn_cast<ConstantExpr>(v)) {
+		if (ce->getOpcode() == Instruction::PtrToInt)
+			return false;
 		if (ce->isCast())
 			v = ce->getOperand(0);
+	}
 	return v->getType()->isPointerTy() &&
 	       v->getType()->getPointerAddressSpace() == AS_LOCAL_MEM;
 }

@@ -436,7 +436,9 @@ int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
  * the bytes are copied when the instance is made.
  */
 #define VMGPU_RT_ARG_LOCAL		0x100u
-#define VMGPU_RT_LOCAL_ALIGN		16u
+/* 128: the alignment of OpenCL C's largest type (long16), which a __local
+ * pointer parameter may point to */
+#define VMGPU_RT_LOCAL_ALIGN		128u
 struct vmgpu_rt_arg {
 	uint32_t type;			/* VMGPU_PARAM_*, VMGPU_RT_ARG_LOCAL */
 	union {
