@@ -666,6 +666,16 @@ void Backend::cast_inst(CastInst &i)
 		vmap[&i] = copy(r(val(s)));
 		return;
 	case Instruction::PtrToInt:
+		if (is_table(s)) {
+			/* a program-scope constant array's address: its
+			 * 32-bit offset in shared memory (a number; its
+			 * alignment is the array's) */
+			int v = val(s);
+			vmap[&i] = db == 64 ? mkpair(r(v), r(mov_imm(0))) :
+				   mask_narrow(v, db);
+			return;
+		}
+		[[fallthrough]];
 	case Instruction::IntToPtr:
 		if (sb == db)
 			vmap[&i] = copy(r(val(s)));
@@ -1292,7 +1302,8 @@ void Backend::select_inst(Instruction &i)
 		if (!op->getType()->isPointerTy() || !is_table(op))
 			continue;
 		if ((isa<GetElementPtrInst>(i) && k == 0) ||
-		    (isa<LoadInst>(i) && k == 0) || isa<CallInst>(i))
+		    (isa<LoadInst>(i) && k == 0) || isa<CallInst>(i) ||
+		    isa<PtrToIntInst>(i))
 			continue;
 		error(&i, "a pointer into a program-scope constant array may "
 		      "only be indexed and loaded from");

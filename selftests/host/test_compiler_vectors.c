@@ -331,6 +331,40 @@ TEST_F(cc, work_group_copies)
 	vmgpu_program_destroy(prog);
 }
 
+/*
+ * The address of a program-scope constant array as an integer (the CTS's
+ * kernel_memory_alignment_constant): its offset in shared memory, at
+ * the array's alignment, and read through it still.
+ */
+TEST_F(cc, constant_array_address_as_integer)
+{
+	static const char src[] =
+		"constant char m0[3] = { 1, 2, 3 };\n"
+		"constant short4 m1[3] = { (short4)(7) };\n"
+		"constant float16 m2[3] = { (float16)(1.5f) };\n"
+		"kernel void k(global ulong *r)\n"
+		"{\n"
+		"	r[0] = (ulong)&m0[0]; r[1] = (ulong)&m1[1];\n"
+		"	r[2] = (ulong)&m2[0]; r[3] = (ulong)&m2[1];\n"
+		"	r[4] = m0[2] + m1[0].w + (int)m2[0].sf;\n"
+		"}\n";
+	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct ck c;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "k", &c);
+	ALLOC(uint64_t, r, 5);
+	set_u64(&c, 0, r_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	EXPECT_EQ(0, r[1] % 8);
+	EXPECT_EQ(0, r[2] % 64);
+	EXPECT_EQ(64, r[3] - r[2]);
+	EXPECT_GT(VMGPU_MAX_SHARED_BYTES, r[3]);
+	EXPECT_EQ(3 + 7 + 1, r[4]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* as_typeN, literals, swizzles of every width, conversions. */
