@@ -6,9 +6,9 @@
  * private area), vloadN/vstoreN of every width over global, local,
  * constant and private memory, as_typeN (3-component rules included),
  * vector literals, swizzles of every width and conversions of every
- * width; the format's checks of the new parameter type; disassembly
- * that assembles back. Run through the interpreter (testcc.h) and
- * compared with C.
+ * width, 64-bit division of vectors; the format's checks of the new
+ * parameter type; disassembly that assembles back. Run through the
+ * interpreter (testcc.h) and compared with C.
  */
 #include <math.h>
 
@@ -553,6 +553,102 @@ TEST(bytes_parameter_format)
 							 sizeof(err))) TH_LOG("%s", bad[i]);
 		}
 	}
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * 64-bit division of vectors (split into one library call per element,
+ * a signed one by a constant 2^k into shifts) and the edges: a zero
+ * divisor gives all ones and the dividend, as the ISA's 32-bit division;
+ * INT64_MIN / -1 gives INT64_MIN and 0.
+ */
+static const char div64v_src[] =
+	"kernel void d64v(global const long4 *a, global const long4 *b,\n"
+	"                 global long4 *o, global ulong4 *u, global long2 *k)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	long4 x = a[i], y = b[i];\n"
+	"	o[2 * i] = x / y;\n"
+	"	o[2 * i + 1] = x % y;\n"
+	"	u[2 * i] = as_ulong4(x) / as_ulong4(y);\n"
+	"	u[2 * i + 1] = as_ulong4(x) % as_ulong4(y);\n"
+	"	k[2 * i] = x.lo / 4294967296l;\n"
+	"	k[2 * i + 1] = x.hi % (long2)(-7, 1099511627776l);\n"
+	"}\n";
+
+static int64_t sdiv_ref(int64_t x, int64_t y)
+{
+	if (!y)
+		return -1;
+	if (x == INT64_MIN && y == -1)
+		return INT64_MIN;
+	return x / y;
+}
+
+static int64_t srem_ref(int64_t x, int64_t y)
+{
+	if (!y)
+		return x;
+	if (x == INT64_MIN && y == -1)
+		return 0;
+	return x % y;
+}
+
+TEST_F(cc, int64_vector_division)
+{
+	const uint32_t n = 128;		/* threads, 4 elements each */
+	static const int64_t edge[] = {
+		INT64_MIN, -1, 0, 1, INT64_MAX, INT64_MIN + 1, 4294967296ll,
+		-4294967296ll, 4294967295ll, 3, -3, 0x7fffffff, (int64_t)0x80000000ll,
+	};
+	const uint32_t ne = sizeof(edge) / sizeof(edge[0]);
+	struct vmgpu_program *prog = build(_metadata, div64v_src, NULL);
+	struct ck c;
+	ALLOC(int64_t, a, 4 * n);
+	ALLOC(int64_t, b, 4 * n);
+	ALLOC(int64_t, o, 8 * n);
+	ALLOC(uint64_t, u, 8 * n);
+	ALLOC(int64_t, k, 4 * n);
+	uint32_t i, e;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < 4 * n; i++) {
+		if (i < ne * ne) {		/* every pair of edges */
+			a[i] = edge[i / ne];
+			b[i] = edge[i % ne];
+			continue;
+		}
+		a[i] = (int64_t)((uint64_t)rng() << 32 ^ rng());
+		b[i] = (int64_t)(((uint64_t)rng() << 32 ^ rng()) >> (rng() % 64));
+		if (i & 1)
+			b[i] = -b[i];
+	}
+	load(_metadata, prog, "d64v", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, o_va);
+	set_u64(&c, 3, u_va);
+	set_u64(&c, 4, k_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 64));
+	for (i = 0; i < n; i++)
+		for (e = 0; e < 4; e++) {
+			int64_t x = a[4 * i + e], y = b[4 * i + e];
+			uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+			int64_t ky = e == 2 ? -7 : 1099511627776ll;
+
+			ASSERT_EQ(sdiv_ref(x, y), o[8 * i + e]) TH_LOG("%lld / %lld", (long long)x, (long long)y);
+			ASSERT_EQ(srem_ref(x, y), o[8 * i + 4 + e]) TH_LOG("%lld %% %lld", (long long)x, (long long)y);
+			ASSERT_EQ(uy ? ux / uy : ~0ull, u[8 * i + e]);
+			ASSERT_EQ(uy ? ux % uy : ux, u[8 * i + 4 + e]);
+			if (e < 2) {
+				ASSERT_EQ(x / 4294967296ll, k[4 * i + e]);
+			} else {
+				ASSERT_EQ(x % ky, k[4 * i + e]);
+			}
+		}
+	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
 }
 
