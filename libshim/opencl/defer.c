@@ -115,6 +115,30 @@ bool vcl_deferred_marker(cl_command_queue q, cl_uint n, const cl_event *list)
 	return needed(q, n, list, !n);
 }
 
+static cl_int rect_call(struct cmd *c, cl_event *inner)
+{
+	const struct _cl_icd_dispatch *d = c->q->dispatch;
+	const struct vcl_rect *r = &c->rect;
+
+	switch (c->type) {
+	case CL_COMMAND_READ_BUFFER_RECT:
+		return d->clEnqueueReadBufferRect(c->q, c->m, CL_FALSE, r->o1,
+						  r->o2, r->region, r->rp1,
+						  r->sp1, r->rp2, r->sp2,
+						  r->ptr, 0, NULL, inner);
+	case CL_COMMAND_WRITE_BUFFER_RECT:
+		return d->clEnqueueWriteBufferRect(c->q, c->m, CL_FALSE, r->o1,
+						   r->o2, r->region, r->rp1,
+						   r->sp1, r->rp2, r->sp2,
+						   r->ptr, 0, NULL, inner);
+	default:
+		return d->clEnqueueCopyBufferRect(c->q, c->m, c->m2, r->o1,
+						  r->o2, r->region, r->rp1,
+						  r->sp1, r->rp2, r->sp2, 0,
+						  NULL, inner);
+	}
+}
+
 /* Run @c's command as the synchronous one; its own event to *@inner. */
 static cl_int call(struct cmd *c, cl_event *inner)
 {
@@ -155,8 +179,7 @@ static cl_int call(struct cmd *c, cl_event *inner)
 						 c->has_local ? c->local :
 						 NULL, 0, NULL, inner);
 	case C_RECT:
-		return vcl_rect_run(c->q, c->type, c->m, c->m2, &c->rect,
-				    inner);
+		return rect_call(c, inner);
 	case C_MIGRATE:
 		return d->clEnqueueMigrateMemObjects(c->q, c->nargmem,
 						     c->argmem, c->migrate,

@@ -184,39 +184,6 @@ cl_int vcl_clReleaseKernel(cl_kernel kernel)
 	}
 }
 
-void vcl_kernel_args_free(struct vcl_arg *args, cl_uint n)
-{
-	cl_uint i;
-
-	for (i = 0; i < n; i++) {
-		free(args[i].bytes);
-		args[i].bytes = NULL;
-	}
-}
-
-int vcl_kernel_args_dup(struct vcl_arg *args, cl_uint n)
-{
-	cl_uint i;
-
-	for (i = 0; i < n; i++) {
-		void *b;
-
-		if (!args[i].bytes)
-			continue;
-		b = malloc(VMGPU_PARAM_BYTES_SIZE(args[i].a.type));
-		if (!b) {
-			while (i--)
-				if (args[i].bytes)
-					free(args[i].bytes);
-			return -1;
-		}
-		memcpy(b, args[i].bytes, VMGPU_PARAM_BYTES_SIZE(args[i].a.type));
-		args[i].bytes = b;
-		args[i].a.bytes = b;
-	}
-	return 0;
-}
-
 /* Not thread-safe on one kernel, as OpenCL 1.2 allows. */
 cl_int vcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
 			  size_t arg_size, const void *arg_value)

@@ -341,6 +341,9 @@ static cl_int check_queue_mem(cl_command_queue q, cl_mem m)
 	return m->ctx != q->ctx ? CL_INVALID_CONTEXT : CL_SUCCESS;
 }
 
+static cl_int rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
+		       cl_mem m2, const struct vcl_rect *r, cl_event *event);
+
 /*
  * Every Rect command, checked, then deferred behind a user event
  * (defer.c) or done after what it waits for: its arguments are checked
@@ -359,7 +362,7 @@ static cl_int rect_enqueue(cl_command_queue q, cl_command_type type,
 	err = vcl_wait_for(q, n, list);
 	if (err)
 		return err;
-	return vcl_rect_run(q, type, m, m2, r, event);
+	return rect_run(q, type, m, m2, r, event);
 }
 
 static cl_int rect_rw(cl_command_queue q, cl_mem buf, bool write,
@@ -391,9 +394,12 @@ static cl_int rect_rw(cl_command_queue q, cl_mem buf, bool write,
 			    buf, NULL, &r, blocking, n, list, event);
 }
 
-/* The rows of a checked Rect command; m2: a copy's destination. */
-cl_int vcl_rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
-		    cl_mem m2, const struct vcl_rect *r, cl_event *event)
+/*
+ * The rows of a checked Rect command, what it waits for done; m2: a
+ * copy's destination.
+ */
+static cl_int rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
+		       cl_mem m2, const struct vcl_rect *r, cl_event *event)
 {
 	struct vmgpu_rt *rt = q->ctx->platform->rt;
 	cl_ulong t0 = vcl_now_ns();

@@ -353,9 +353,6 @@ struct vcl_rect {
 	size_t rp1, sp1, rp2, sp2;
 	void *ptr;
 };
-/* Do it now (what it waits for is done); its complete event to *@event. */
-cl_int vcl_rect_run(cl_command_queue q, cl_command_type type, cl_mem m,
-		    cl_mem m2, const struct vcl_rect *r, cl_event *event);
 cl_int vcl_defer_rect(cl_command_queue q, cl_command_type type, cl_mem m,
 		      cl_mem m2, const struct vcl_rect *rect, cl_bool blocking,
 		      cl_uint n, const cl_event *list, cl_event *event);
@@ -380,9 +377,9 @@ void vcl_defer_finish(struct _cl_command_queue *q);
  */
 int vcl_kernel_attributes(struct _cl_kernel *k);
 /*
- * kernel.c: give each by-value argument of @args (@n) a copy of its own
- * bytes (a clone's); -1 (each freed) if out of memory. vcl_kernel_args_free()
- * frees them.
+ * kernel_args.c: give each by-value argument of @args (@n) a copy of its
+ * own bytes (a clone's); -1 (each freed) if out of memory.
+ * vcl_kernel_args_free() frees them.
  */
 int vcl_kernel_args_dup(struct vcl_arg *args, cl_uint n);
 void vcl_kernel_args_free(struct vcl_arg *args, cl_uint n);
