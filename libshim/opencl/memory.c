@@ -651,6 +651,43 @@ static cl_int end(cl_command_queue q, cl_command_type type, int rterr,
 	return CL_SUCCESS;
 }
 
+/* A read or write of @size bytes at @offset: checked, deferred or done. */
+static cl_int buffer_rw(cl_command_queue q, cl_mem buf, bool write,
+			cl_bool blocking, size_t offset, size_t size,
+			void *ptr, cl_uint n, const cl_event *list,
+			cl_event *event)
+{
+	struct vmgpu_rt *rt;
+	cl_int err = check_range(q, buf, offset, size);
+	cl_ulong t0;
+	int r;
+
+	if (!err && (!ptr || !size))
+		err = CL_INVALID_VALUE;
+	if (!err && (buf->flags & ((write ? CL_MEM_HOST_READ_ONLY :
+					    CL_MEM_HOST_WRITE_ONLY) |
+				   CL_MEM_HOST_NO_ACCESS)))
+		err = CL_INVALID_OPERATION;
+	if (err)
+		return err;
+	if (vcl_deferred(q, n, list))
+		return write ? vcl_defer_write(q, buf, blocking, offset, size,
+					       ptr, n, list, event) :
+			       vcl_defer_read(q, buf, blocking, offset, size,
+					      ptr, n, list, event);
+	t0 = vcl_now_ns();
+	err = vcl_wait_for(q, n, list);
+	if (err)
+		return err;
+	rt = buf->ctx->platform->rt;
+	r = write ? vmgpu_rt_buffer_write(rt, buf->buf, buf->origin + offset,
+					  ptr, size) :
+		    vmgpu_rt_buffer_read(rt, buf->buf, buf->origin + offset,
+					 ptr, size);
+	return end(q, write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER,
+		   r, t0, event);
+}
+
 cl_int vcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       cl_bool blocking_read, size_t offset,
 			       size_t size, void *ptr,
@@ -658,31 +695,9 @@ cl_int vcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
 			       const cl_event *event_wait_list,
 			       cl_event *event)
 {
-	cl_int err = check_range(command_queue, buffer, offset, size);
-	cl_ulong t0;
-
-	if (!err && (!ptr || !size))
-		err = CL_INVALID_VALUE;
-	if (!err && (buffer->flags & (CL_MEM_HOST_WRITE_ONLY |
-				      CL_MEM_HOST_NO_ACCESS)))
-		err = CL_INVALID_OPERATION;
-	if (err)
-		return err;
-	if (vcl_deferred(command_queue, num_events_in_wait_list,
-			 event_wait_list))
-		return vcl_defer_read(command_queue, buffer, blocking_read,
-				      offset, size, ptr,
-				      num_events_in_wait_list, event_wait_list,
-				      event);
-	t0 = vcl_now_ns();
-	err = vcl_wait_for(command_queue, num_events_in_wait_list,
-			   event_wait_list);
-	if (err)
-		return err;
-	return end(command_queue, CL_COMMAND_READ_BUFFER,
-		   vmgpu_rt_buffer_read(buffer->ctx->platform->rt, buffer->buf,
-					buffer->origin + offset, ptr, size),
-		   t0, event);
+	return buffer_rw(command_queue, buffer, false, blocking_read, offset,
+			 size, ptr, num_events_in_wait_list, event_wait_list,
+			 event);
 }
 
 cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -692,31 +707,9 @@ cl_int vcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
 				const cl_event *event_wait_list,
 				cl_event *event)
 {
-	cl_int err = check_range(command_queue, buffer, offset, size);
-	cl_ulong t0;
-
-	if (!err && (!ptr || !size))
-		err = CL_INVALID_VALUE;
-	if (!err && (buffer->flags & (CL_MEM_HOST_READ_ONLY |
-				      CL_MEM_HOST_NO_ACCESS)))
-		err = CL_INVALID_OPERATION;
-	if (err)
-		return err;
-	if (vcl_deferred(command_queue, num_events_in_wait_list,
-			 event_wait_list))
-		return vcl_defer_write(command_queue, buffer, blocking_write,
-				       offset, size, ptr,
-				       num_events_in_wait_list, event_wait_list,
-				       event);
-	t0 = vcl_now_ns();
-	err = vcl_wait_for(command_queue, num_events_in_wait_list,
-			   event_wait_list);
-	if (err)
-		return err;
-	return end(command_queue, CL_COMMAND_WRITE_BUFFER,
-		   vmgpu_rt_buffer_write(buffer->ctx->platform->rt, buffer->buf,
-					 buffer->origin + offset, ptr, size),
-		   t0, event);
+	return buffer_rw(command_queue, buffer, true, blocking_write, offset,
+			 size, (void *)ptr, num_events_in_wait_list,
+			 event_wait_list, event);
 }
 
 cl_int vcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src,
