@@ -2,16 +2,19 @@
 /*
  * vmgpu-cc: compile OpenCL C kernels to vmgpu executables.
  *
- *   vmgpu-cc [-o DIR | --library FILE] [-D NAME[=VALUE]]... [-I DIR]...
- *            [-O OPTIONS] [-S] SOURCE
+ *   vmgpu-cc [-o DIR|FILE.vx | --library FILE] [-D NAME[=VALUE]]...
+ *            [-I DIR]... [-O0|-O1|-O2|-O3|-Os] [-O OPTIONS] [-S] SOURCE
  *
  * Writes DIR/KERNEL.vx for every kernel of SOURCE (DIR defaults to the
- * current directory and is created, with its parents, when missing) and
+ * current directory and is created, with its parents, when missing; -o
+ * FILE.vx, not a directory, is the file of a program's one kernel) and
  * prints the build log (clang's and the back
  * end's diagnostics, FILE:LINE:COL) on stderr. -S prints each kernel's
- * disassembly on stdout as well. --library FILE writes a kernel library
- * instead: the source, its options and the executables for every ISA
- * version it compiles for (Documentation/compiler.rst). The exit status
+ * disassembly on stdout as well. -O0 .. -O3 and -Os are accepted as C
+ * compilers take them and change nothing: the compiler always runs LLVM's
+ * O2 pipeline (its back end needs O2's SSA form). --library FILE writes a
+ * kernel library instead: the source, its options and the executables
+ * for every ISA version it compiles for (Documentation/compiler.rst). The exit status
  * is 1 on a compile error or an unwritable output, 2 on bad usage.
  */
 #include <errno.h>
@@ -27,15 +30,22 @@
 static const struct tool tool = {
 	.name = "vmgpu-cc",
 	.usage =
-	"usage: vmgpu-cc [-o DIR | --library FILE] [-D NAME[=VALUE]]...\n"
-	"                [-I DIR]... [-O OPTIONS] [-S] SOURCE\n"
+	"usage: vmgpu-cc [-o DIR|FILE.vx | --library FILE] [-D NAME[=VALUE]]...\n"
+	"                [-I DIR]... [-O0|-O1|-O2|-O3|-Os] [-O OPTIONS] [-S]\n"
+	"                SOURCE\n"
 	"Compile the OpenCL C 1.2 kernels of SOURCE into vmgpu executables,\n"
 	"DIR/KERNEL.vx for each kernel; the build log goes to standard error.\n"
-	"  -o DIR          output directory, created if missing (default: .)\n"
+	"  -o DIR          output directory, created if missing (default: .);\n"
+	"                  a name ending in .vx that is no directory: the\n"
+	"                  file of a program's one kernel\n"
 	"  --library FILE  write a kernel library instead: the source and\n"
 	"                  the executables for each ISA version it compiles for\n"
 	"  -D NAME[=VALUE] define a macro\n"
 	"  -I DIR          add an include directory\n"
+	"  -O0, -O1, -O2, -O3, -Os\n"
+	"                  accepted for C compilers' sake, all the same: the\n"
+	"                  compiler always optimises as LLVM's -O2 (its back\n"
+	"                  end needs the optimised SSA form)\n"
 	"  -O OPTIONS      more build options (Documentation/compiler.rst),\n"
 	"                  e.g. \"-cl-fast-relaxed-math -vmgpu-max-regs=32\"\n"
 	"  -S              print each kernel's disassembly on standard output\n"
@@ -162,7 +172,7 @@ int main(int argc, char **argv)
 		{ "library", required_argument, NULL, 'L' },
 		TOOL_COMMON_OPTIONS
 	};
-	const char *dir = ".", *in, *library = NULL;
+	const char *dir = ".", *in, *library = NULL, *file = NULL;
 	char *opts = strdup(""), *src, *log = NULL;
 	struct vmgpu_program *prog;
 	int c, r, i, n, dis = 0, rc = 0;
@@ -183,6 +193,18 @@ int main(int argc, char **argv)
 			r = append(&opts, "-I", optarg);
 			break;
 		case 'O':
+			/*
+			 * -O0 .. -O3, -Os (also as -O 2): a level, which
+			 * changes nothing (the usage says why). Else build
+			 * options, which begin with '-': "-Ofoo" is a bad
+			 * level, named as given.
+			 */
+			if (strlen(optarg) == 1 && strchr("0123s", *optarg))
+				break;
+			if (*optarg != '-')
+				tool_usage_error(&tool, "unknown optimisation level "
+						 "'-O%s' (-O0, -O1, -O2, -O3, -Os)",
+						 optarg);
 			r = append(&opts, optarg, NULL);
 			break;
 		case 'S':
@@ -224,8 +246,29 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmgpu-cc: %s: %s\n", in, strerror(-r));
 		return 1;
 	}
-	/* Only now: a source that does not compile leaves no directory. */
+	n = vmgpu_program_kernel_count(prog);
+	/*
+	 * -o FILE.vx (not a directory there): the one kernel's executable
+	 * in that file, as a C compiler's -o names its output.
+	 */
 	{
+		size_t l = strlen(dir);
+		struct stat st;
+
+		if (l > 3 && !strcmp(dir + l - 3, ".vx") &&
+		    (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
+			if (n != 1) {
+				fprintf(stderr, "vmgpu-cc: -o %s names a file, and the "
+					"program has %d kernels: give a directory\n",
+					dir, n);
+				vmgpu_program_destroy(prog);
+				return 1;
+			}
+			file = dir;
+		}
+	}
+	/* Only now: a source that does not compile leaves no directory. */
+	if (!file) {
 		char path[4096];
 
 		if (make_dirs(dir, path, sizeof(path))) {
@@ -235,7 +278,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	n = vmgpu_program_kernel_count(prog);
 	for (i = 0; i < n; i++) {
 		const char *name = vmgpu_program_kernel_name(prog, i);
 		char path[4096], err[256], *text;
@@ -244,7 +286,10 @@ int main(int argc, char **argv)
 		FILE *f;
 
 		vmgpu_program_kernel_image(prog, name, &image, &bytes);
-		snprintf(path, sizeof(path), "%s/%s.vx", dir, name);
+		if (file)
+			snprintf(path, sizeof(path), "%s", file);
+		else
+			snprintf(path, sizeof(path), "%s/%s.vx", dir, name);
 		f = fopen(path, "wb");
 		if (f && fwrite(image, 1, bytes, f) != bytes) {
 			fclose(f);
