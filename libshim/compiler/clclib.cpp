@@ -7,11 +7,13 @@
  * -vmgpu-ndrange-args, __vmgpu_ndrange(n) (ldarg of a hidden parameter's
  * word n).
  *
- * Three sections are compiled only for a program that calls what they
+ * Some sections are compiled only for a program that calls what they
  * define (frontend.cpp's build_module looks at the program's undefined
  * functions): __VMGPU_LIB_CONVERT (convert_*), __VMGPU_LIB_VLOADSTORE
  * (vload*, vstore*), __VMGPU_LIB_WGCOPY (async_work_group_*,
- * wait_group_events, prefetch); nothing outside them may call into them.
+ * wait_group_events, prefetch), __VMGPU_LIB_HALF (vload_half...),
+ * __VMGPU_LIB_SELECT (select, bitselect, any, all), __VMGPU_LIB_SHUFFLE
+ * (shuffle, shuffle2); nothing outside them may call into them.
  *
  * Accuracy of the math functions: Documentation/compiler.rst, measured by
  * selftests/host/test_compiler_math.c against the C library.
@@ -345,7 +347,8 @@ float OVL clamp(float x, float lo, float hi) { return fmin(fmax(x, lo), hi); }
 float OVL copysign(float x, float y) { return __builtin_copysignf(x, y); }
 float OVL mix(float x, float y, float a) { return x + (y - x) * a; }
 float OVL step(float e, float x) { return x < e ? 0.0f : 1.0f; }
-float OVL sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; }
+/* sign: +-0 kept, NaN gives 0 (6.12.4) */
+float OVL sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? x : 0.0f; }
 float OVL native_divide(float x, float y) { return x / y; }
 float OVL native_recip(float x) { return 1.0f / x; }
 float OVL half_divide(float x, float y) { return x / y; }
@@ -729,15 +732,197 @@ T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
 T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
 VS(float, 2) VS(float, 3) VS(float, 4) VS(float, 8) VS(float, 16)
 VSI(int, 2) VSI(int, 3) VSI(int, 4) VSI(int, 8) VSI(int, 16)
+
+/* ---- common functions (OpenCL C 1.2, 6.12.4) ---- */
+float OVL degrees(float r) { return 57.295779513082321f * r; }
+float OVL radians(float d) { return 0.017453292519943295f * d; }
+float OVL smoothstep(float e0, float e1, float x)
+{
+	float t = clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+	return t * t * (3.0f - 2.0f * t);
+}
+V1(float, float, degrees) V1(float, float, radians) V1(float, float, sign)
+V2(float, step) V3(float, smoothstep)
+#define VSC(N) \
+float##N OVL step(float e, float##N x) { return step((float##N)(e), x); } \
+float##N OVL smoothstep(float e0, float e1, float##N x) \
+{ return smoothstep((float##N)(e0), (float##N)(e1), x); }
+VSC(2) VSC(3) VSC(4) VSC(8) VSC(16)
+
+/* ---- geometric functions (6.12.5): float, float2, float3, float4 ---- */
 float OVL dot(float x, float y) { return x * y; }
 float OVL dot(float2 x, float2 y) { return __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0); }
+float OVL dot(float3 x, float3 y)
+{
+	return __builtin_fmaf(x.s2, y.s2, __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0));
+}
 float OVL dot(float4 x, float4 y)
 {
 	return __builtin_fmaf(x.s3, y.s3, __builtin_fmaf(x.s2, y.s2,
 			      __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0)));
 }
-float OVL length(float2 x) { return __builtin_sqrtf(dot(x, x)); }
-float OVL length(float4 x) { return __builtin_sqrtf(dot(x, x)); }
+float3 OVL cross(float3 a, float3 b)
+{
+	return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
+			a.x * b.y - a.y * b.x);
+}
+float4 OVL cross(float4 a, float4 b)
+{
+	return (float4)(cross(a.xyz, b.xyz), 0.0f);
+}
+/*
+ * normalize: zero stays zero; with infinities, those components are +-1
+ * and the others +-0 (as OpenCL C 2.0 says); NaN in, NaN out.
+ *
+ * length: the squares' sum neither overflows nor underflows: the vector
+ * is scaled by a power of two (exact) chosen by its largest magnitude m,
+ * so that m's square lies within [2^-98, 2^96], then scaled back.
+ * normalize divides the vector scaled up, or the vector itself by the
+ * scaled length and then scales down, so that no element underflows
+ * before the division.
+ */
+INL float __vmgpu_len_scale(float m)
+{
+	return m > 0x1p60f ? 0x1p-80f : m < 0x1p-60f ? 0x1p100f : 1.0f;
+}
+float OVL length(float x) { return __builtin_fabsf(x); }
+#define GEO(N, M) \
+float OVL length(float##N x) \
+{ \
+	float##N a = fabs(x); \
+	float s = __vmgpu_len_scale(M); \
+	x *= s; \
+	return __builtin_sqrtf(dot(x, x)) * (1.0f / s); \
+} \
+float##N OVL normalize(float##N x) \
+{ \
+	float##N a = fabs(x); \
+	float m = M, s = __vmgpu_len_scale(m), l; \
+	int##N i = as_int##N(x); \
+	float##N y = x * s; \
+	if (m == 0.0f) \
+		return x; \
+	l = __builtin_sqrtf(dot(y, y)); \
+	if (m == __builtin_inff() && l == l) \
+		return as_float##N((i & (int)0x80000000) | \
+				   (((i & 0x7fffffff) == 0x7f800000) & 0x3f800000)); \
+	/* scaled down: x's small elements divided before the scaling, \
+	 * which then rounds once */ \
+	return s < 1.0f ? (x / l) * s : y / l; \
+} \
+float OVL distance(float##N x, float##N y) { return length(x - y); } \
+float OVL fast_length(float##N x) { return length(x); } \
+float OVL fast_distance(float##N x, float##N y) { return length(x - y); } \
+float##N OVL fast_normalize(float##N x) { return normalize(x); }
+GEO(2, fmax(a.s0, a.s1)) GEO(3, fmax(fmax(a.s0, a.s1), a.s2))
+GEO(4, fmax(fmax(a.s0, a.s1), fmax(a.s2, a.s3)))
+float OVL normalize(float x) { return x == 0.0f || x != x ? x : copysign(1.0f, x); }
+float OVL distance(float x, float y) { return __builtin_fabsf(x - y); }
+float OVL fast_length(float x) { return __builtin_fabsf(x); }
+float OVL fast_distance(float x, float y) { return __builtin_fabsf(x - y); }
+float OVL fast_normalize(float x) { return normalize(x); }
+
+/* ---- relational functions (6.12.6): scalars give 1 or 0, vectors -1
+ * (all bits set) or 0 per element, as the vector comparisons do ---- */
+int OVL isequal(float x, float y) { return x == y; }
+int OVL isnotequal(float x, float y) { return x != y; }
+int OVL isgreater(float x, float y) { return x > y; }
+int OVL isgreaterequal(float x, float y) { return x >= y; }
+int OVL isless(float x, float y) { return x < y; }
+int OVL islessequal(float x, float y) { return x <= y; }
+int OVL islessgreater(float x, float y) { return x < y || x > y; }
+#define RELV(N) \
+int##N OVL isequal(float##N x, float##N y) { return x == y; } \
+int##N OVL isnotequal(float##N x, float##N y) { return x != y; } \
+int##N OVL isgreater(float##N x, float##N y) { return x > y; } \
+int##N OVL isgreaterequal(float##N x, float##N y) { return x >= y; } \
+int##N OVL isless(float##N x, float##N y) { return x < y; } \
+int##N OVL islessequal(float##N x, float##N y) { return x <= y; } \
+int##N OVL islessgreater(float##N x, float##N y) { return (x < y) | (x > y); } \
+int##N OVL isordered(float##N x, float##N y) { return (x == x) & (y == y); } \
+int##N OVL isunordered(float##N x, float##N y) { return (x != x) | (y != y); } \
+int##N OVL isnan(float##N x) { return x != x; } \
+int##N OVL isinf(float##N x) { return (as_int##N(x) & 0x7fffffff) == 0x7f800000; } \
+int##N OVL isfinite(float##N x) { return (as_int##N(x) & 0x7fffffff) < 0x7f800000; } \
+int##N OVL isnormal(float##N x) \
+{ \
+	int##N a = as_int##N(x) & 0x7fffffff; \
+	return (a >= 0x00800000) & (a < 0x7f800000); \
+} \
+int##N OVL signbit(float##N x) { return as_int##N(x) < 0; }
+RELV(2) RELV(3) RELV(4) RELV(8) RELV(16)
+
+#ifdef __VMGPU_LIB_SELECT	/* built when the program calls them */
+/* any, all: the elements' most significant bits */
+#define ANYALL(T) \
+int OVL any(T x) { return x < 0; } \
+int OVL all(T x) { return x < 0; } \
+int OVL any(T##2 x) { return (x.s0 | x.s1) < 0; } \
+int OVL all(T##2 x) { return (x.s0 & x.s1) < 0; } \
+int OVL any(T##3 x) { return (x.s0 | x.s1 | x.s2) < 0; } \
+int OVL all(T##3 x) { return (x.s0 & x.s1 & x.s2) < 0; } \
+int OVL any(T##4 x) { return any(x.lo | x.hi); } \
+int OVL all(T##4 x) { return all(x.lo & x.hi); } \
+int OVL any(T##8 x) { return any(x.lo | x.hi); } \
+int OVL all(T##8 x) { return all(x.lo & x.hi); } \
+int OVL any(T##16 x) { return any(x.lo | x.hi); } \
+int OVL all(T##16 x) { return all(x.lo & x.hi); }
+ANYALL(char) ANYALL(short) ANYALL(int) ANYALL(long)
+/*
+ * bitselect: each bit from b where c's is set, else from a; select: a
+ * scalar c picks b when not 0, a vector c's elements by their most
+ * significant bit. T: the type, I and U: the signed and unsigned
+ * integer types of its size (what floats are taken apart as).
+ */
+#define BSEL(T, U, N) \
+T##N OVL bitselect(T##N a, T##N b, T##N c) \
+{ return as_##T##N((U##N)((as_##U##N(a) & ~as_##U##N(c)) | (as_##U##N(b) & as_##U##N(c)))); }
+#define SELV(T, I, U, N) BSEL(T, U, N) \
+T##N OVL select(T##N a, T##N b, I##N c) { return c < (I##N)0 ? b : a; } \
+T##N OVL select(T##N a, T##N b, U##N c) { return as_##I##N(c) < (I##N)0 ? b : a; }
+#define SEL(T, I, U) BSEL(T, U, ) \
+T OVL select(T a, T b, I c) { return c ? b : a; } \
+T OVL select(T a, T b, U c) { return c ? b : a; } \
+SELV(T, I, U, 2) SELV(T, I, U, 3) SELV(T, I, U, 4) SELV(T, I, U, 8) \
+SELV(T, I, U, 16)
+SEL(char, char, uchar) SEL(uchar, char, uchar) SEL(short, short, ushort)
+SEL(ushort, short, ushort) SEL(int, int, uint) SEL(uint, int, uint)
+SEL(long, long, ulong) SEL(ulong, long, ulong) SEL(float, int, uint)
+#endif
+
+#ifdef __VMGPU_LIB_SHUFFLE	/* built when the program calls them */
+/*
+ * shuffle, shuffle2 (6.12.12): element i of the result is the element
+ * of x (or of x and y joined) the low bits of mask's element i name:
+ * picked by a tree of selects on those bits, never by a variable index
+ * into a vector (which the back end cannot split).
+ */
+#define PICK(T) \
+INL OVL T __vmgpu_pick(T##2 x, uint i) { return (i & 1) ? x.s1 : x.s0; } \
+INL OVL T __vmgpu_pick(T##4 x, uint i) { return __vmgpu_pick((i & 2) ? x.hi : x.lo, i); } \
+INL OVL T __vmgpu_pick(T##8 x, uint i) { return __vmgpu_pick((i & 4) ? x.hi : x.lo, i); } \
+INL OVL T __vmgpu_pick(T##16 x, uint i) { return __vmgpu_pick((i & 8) ? x.hi : x.lo, i); }
+#define SHUF(T, U, M) \
+T##2 OVL shuffle(T##M x, U##2 m) \
+{ return (T##2)(__vmgpu_pick(x, (uint)m.s0), __vmgpu_pick(x, (uint)m.s1)); } \
+T##4 OVL shuffle(T##M x, U##4 m) { return (T##4)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+T##8 OVL shuffle(T##M x, U##8 m) { return (T##8)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+T##16 OVL shuffle(T##M x, U##16 m) { return (T##16)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+INL OVL T __vmgpu_pick2(T##M x, T##M y, uint i) \
+{ return (i & M) ? __vmgpu_pick(y, i) : __vmgpu_pick(x, i); } \
+T##2 OVL shuffle2(T##M x, T##M y, U##2 m) \
+{ return (T##2)(__vmgpu_pick2(x, y, (uint)m.s0), __vmgpu_pick2(x, y, (uint)m.s1)); } \
+T##4 OVL shuffle2(T##M x, T##M y, U##4 m) \
+{ return (T##4)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
+T##8 OVL shuffle2(T##M x, T##M y, U##8 m) \
+{ return (T##8)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
+T##16 OVL shuffle2(T##M x, T##M y, U##16 m) \
+{ return (T##16)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); }
+#define SHUFFLES(T, U) PICK(T) SHUF(T, U, 2) SHUF(T, U, 4) SHUF(T, U, 8) SHUF(T, U, 16)
+SHUFFLES(char, uchar) SHUFFLES(uchar, uchar) SHUFFLES(short, ushort)
+SHUFFLES(ushort, ushort) SHUFFLES(int, uint) SHUFFLES(uint, uint)
+SHUFFLES(long, ulong) SHUFFLES(ulong, ulong) SHUFFLES(float, uint)
+#endif
 
 #ifdef __VMGPU_LIB_CONVERT	/* built when the program calls convert_* */
 /* ---- conversions (default rounding: toward zero to integers) ---- */

@@ -909,11 +909,21 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 	/* The large sections of the library only for a program that calls
 	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
 	bool conv = false, vls = false, wg = false, half = false;
+	bool sel = false, shuf = false;
 	for (Function &f : *m) {
-		StringRef n = f.getName();
+		StringRef n = f.getName(), base = n;
+		size_t len = 0;
 
 		if (!f.isDeclaration())
 			continue;
+		/* the unmangled name of an overloaded built-in */
+		if (base.consume_front("_Z") && !base.consumeInteger(10, len) &&
+		    len <= base.size()) {
+			base = base.take_front(len);
+			sel |= base == "select" || base == "bitselect" ||
+			       base == "any" || base == "all";
+			shuf |= base == "shuffle" || base == "shuffle2";
+		}
 		conv |= n.contains("convert_");
 		vls |= n.contains("vload") || n.contains("vstore");
 		half |= (n.contains("vload") || n.contains("vstore")) &&
@@ -929,6 +939,10 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		lib_opts.push_back("-D__VMGPU_LIB_WGCOPY");
 	if (half)
 		lib_opts.push_back("-D__VMGPU_LIB_HALF");
+	if (sel)
+		lib_opts.push_back("-D__VMGPU_LIB_SELECT");
+	if (shuf)
+		lib_opts.push_back("-D__VMGPU_LIB_SHUFFLE");
 	std::string cx = convert_variants(*m);
 	if (!cx.empty())
 		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);
