@@ -690,6 +690,73 @@ float OVL half_sin(float x) { return sin(x); }
 float OVL half_cos(float x) { return cos(x); }
 float OVL native_tan(float x) { return tan(x); }
 
+/*
+ * Inverse trigonometry: atan on [0, 1] (atan(a) = pi/4 + atan((a - 1) /
+ * (a + 1)) above tan(pi/8), then a degree-9 odd polynomial, as Cephes'
+ * atanf), the quadrants by exact reflections against pi/2 and pi held as
+ * two floats each. atan2 within 2.5 ulp (test_compiler_math).
+ */
+#define PI_HI 3.14159274101257324f	/* pi rounded; PI_LO the rest */
+#define PI_LO -8.74227800037e-08f
+INL float __vmgpu_atan01(float a)
+{
+	float base = 0.0f, t = a;
+	if (a > 0.414213562373095f) {
+		t = (a - 1.0f) / (a + 1.0f);
+		base = 0.25f * PI_HI;
+	}
+	float z = t * t;
+	float p = __builtin_fmaf(8.05374449538e-2f, z, -1.38776856032e-1f);
+	p = __builtin_fmaf(p, z, 1.99777106478e-1f);
+	p = __builtin_fmaf(p, z, -3.33329491539e-1f);
+	return base + (__builtin_fmaf(p * z, t, t) + (base != 0.0f ? 0.25f * PI_LO : 0.0f));
+}
+/* atan2 of |y|, |x| in [0, pi] (x's sign bit: the left half) */
+INL float __vmgpu_atan2_abs(float ay, float ax, int left)
+{
+	float mx = fmax(ax, ay), mn = fmin(ax, ay);
+	float a = mx == 0.0f ? 0.0f : mn == __builtin_inff() ? 1.0f : mn / mx;
+	float r = __vmgpu_atan01(a);
+	if (ay > ax)		/* pi/2 -+ r: one rounding */
+		return 0.5f * PI_HI + (left ? r + 0.5f * PI_LO : 0.5f * PI_LO - r);
+	return left ? PI_HI + (PI_LO - r) : r;
+}
+float OVL atan2(float y, float x)
+{
+	if (x != x || y != y)
+		return x + y;
+	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(y),
+			__builtin_fabsf(x), as_int(x) < 0), y);
+}
+float OVL atan(float x)
+{
+	if (x != x)
+		return x;
+	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(x), 1.0f, 0), x);
+}
+/* asin, acos: atan2 of x and sqrt(1 - x^2) = sqrt((1 - x)(1 + x)) */
+float OVL asin(float x)
+{
+	float ax = __builtin_fabsf(x);
+	if (!(ax <= 1.0f))
+		return __builtin_nanf("");
+	return __builtin_copysignf(__vmgpu_atan2_abs(ax,
+			__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), 0), x);
+}
+float OVL acos(float x)
+{
+	float ax = __builtin_fabsf(x);
+	if (!(ax <= 1.0f))
+		return __builtin_nanf("");
+	return __vmgpu_atan2_abs(__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), ax,
+				 x < 0.0f);
+}
+#define ONE_PI 0.318309886183790672f
+float OVL atan2pi(float y, float x) { return atan2(y, x) * ONE_PI; }
+float OVL atanpi(float x) { return atan(x) * ONE_PI; }
+float OVL asinpi(float x) { return asin(x) * ONE_PI; }
+float OVL acospi(float x) { return acos(x) * ONE_PI; }
+
 /* ---- vector forms, element by element (the back end scalarises) ---- */
 /* 8 and 16 wide: by halves */
 #define V1(R, T, f) \
@@ -715,6 +782,9 @@ V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
 V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
 V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
 V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
+V1(float, float, atan) V1(float, float, asin) V1(float, float, acos)
+V1(float, float, atanpi) V1(float, float, asinpi) V1(float, float, acospi)
+V2(float, atan2) V2(float, atan2pi)
 V2(float, fmin) V2(float, fmax) V2(float, pow) V2(float, min) V2(float, max)
 V2(int, min) V2(int, max) V2(uint, min) V2(uint, max)
 V3(float, fma) V3(float, mad) V3(float, clamp) V3(int, clamp) V3(float, mix)

@@ -20,7 +20,7 @@ static const char math_src[] =
 	"	global float *o, int n) { int i = get_global_id(0); if (i < n) o[i] = f(x[i], y[i]); }\n"
 	"K1(sqrt) K1(exp) K1(exp2) K1(log) K1(log2) K1(log10) K1(sin) K1(cos) K1(tan)\n"
 	"K1(floor) K1(ceil) K1(trunc) K1(round) K1(rint) K1(fabs) K1(rsqrt)\n"
-	"K2(pow) K2(fmin) K2(fmax)\n"
+	"K2(pow) K2(fmin) K2(fmax) K2(atan2) K2(atan2pi) K1(atan) K1(asin) K1(acos)\n"
 	"kernel void k_sincos_s(global const float *x, global const float *y,\n"
 	"	global float *o, int n) { int i = get_global_id(0); float4 c;\n"
 	"	if (i < n / 4) vstore4(sincos(vload4(i, x), &c) + c * 0.0f, i, o); }\n"
@@ -42,6 +42,7 @@ struct mathcase {
 
 static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
 static double fma_ref(double x, double y) { return (double)fmaf((float)x, (float)y, 0.5f); }
+static double atan2pi_d(double y, double x) { return atan2(y, x) / M_PI; }
 
 static const struct mathcase math_cases[] = {
 	{ "k_sqrt", sqrt, NULL, 0, 1e6f, 0, 0, 0 },
@@ -71,6 +72,14 @@ static const struct mathcase math_cases[] = {
 	{ "k_fmin", NULL, fmin, -10, 10, -10, 10, 0 },
 	{ "k_fmax", NULL, fmax, -10, 10, -10, 10, 0 },
 	{ "k_fma", NULL, fma_ref, -10, 10, -10, 10, 0 },
+	{ "k_atan2", NULL, atan2, -10, 10, -10, 10, 3 },
+	{ "k_atan2", NULL, atan2, -1e30f, 1e30f, -1e-30f, 1e-30f, 3 },
+	{ "k_atan2", NULL, atan2, -1e-30f, 1e-30f, -1e30f, 1e30f, 3 },
+	{ "k_atan2pi", NULL, atan2pi_d, -10, 10, -10, 10, 3 },
+	{ "k_atan", atan, NULL, -1e4f, 1e4f, 0, 0, 3 },
+	{ "k_atan", atan, NULL, -2, 2, 0, 0, 3 },
+	{ "k_asin", asin, NULL, -1, 1, 0, 0, 3 },
+	{ "k_acos", acos, NULL, -1, 1, 0, 0, 3 },
 };
 
 static double ulp_error(float got, double ref)
@@ -191,6 +200,126 @@ TEST_F(cc, math_special_values)
 		if (memcmp(&want[i], &o[i], 4))
 			fprintf(stderr, "# special %d: %a, want %a\n", i, o[i], want[i]);
 		EXPECT_EQ(0, memcmp(&want[i], &o[i], 4));
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* atan2 and its kin at C99's special values, and every vector width
+ * giving the scalar's bits (issue 24) */
+static const char atan2_src[] =
+	"kernel void sp(global const float *y, global const float *x,\n"
+	"	global float *o, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		o[i] = atan2(y[i], x[i]);\n"
+	"}\n"
+	"kernel void vec(global const float *y, global const float *x,\n"
+	"	global float *o, int n)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	if (i != 0)\n"
+	"		return;\n"
+	"	vstore2(atan2(vload2(0, y), vload2(0, x)), 0, o);\n"
+	"	vstore3(atan2(vload3(0, y + 2), vload3(0, x + 2)), 0, o + 2);\n"
+	"	vstore4(atan2(vload4(0, y + 5), vload4(0, x + 5)), 0, o + 5);\n"
+	"	vstore8(atan2(vload8(0, y + 9), vload8(0, x + 9)), 0, o + 9);\n"
+	"	vstore16(atan2(vload16(0, y + 17), vload16(0, x + 17)), 0, o + 17);\n"
+	"	vstore16(atan2pi(vload16(0, y + 33), vload16(0, x + 33)), 0, o + 33);\n"
+	"	vstore4(atan(vload4(0, y + 49)) + asin(vload4(0, x + 49)) * 0.0f +\n"
+	"		acos(vload4(0, x + 49)) * 0.0f + atanpi(vload4(0, y + 49)) * 0.0f,\n"
+	"		0, o + 49);\n"
+	"}\n";
+
+TEST_F(cc, atan2_special_values_and_vectors)
+{
+	static const float pi = 0x1.921fb6p+1f, hp = 0x1.921fb6p+0f,
+		qp = 0x1.921fb6p-1f, tqp = 0x1.2d97c8p+1f;
+	const float inf = INFINITY;
+	/* y, x, atan2(y, x) (C99 F.9.1.4) */
+	const float sv[][3] = {
+		{ 0.0f, 0.0f, 0.0f }, { -0.0f, 0.0f, -0.0f },
+		{ 0.0f, -0.0f, pi }, { -0.0f, -0.0f, -pi },
+		{ 0.0f, -3.0f, pi }, { -0.0f, -3.0f, -pi },
+		{ 0.0f, 3.0f, 0.0f }, { -0.0f, 3.0f, -0.0f },
+		{ 2.0f, 0.0f, hp }, { 2.0f, -0.0f, hp }, { -2.0f, 0.0f, -hp },
+		{ 5.0f, -inf, pi }, { -5.0f, -inf, -pi },
+		{ 5.0f, inf, 0.0f }, { -5.0f, inf, -0.0f },
+		{ inf, 7.0f, hp }, { -inf, -7.0f, -hp },
+		{ inf, -inf, tqp }, { -inf, -inf, -tqp },
+		{ inf, inf, qp }, { -inf, inf, -qp },
+		{ 1.0f, 1.0f, qp }, { -1.0f, -1.0f, -tqp },
+		{ 0x1p-149f, 0x1p+127f, 0.0f }, { 0x1p+127f, 0x1p-149f, hp },
+		{ NAN, 1.0f, NAN }, { 1.0f, NAN, NAN }, { NAN, NAN, NAN },
+	};
+	const uint32_t n = sizeof(sv) / sizeof(sv[0]), nv = 64;
+	struct vmgpu_program *prog = build(_metadata, atan2_src, NULL);
+	ALLOC(float, y, nv);
+	ALLOC(float, x, nv);
+	ALLOC(float, o, nv);
+	float ref[64];
+	struct ck c;
+	uint32_t i;
+
+	ASSERT_NE(NULL, prog);
+	for (i = 0; i < n; i++) {
+		y[i] = sv[i][0];
+		x[i] = sv[i][1];
+	}
+	load(_metadata, prog, "sp", &c);
+	set_u64(&c, 0, y_va);
+	set_u64(&c, 1, x_va);
+	set_u64(&c, 2, o_va);
+	set_u32(&c, 3, n);
+	ASSERT_EQ(0, run1d(self->tm, &c, n, 32));
+	for (i = 0; i < n; i++) {
+		if (isnan(sv[i][2])) {
+			EXPECT_TRUE(isnan(o[i]));
+			continue;
+		}
+		if (memcmp(&sv[i][2], &o[i], 4))
+			fprintf(stderr, "# atan2(%a, %a) = %a, want %a\n",
+				y[i], x[i], o[i], sv[i][2]);
+		EXPECT_EQ(0, memcmp(&sv[i][2], &o[i], 4));
+	}
+	vg_kernel_free(c.k);
+
+	/* the vector forms: the scalar's results, element by element */
+	for (i = 0; i < nv; i++) {
+		y[i] = i < n ? sv[i][0] : rng_range(-100, 100);
+		x[i] = i < n ? sv[i][1] : rng_range(-1, 1);
+		o[i] = 0;
+	}
+	load(_metadata, prog, "sp", &c);
+	set_u64(&c, 0, y_va);
+	set_u64(&c, 1, x_va);
+	set_u64(&c, 2, o_va);
+	set_u32(&c, 3, nv);
+	ASSERT_EQ(0, run1d(self->tm, &c, nv, 32));
+	memcpy(ref, o, sizeof(ref));
+	vg_kernel_free(c.k);
+	for (i = 33; i < 49; i++)	/* atan2pi: atan2 / pi, within 3 ulp */
+		ref[i] = (float)(atan2((double)y[i], (double)x[i]) / M_PI);
+	for (i = 49; i < 53; i++)
+		ref[i] = (float)atan((double)y[i]);
+	memset(o, 0, nv * sizeof(float));
+	load(_metadata, prog, "vec", &c);
+	set_u64(&c, 0, y_va);
+	set_u64(&c, 1, x_va);
+	set_u64(&c, 2, o_va);
+	set_u32(&c, 3, nv);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	for (i = 0; i < 53; i++) {
+		if (i < 33) {
+			if (memcmp(&ref[i], &o[i], 4) && !(isnan(ref[i]) && isnan(o[i])))
+				fprintf(stderr, "# vector element %u: %a, want %a\n",
+					i, o[i], ref[i]);
+			EXPECT_TRUE(!memcmp(&ref[i], &o[i], 4) ||
+				    (isnan(ref[i]) && isnan(o[i])));
+		} else {
+			EXPECT_LE(ulp_error(o[i], ref[i]), 3);
+		}
 	}
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
