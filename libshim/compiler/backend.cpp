@@ -384,6 +384,32 @@ bool Backend::signature()
 	return true;
 }
 
+/*
+ * The printf buffer (printf.cpp): a hidden buffer parameter after the
+ * others so far (the ndrange pair), before vmgpu_private, only for a
+ * kernel that calls printf.
+ */
+bool Backend::printf_param()
+{
+	for (Instruction &i : instructions(F)) {
+		auto *call = dyn_cast<CallInst>(&i);
+		Function *callee = call ? call->getCalledFunction() : nullptr;
+
+		if (!callee || callee->getName() != "__vmgpu_printf_buffer")
+			continue;
+		vmgpu_exec_param p = {};
+
+		p.type = VMGPU_PARAM_BUF_RW;
+		p.offset = uint32_t(alignTo(args_bytes, 8));
+		strncpy(p.name, VMGPU_PRINTF_PARAM, sizeof(p.name) - 1);
+		params.push_back(p);
+		printf_off = int(p.offset);
+		args_bytes = p.offset + 8;
+		break;
+	}
+	return true;
+}
+
 void Backend::prologue_args()
 {
 	for (Argument &a : F.args()) {
@@ -629,8 +655,8 @@ bool Backend::lower_vector_leftovers()
 
 bool Backend::run(Kernel &out)
 {
-	if (!lower_vector_leftovers() || !signature() || !layout() ||
-	    !collect_tables())
+	if (!lower_vector_leftovers() || !signature() || !printf_param() ||
+	    !layout() || !collect_tables())
 		return false;
 	blocks.resize(order.size());
 	skip.assign(order.size(), false);

@@ -113,6 +113,9 @@ private:
 	uint32_t args_bytes = 0;
 	/* the hidden vmgpu_ndrange0/1 pair's offset, -1: none */
 	int ndrange_off = -1;
+	/* the hidden printf buffer's offset (VMGPU_PRINTF_PARAM), -1: none */
+	int printf_off = -1;
+	bool printf_param();
 	/* program-scope constant arrays: copied into shared memory at entry;
 	 * pointers into them are 32-bit shared offsets */
 	std::vector<const GlobalVariable *> tables;

@@ -67,6 +67,13 @@ std::string diag_at(const llvm::Instruction *inst, const std::string &msg,
 		    const char *fallback_file);
 
 /*
+ * OpenCL C's printf calls in @m (before optimisation) as code appending
+ * records to the hidden printf buffer (printf.cpp). False with errors
+ * (at each call) appended to @log.
+ */
+bool lower_printf(llvm::Module &m, const char *file, std::string &log);
+
+/*
  * Compile kernel @f of the optimised module into @out. False with an
  * error (clang style) appended to @log when the kernel uses something
  * the ISA cannot do.

@@ -953,6 +953,8 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		log += "error: the built-in library does not compile\n";
 		return -EINVAL;
 	}
+	if (!lower_printf(*m, o.name.c_str(), log))
+		return -EINVAL;
 	lower_to_library(*m);
 	/* The library's functions are internal, inlined where called. */
 	for (Function &f : *lib)

@@ -1126,6 +1126,15 @@ void Backend::call(CallInst &i)
 		vmap[&i] = d;
 		return;
 	}
+	if (n == "__vmgpu_printf_buffer" && printf_off >= 0) {
+		/* printf_param() made the hidden buffer parameter */
+		int d = newv(2);
+		MI &m = emit(VMGPU_OP_LDARG64);
+		m.d = d;
+		m.immv = uint32_t(printf_off);
+		vmap[&i] = d;
+		return;
+	}
 	if (n == "__vmgpu_bar") {
 		emit(VMGPU_OP_BAR);
 		return;

@@ -7,7 +7,7 @@
  * default device is the first GPU. Every clGetDeviceInfo answer of
  * OpenCL 1.2 comes from the device's real limits (struct vmgpu_rt_caps
  * and the ISA's limits in vmgpu_hw.h); what the device does not have is
- * said so (no images, no fp64, no printf yet: Documentation/opencl.rst).
+ * said so (no images, no fp64: Documentation/opencl.rst).
  */
 #include <string.h>
 
@@ -296,7 +296,8 @@ cl_int vcl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
 		U(1);			/* root devices are not counted */
 		break;
 	case CL_DEVICE_PRINTF_BUFFER_SIZE:
-		SZ(0);			/* printf is not compiled yet */
+		/* each kernel instance's own (the runtime's, vmgpu/compiler.h) */
+		SZ(VMGPU_PRINTF_BUFFER_BYTES);
 		break;
 	case CL_DEVICE_NAME:
 		STR(d->caps.name);

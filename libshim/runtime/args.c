@@ -295,6 +295,9 @@ int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
 	    index < k->user_params + 2) {
 		info->kind = VMGPU_RT_PARAM_NDRANGE;
 		info->size = vmgpu_param_size(p->type);
+	} else if ((int32_t)index == k->printf_param) {
+		info->kind = VMGPU_RT_PARAM_PRINTF;
+		info->access = VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE;
 	} else if (index >= k->user_params) {
 		info->kind = VMGPU_RT_PARAM_PRIVATE;
 		info->access = VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE;

@@ -138,6 +138,12 @@ int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 		}
 		k->user_params--;
 	}
+	/* The printf buffer before it (VMGPU_PRINTF_PARAM): the runtime's. */
+	k->printf_param = -1;
+	if (k->user_params &&
+	    !strcmp(k->params[k->user_params - 1].name, VMGPU_PRINTF_PARAM) &&
+	    k->params[k->user_params - 1].type == VMGPU_PARAM_BUF_RW)
+		k->printf_param = (int32_t)--k->user_params;
 	/*
 	 * VMGPU_NDRANGE_OPTION's pair before it: the runtime's to fill
 	 * (args.c), by name as the compiler writes them.

@@ -87,6 +87,10 @@ static void rt_instance_drop(struct vmgpu_rt *rt, struct rt_instance *in)
 		rt_put(rt, &in->priv->o);
 		in->priv = NULL;
 	}
+	if (in->pbuf) {
+		rt_put(rt, &in->pbuf->o);
+		in->pbuf = NULL;
+	}
 	if (in->kernel) {
 		rt_put(rt, &in->kernel->o);
 		in->kernel = NULL;
@@ -280,6 +284,18 @@ static int take_args(struct vmgpu_rt *rt, struct rt_instance *in,
 			.read = true, .write = true,
 		};
 		rt_get(&in->priv->o);
+	}
+	if (k->printf_param >= 0) {
+		/* zeroed: no record yet (the first word counts bytes used) */
+		r = rt_buffer_alloc(rt, VMGPU_PRINTF_HEADER_BYTES +
+				    VMGPU_PRINTF_BUFFER_BYTES, &in->pbuf);
+		if (r)
+			return r;
+		in->uses[in->nuses++] = (struct rt_use){
+			.buf = in->pbuf, .param = (uint32_t)k->printf_param,
+			.read = true, .write = true,
+		};
+		rt_get(&in->pbuf->o);
 	}
 	/* Data flow, once per buffer with the union of its uses. */
 	for (i = 0; i < in->nuses; i++) {
@@ -905,6 +921,29 @@ static void fail_message(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 			 err == -ETIMEDOUT ? ": instruction budget" : "");
 }
 
+/*
+ * The printf records @in's kernel wrote, to standard output: after it
+ * ran on @phys, before it is complete (rt->lock held, dropped while
+ * writing: the instance is RUNNING, nothing else uses its buffer).
+ */
+static void printf_out(struct vmgpu_rt *rt, struct rt_instance *in,
+		       uint32_t phys)
+{
+	struct rt_buffer *b = in->pbuf;
+	const uint8_t *mem;
+
+	if (!b)
+		return;
+	/* where the kernel wrote it, whether it ended well or not */
+	mem = phys == rt->cpu ? b->host : b->copy[phys].host;
+	if (!mem)
+		return;
+	pthread_mutex_unlock(&rt->lock);
+	vmgpu_printf_write(mem, b->bytes, stdout);
+	fflush(stdout);
+	pthread_mutex_lock(&rt->lock);
+}
+
 /* Complete @in (rt->lock held): wake its waiters and the application. */
 static void complete(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 {
@@ -1156,7 +1195,7 @@ static void execute(struct vmgpu_rt *rt, struct rt_instance *in,
 	uint32_t phys, i, d, cand[VMGPU_RT_MAX_DEVICES], n;
 	int r = 0;
 
-	if (in->flags & VMGPU_RT_INSTANCE_SPLIT) {
+	if (in->flags & VMGPU_RT_INSTANCE_SPLIT && !in->pbuf) {
 		n = candidates(rt, in, cand, &est_xfer);
 		if (n > 1 && in->grid[0] > 1) {
 			execute_split(rt, in, key, cand, n);
@@ -1222,6 +1261,7 @@ static void execute(struct vmgpu_rt *rt, struct rt_instance *in,
 	p->busy_ns += xfer + in->exec_ns;
 	p->running--;
 	p->instances++;
+	printf_out(rt, in, phys);
 	complete(rt, in, r);
 }
 

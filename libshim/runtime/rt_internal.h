@@ -124,6 +124,8 @@ struct rt_hist {
 
 struct rt_kernel {
 	struct rt_obj o;
+	/* the printf buffer's parameter (VMGPU_PRINTF_PARAM), -1: none */
+	int32_t printf_param;
 	/*
 	 * Executables per ISA version (the header's: the oldest version
 	 * that runs it); a device of version V runs the newest one <= V.
@@ -184,6 +186,7 @@ struct rt_instance {
 	struct rt_use uses[VMGPU_MAX_PARAMS + 1];
 	uint32_t nuses;
 	struct rt_buffer *priv;		/* runtime's private buffer */
+	struct rt_buffer *pbuf;		/* its printf buffer, written out */
 	/* Instances it waits for (references held), done or not. */
 	struct rt_instance **deps;
 	uint32_t ndeps, cap_deps;

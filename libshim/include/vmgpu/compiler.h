@@ -9,6 +9,8 @@
 #ifndef VMGPU_COMPILER_H
 #define VMGPU_COMPILER_H
 
+#include <stdio.h>
+
 #include <vmgpu.h>
 
 #ifdef __cplusplus
@@ -48,6 +50,41 @@ int vmgpu_program_build(const char *source, const char *options,
 #define VMGPU_NDRANGE_OPTION	"-vmgpu-ndrange-args"
 #define VMGPU_NDRANGE_PARAM0	"vmgpu_ndrange0"
 #define VMGPU_NDRANGE_PARAM1	"vmgpu_ndrange1"
+/*
+ * OpenCL C's printf: a kernel that calls it has the hidden buffer
+ * parameter VMGPU_PRINTF_PARAM (buf_rw, after the ndrange pair, before
+ * vmgpu_private) of VMGPU_PRINTF_HEADER_BYTES + VMGPU_PRINTF_BUFFER_BYTES
+ * bytes, its header zero: the first word counts the bytes of records
+ * its work-items appended after the header (it may pass the capacity:
+ * what did not fit was dropped). The runtime gives it and writes the
+ * records out when the kernel is done (vmgpu/runtime.h); with the plain
+ * APIs the caller does, with vmgpu_printf_write(). A record, all 32-bit
+ * little-endian words: its bytes, the format's bytes F, the arguments N;
+ * the format (F bytes, zero-padded to a word); N arguments, each a word
+ * VMGPU_PRINTF_ARG(kind, element bytes, elements), its data bytes D and
+ * the data (D bytes, padded). Documentation/compiler.rst, "printf".
+ */
+#define VMGPU_PRINTF_PARAM		"vmgpu_printf"
+#define VMGPU_PRINTF_BUFFER_BYTES	(1u << 20)
+#define VMGPU_PRINTF_HEADER_BYTES	8u
+#define VMGPU_PRINTF_INT		1u	/* integers, 1, 2, 4, 8 bytes */
+#define VMGPU_PRINTF_FLOAT		2u	/* float, 4 bytes */
+#define VMGPU_PRINTF_STRING		3u	/* %s: D bytes, no NUL */
+#define VMGPU_PRINTF_POINTER		4u	/* 8 bytes */
+#define VMGPU_PRINTF_ARG(kind, esize, count)	\
+	((uint32_t)(kind) | (uint32_t)(esize) << 8 | (uint32_t)(count) << 16)
+/* The largest field width or precision a format may give. */
+#define VMGPU_PRINTF_MAX_FIELD		4096u
+/*
+ * Write the records of @buf, a printf buffer of @bytes bytes (its
+ * header included) as a kernel left it, to @out as OpenCL C's printf
+ * formats them, in the order they were appended. Any bytes are safe:
+ * the used count is bounded by the buffer, a record that does not parse
+ * ends the output, a conversion the record does not match is written
+ * as its text. Returns the records written, -EINVAL for NULL or a
+ * damaged record (what came before it written), -EIO if writing failed.
+ */
+int vmgpu_printf_write(const void *buf, size_t bytes, FILE *out);
 /*
  * VMGPU_KERNEL_CALLS_OPTION: OpenCL C's rule for a kernel called from
  * another kernel or a function: an ordinary call, the called kernel's

@@ -396,6 +396,14 @@ int vmgpu_rt_kernel_param_count(struct vmgpu_rt *rt, vmgpu_rt_handle kernel);
 /* vmgpu_ndrange0/1 (VMGPU_NDRANGE_OPTION): the runtime's, from the
  * instance's global_offset and work_dim */
 #define VMGPU_RT_PARAM_NDRANGE		5u
+/*
+ * vmgpu_printf (VMGPU_PRINTF_PARAM, a kernel calling OpenCL C's printf):
+ * the runtime's, a fresh buffer per instance whose records it writes to
+ * standard output (vmgpu_printf_write(), then fflush()) when the
+ * instance has run, before it is complete: a vmgpu_rt_wait() that
+ * returns finds the output written.
+ */
+#define VMGPU_RT_PARAM_PRINTF		6u
 
 struct vmgpu_rt_param_info {
 	char name[VMGPU_PARAM_NAME_MAX];	/* from the signature, "" if none */
@@ -411,7 +419,8 @@ struct vmgpu_rt_param_info {
 };
 /*
  * Parameter @index of @kernel, 0..vmgpu_rt_kernel_param_count(), then
- * the hidden ones the kernel has (NDRANGE, then PRIVATE, the last);
+ * the hidden ones the kernel has (NDRANGE, PRINTF, then PRIVATE, the
+ * last);
  * -ERANGE past them.
  */
 int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
