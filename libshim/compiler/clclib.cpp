@@ -12,8 +12,14 @@
  * functions): __VMGPU_LIB_CONVERT (convert_*), __VMGPU_LIB_VLOADSTORE
  * (vload*, vstore*), __VMGPU_LIB_WGCOPY (async_work_group_*,
  * wait_group_events, prefetch), __VMGPU_LIB_HALF (vload_half...),
- * __VMGPU_LIB_SELECT (select, bitselect, any, all), __VMGPU_LIB_SHUFFLE
- * (shuffle, shuffle2); nothing outside them may call into them.
+ * and, in clclib_math.cpp, __VMGPU_LIB_SELECT (select, bitselect, any,
+ * all), __VMGPU_LIB_SHUFFLE (shuffle, shuffle2), __VMGPU_LIB_MATHX (the
+ * less common math functions and most vector forms of math functions:
+ * frontend.cpp's mathx_name); nothing outside them may call into them.
+ *
+ * clclib_math.cpp holds the second part of the library (inverse
+ * trigonometry, the vector forms, common, geometric and relational
+ * functions, select, shuffle): compiled after this one, as one source.
  *
  * Accuracy of the math functions: Documentation/compiler.rst, measured by
  * selftests/host/test_compiler_math.c against the C library.
@@ -448,11 +454,61 @@ float OVL exp2(float x)
 	r = __builtin_fmaf(f, -1.90465421e-09f, r);	/* ln2 - 0.693147182f */
 	return __vmgpu_expk(r, (int)k);
 }
-float OVL exp10(float x) { return exp2(x * 3.32192809488736234f); }
+/* 10^x = 2^(x log2 10) with the product kept as hi + lo: 1 ulp, not
+ * the product's rounding error times |x log2 10| */
+float OVL exp10(float x)
+{
+	if (x != x)
+		return x;
+	if (x > 40.0f)
+		return __builtin_inff();
+	if (x < -50.0f)
+		return 0.0f;
+	float p = x * 3.32192802429199219f;
+	float pe = __builtin_fmaf(x, 3.32192802429199219f, -p) +
+		   x * 7.05963073056e-08f;	/* log2 10 - its float */
+	float k = rint(p);
+	float f = (p - k) + pe;
+	float r = f * 0.693147182f;
+	r = __builtin_fmaf(f, -1.90465421e-09f, r);
+	return __vmgpu_expk(r, (int)k);
+}
 float OVL native_exp(float x) { return exp(x); }
 float OVL half_exp(float x) { return exp(x); }
 float OVL native_exp2(float x) { return exp2(x); }
-float OVL expm1(float x) { return __builtin_fabsf(x) < 1e-5f ? x + 0.5f * x * x : exp(x) - 1.0f; }
+/* e^r - 1 for |r| <= ~0.35: Taylor to degree 9, without the 1 */
+INL float __vmgpu_expm1_poly(float r)
+{
+	float p = 2.75573192e-6f;
+	p = __builtin_fmaf(p, r, 2.48015873e-5f);
+	p = __builtin_fmaf(p, r, 1.98412698e-4f);
+	p = __builtin_fmaf(p, r, 1.38888889e-3f);
+	p = __builtin_fmaf(p, r, 8.33333333e-3f);
+	p = __builtin_fmaf(p, r, 4.16666667e-2f);
+	p = __builtin_fmaf(p, r, 1.66666667e-1f);
+	p = __builtin_fmaf(p, r, 0.5f);
+	return __builtin_fmaf(p * r, r, r);
+}
+/* e^x - 1 = 2^k (e^r - 1) + (2^k - 1), each part exact or nearly */
+float OVL expm1(float x)
+{
+	if (x != x)
+		return x;
+	if (x > 88.8f)
+		return __builtin_inff();
+	if (x < -17.5f)
+		return -1.0f;
+	float k = rint(x * 1.44269504088896341f);
+	float r = __builtin_fmaf(k, -0.693145751953125f, x);
+	r = __builtin_fmaf(k, -1.428606765330187045e-06f, r);
+	float p = __vmgpu_expm1_poly(r);
+	if (k == 0.0f)
+		return p;
+	if (k > 100.0f)		/* 2^k itself overflows */
+		return (p + 1.0f) * 0x1p100f * as_float(((int)k - 100 + 127) << 23);
+	float s = as_float(((int)k + 127) << 23);
+	return __builtin_fmaf(p, s, s - 1.0f);
+}
 
 /*
  * log: x = 2^e * m, m in [sqrt(1/2), sqrt(2)), f = m - 1,
@@ -524,7 +580,19 @@ float OVL log2(float x)
 	return e + r * 1.44269504088896341f;
 }
 float OVL log10(float x) { return log(x) * 0.434294481903251828f; }
-float OVL log1p(float x) { return log(1.0f + x); }
+/* log(1 + x) = log(u) x / (u - 1), u = 1 + x rounded (Goldberg): the
+ * factor corrects u's rounding error */
+float OVL log1p(float x)
+{
+	float u = 1.0f + x;
+	if (x != x || u == __builtin_inff())
+		return x + u;
+	if (u == 1.0f)
+		return x;
+	if (x <= -1.0f)
+		return x == -1.0f ? -__builtin_inff() : __builtin_nanf("");
+	return log(u) * (x / (u - 1.0f));
+}
 float OVL native_log(float x) { return log(x); }
 float OVL half_log(float x) { return log(x); }
 float OVL native_log2(float x) { return log2(x); }
@@ -600,8 +668,36 @@ float OVL pow(float x, float y)
 float OVL powr(float x, float y) { return x < 0.0f ? __builtin_nanf("") : pow(x, y); }
 float OVL pown(float x, int n) { return pow(x, (float)n); }
 float OVL native_powr(float x, float y) { return powr(x, y); }
-float OVL cbrt(float x) { float r = exp2(log2(__builtin_fabsf(x)) * (1.0f / 3.0f)); return x == 0.0f || x != x ? x : __builtin_copysignf(r, x); }
-float OVL hypot(float x, float y) { return __builtin_sqrtf(x * x + y * y); }
+/* cbrt: |x| = m 2^(3k), m in [1, 8): exp2(log2(m) / 3) (some 15 ulp
+ * off), then a Newton step */
+float OVL cbrt(float x)
+{
+	float a = __builtin_fabsf(x);
+	int sc = 0;
+	if (x == 0.0f || x != x || a == __builtin_inff())
+		return x;
+	if (a < 0x1p-126f) {	/* subnormal: scaled by 2^48 = (2^16)^3 */
+		a *= 0x1p48f;
+		sc = -16;
+	}
+	int e = ((as_int(a) >> 23) & 0xff) - 127;
+	int k = e >= 0 ? e / 3 : -((-e + 2) / 3);	/* floor(e / 3) */
+	float m = as_float((as_int(a) & 0x007fffff) | ((e - 3 * k + 127) << 23));
+	float r = exp2(log2(m) * (1.0f / 3.0f));
+	r = r + (m / (r * r) - r) * (1.0f / 3.0f);
+	return __builtin_copysignf(r * as_float((k + sc + 127) << 23), x);
+}
+/* hypot: length's scaling (no overflow, no underflow); inf beats NaN */
+float OVL hypot(float x, float y)
+{
+	if (__builtin_fabsf(x) == __builtin_inff() || __builtin_fabsf(y) == __builtin_inff())
+		return __builtin_inff();
+	float m = fmax(__builtin_fabsf(x), __builtin_fabsf(y));
+	float s = m > 0x1p60f ? 0x1p-80f : m < 0x1p-60f ? 0x1p100f : 1.0f;
+	x *= s;
+	y *= s;
+	return __builtin_sqrtf(__builtin_fmaf(x, x, y * y)) * (1.0f / s);
+}
 
 /* ---- trigonometry: Cody-Waite reduction by pi/2, polynomials on
  * [-pi/4, pi/4]; accurate for |x| up to about 1e5 ---- */
@@ -689,310 +785,6 @@ float OVL native_cos(float x) { return cos(x); }
 float OVL half_sin(float x) { return sin(x); }
 float OVL half_cos(float x) { return cos(x); }
 float OVL native_tan(float x) { return tan(x); }
-
-/*
- * Inverse trigonometry: atan on [0, 1] (atan(a) = pi/4 + atan((a - 1) /
- * (a + 1)) above tan(pi/8), then a degree-9 odd polynomial, as Cephes'
- * atanf), the quadrants by exact reflections against pi/2 and pi held as
- * two floats each. atan2 within 2.5 ulp (test_compiler_math).
- */
-#define PI_HI 3.14159274101257324f	/* pi rounded; PI_LO the rest */
-#define PI_LO -8.74227800037e-08f
-INL float __vmgpu_atan01(float a)
-{
-	float base = 0.0f, t = a;
-	if (a > 0.414213562373095f) {
-		t = (a - 1.0f) / (a + 1.0f);
-		base = 0.25f * PI_HI;
-	}
-	float z = t * t;
-	float p = __builtin_fmaf(8.05374449538e-2f, z, -1.38776856032e-1f);
-	p = __builtin_fmaf(p, z, 1.99777106478e-1f);
-	p = __builtin_fmaf(p, z, -3.33329491539e-1f);
-	return base + (__builtin_fmaf(p * z, t, t) + (base != 0.0f ? 0.25f * PI_LO : 0.0f));
-}
-/* atan2 of |y|, |x| in [0, pi] (x's sign bit: the left half) */
-INL float __vmgpu_atan2_abs(float ay, float ax, int left)
-{
-	float mx = fmax(ax, ay), mn = fmin(ax, ay);
-	float a = mx == 0.0f ? 0.0f : mn == __builtin_inff() ? 1.0f : mn / mx;
-	float r = __vmgpu_atan01(a);
-	if (ay > ax)		/* pi/2 -+ r: one rounding */
-		return 0.5f * PI_HI + (left ? r + 0.5f * PI_LO : 0.5f * PI_LO - r);
-	return left ? PI_HI + (PI_LO - r) : r;
-}
-float OVL atan2(float y, float x)
-{
-	if (x != x || y != y)
-		return x + y;
-	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(y),
-			__builtin_fabsf(x), as_int(x) < 0), y);
-}
-float OVL atan(float x)
-{
-	if (x != x)
-		return x;
-	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(x), 1.0f, 0), x);
-}
-/* asin, acos: atan2 of x and sqrt(1 - x^2) = sqrt((1 - x)(1 + x)) */
-float OVL asin(float x)
-{
-	float ax = __builtin_fabsf(x);
-	if (!(ax <= 1.0f))
-		return __builtin_nanf("");
-	return __builtin_copysignf(__vmgpu_atan2_abs(ax,
-			__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), 0), x);
-}
-float OVL acos(float x)
-{
-	float ax = __builtin_fabsf(x);
-	if (!(ax <= 1.0f))
-		return __builtin_nanf("");
-	return __vmgpu_atan2_abs(__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), ax,
-				 x < 0.0f);
-}
-#define ONE_PI 0.318309886183790672f
-float OVL atan2pi(float y, float x) { return atan2(y, x) * ONE_PI; }
-float OVL atanpi(float x) { return atan(x) * ONE_PI; }
-float OVL asinpi(float x) { return asin(x) * ONE_PI; }
-float OVL acospi(float x) { return acos(x) * ONE_PI; }
-
-/* ---- vector forms, element by element (the back end scalarises) ---- */
-/* 8 and 16 wide: by halves */
-#define V1(R, T, f) \
-R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
-R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
-R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
-R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
-R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
-#define V2(T, f) \
-T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
-T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
-T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
-T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
-T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
-#define V3(T, f) \
-T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
-T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
-T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
-T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
-T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
-V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
-V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
-V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
-V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
-V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
-V1(float, float, atan) V1(float, float, asin) V1(float, float, acos)
-V1(float, float, atanpi) V1(float, float, asinpi) V1(float, float, acospi)
-V2(float, atan2) V2(float, atan2pi)
-V2(float, fmin) V2(float, fmax) V2(float, pow) V2(float, min) V2(float, max)
-V2(int, min) V2(int, max) V2(uint, min) V2(uint, max)
-V3(float, fma) V3(float, mad) V3(float, clamp) V3(int, clamp) V3(float, mix)
-/* the forms with scalar second (and third) operands */
-#define VS(T, N) \
-T##N OVL fmin(T##N x, T y) { return fmin(x, (T##N)(y)); } \
-T##N OVL fmax(T##N x, T y) { return fmax(x, (T##N)(y)); } \
-T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
-T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
-T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); } \
-T##N OVL mix(T##N x, T##N y, T a) { return mix(x, y, (T##N)(a)); }
-#define VSI(T, N) \
-T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
-T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
-T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
-VS(float, 2) VS(float, 3) VS(float, 4) VS(float, 8) VS(float, 16)
-VSI(int, 2) VSI(int, 3) VSI(int, 4) VSI(int, 8) VSI(int, 16)
-
-/* ---- common functions (OpenCL C 1.2, 6.12.4) ---- */
-float OVL degrees(float r) { return 57.295779513082321f * r; }
-float OVL radians(float d) { return 0.017453292519943295f * d; }
-float OVL smoothstep(float e0, float e1, float x)
-{
-	float t = clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
-	return t * t * (3.0f - 2.0f * t);
-}
-V1(float, float, degrees) V1(float, float, radians) V1(float, float, sign)
-V2(float, step) V3(float, smoothstep)
-#define VSC(N) \
-float##N OVL step(float e, float##N x) { return step((float##N)(e), x); } \
-float##N OVL smoothstep(float e0, float e1, float##N x) \
-{ return smoothstep((float##N)(e0), (float##N)(e1), x); }
-VSC(2) VSC(3) VSC(4) VSC(8) VSC(16)
-
-/* ---- geometric functions (6.12.5): float, float2, float3, float4 ---- */
-float OVL dot(float x, float y) { return x * y; }
-float OVL dot(float2 x, float2 y) { return __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0); }
-float OVL dot(float3 x, float3 y)
-{
-	return __builtin_fmaf(x.s2, y.s2, __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0));
-}
-float OVL dot(float4 x, float4 y)
-{
-	return __builtin_fmaf(x.s3, y.s3, __builtin_fmaf(x.s2, y.s2,
-			      __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0)));
-}
-float3 OVL cross(float3 a, float3 b)
-{
-	return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-			a.x * b.y - a.y * b.x);
-}
-float4 OVL cross(float4 a, float4 b)
-{
-	return (float4)(cross(a.xyz, b.xyz), 0.0f);
-}
-/*
- * normalize: zero stays zero; with infinities, those components are +-1
- * and the others +-0 (as OpenCL C 2.0 says); NaN in, NaN out.
- *
- * length: the squares' sum neither overflows nor underflows: the vector
- * is scaled by a power of two (exact) chosen by its largest magnitude m,
- * so that m's square lies within [2^-98, 2^96], then scaled back.
- * normalize divides the vector scaled up, or the vector itself by the
- * scaled length and then scales down, so that no element underflows
- * before the division.
- */
-INL float __vmgpu_len_scale(float m)
-{
-	return m > 0x1p60f ? 0x1p-80f : m < 0x1p-60f ? 0x1p100f : 1.0f;
-}
-float OVL length(float x) { return __builtin_fabsf(x); }
-#define GEO(N, M) \
-float OVL length(float##N x) \
-{ \
-	float##N a = fabs(x); \
-	float s = __vmgpu_len_scale(M); \
-	x *= s; \
-	return __builtin_sqrtf(dot(x, x)) * (1.0f / s); \
-} \
-float##N OVL normalize(float##N x) \
-{ \
-	float##N a = fabs(x); \
-	float m = M, s = __vmgpu_len_scale(m), l; \
-	int##N i = as_int##N(x); \
-	float##N y = x * s; \
-	if (m == 0.0f) \
-		return x; \
-	l = __builtin_sqrtf(dot(y, y)); \
-	if (m == __builtin_inff() && l == l) \
-		return as_float##N((i & (int)0x80000000) | \
-				   (((i & 0x7fffffff) == 0x7f800000) & 0x3f800000)); \
-	/* scaled down: x's small elements divided before the scaling, \
-	 * which then rounds once */ \
-	return s < 1.0f ? (x / l) * s : y / l; \
-} \
-float OVL distance(float##N x, float##N y) { return length(x - y); } \
-float OVL fast_length(float##N x) { return length(x); } \
-float OVL fast_distance(float##N x, float##N y) { return length(x - y); } \
-float##N OVL fast_normalize(float##N x) { return normalize(x); }
-GEO(2, fmax(a.s0, a.s1)) GEO(3, fmax(fmax(a.s0, a.s1), a.s2))
-GEO(4, fmax(fmax(a.s0, a.s1), fmax(a.s2, a.s3)))
-float OVL normalize(float x) { return x == 0.0f || x != x ? x : copysign(1.0f, x); }
-float OVL distance(float x, float y) { return __builtin_fabsf(x - y); }
-float OVL fast_length(float x) { return __builtin_fabsf(x); }
-float OVL fast_distance(float x, float y) { return __builtin_fabsf(x - y); }
-float OVL fast_normalize(float x) { return normalize(x); }
-
-/* ---- relational functions (6.12.6): scalars give 1 or 0, vectors -1
- * (all bits set) or 0 per element, as the vector comparisons do ---- */
-int OVL isequal(float x, float y) { return x == y; }
-int OVL isnotequal(float x, float y) { return x != y; }
-int OVL isgreater(float x, float y) { return x > y; }
-int OVL isgreaterequal(float x, float y) { return x >= y; }
-int OVL isless(float x, float y) { return x < y; }
-int OVL islessequal(float x, float y) { return x <= y; }
-int OVL islessgreater(float x, float y) { return x < y || x > y; }
-#define RELV(N) \
-int##N OVL isequal(float##N x, float##N y) { return x == y; } \
-int##N OVL isnotequal(float##N x, float##N y) { return x != y; } \
-int##N OVL isgreater(float##N x, float##N y) { return x > y; } \
-int##N OVL isgreaterequal(float##N x, float##N y) { return x >= y; } \
-int##N OVL isless(float##N x, float##N y) { return x < y; } \
-int##N OVL islessequal(float##N x, float##N y) { return x <= y; } \
-int##N OVL islessgreater(float##N x, float##N y) { return (x < y) | (x > y); } \
-int##N OVL isordered(float##N x, float##N y) { return (x == x) & (y == y); } \
-int##N OVL isunordered(float##N x, float##N y) { return (x != x) | (y != y); } \
-int##N OVL isnan(float##N x) { return x != x; } \
-int##N OVL isinf(float##N x) { return (as_int##N(x) & 0x7fffffff) == 0x7f800000; } \
-int##N OVL isfinite(float##N x) { return (as_int##N(x) & 0x7fffffff) < 0x7f800000; } \
-int##N OVL isnormal(float##N x) \
-{ \
-	int##N a = as_int##N(x) & 0x7fffffff; \
-	return (a >= 0x00800000) & (a < 0x7f800000); \
-} \
-int##N OVL signbit(float##N x) { return as_int##N(x) < 0; }
-RELV(2) RELV(3) RELV(4) RELV(8) RELV(16)
-
-#ifdef __VMGPU_LIB_SELECT	/* built when the program calls them */
-/* any, all: the elements' most significant bits */
-#define ANYALL(T) \
-int OVL any(T x) { return x < 0; } \
-int OVL all(T x) { return x < 0; } \
-int OVL any(T##2 x) { return (x.s0 | x.s1) < 0; } \
-int OVL all(T##2 x) { return (x.s0 & x.s1) < 0; } \
-int OVL any(T##3 x) { return (x.s0 | x.s1 | x.s2) < 0; } \
-int OVL all(T##3 x) { return (x.s0 & x.s1 & x.s2) < 0; } \
-int OVL any(T##4 x) { return any(x.lo | x.hi); } \
-int OVL all(T##4 x) { return all(x.lo & x.hi); } \
-int OVL any(T##8 x) { return any(x.lo | x.hi); } \
-int OVL all(T##8 x) { return all(x.lo & x.hi); } \
-int OVL any(T##16 x) { return any(x.lo | x.hi); } \
-int OVL all(T##16 x) { return all(x.lo & x.hi); }
-ANYALL(char) ANYALL(short) ANYALL(int) ANYALL(long)
-/*
- * bitselect: each bit from b where c's is set, else from a; select: a
- * scalar c picks b when not 0, a vector c's elements by their most
- * significant bit. T: the type, I and U: the signed and unsigned
- * integer types of its size (what floats are taken apart as).
- */
-#define BSEL(T, U, N) \
-T##N OVL bitselect(T##N a, T##N b, T##N c) \
-{ return as_##T##N((U##N)((as_##U##N(a) & ~as_##U##N(c)) | (as_##U##N(b) & as_##U##N(c)))); }
-#define SELV(T, I, U, N) BSEL(T, U, N) \
-T##N OVL select(T##N a, T##N b, I##N c) { return c < (I##N)0 ? b : a; } \
-T##N OVL select(T##N a, T##N b, U##N c) { return as_##I##N(c) < (I##N)0 ? b : a; }
-#define SEL(T, I, U) BSEL(T, U, ) \
-T OVL select(T a, T b, I c) { return c ? b : a; } \
-T OVL select(T a, T b, U c) { return c ? b : a; } \
-SELV(T, I, U, 2) SELV(T, I, U, 3) SELV(T, I, U, 4) SELV(T, I, U, 8) \
-SELV(T, I, U, 16)
-SEL(char, char, uchar) SEL(uchar, char, uchar) SEL(short, short, ushort)
-SEL(ushort, short, ushort) SEL(int, int, uint) SEL(uint, int, uint)
-SEL(long, long, ulong) SEL(ulong, long, ulong) SEL(float, int, uint)
-#endif
-
-#ifdef __VMGPU_LIB_SHUFFLE	/* built when the program calls them */
-/*
- * shuffle, shuffle2 (6.12.12): element i of the result is the element
- * of x (or of x and y joined) the low bits of mask's element i name:
- * picked by a tree of selects on those bits, never by a variable index
- * into a vector (which the back end cannot split).
- */
-#define PICK(T) \
-INL OVL T __vmgpu_pick(T##2 x, uint i) { return (i & 1) ? x.s1 : x.s0; } \
-INL OVL T __vmgpu_pick(T##4 x, uint i) { return __vmgpu_pick((i & 2) ? x.hi : x.lo, i); } \
-INL OVL T __vmgpu_pick(T##8 x, uint i) { return __vmgpu_pick((i & 4) ? x.hi : x.lo, i); } \
-INL OVL T __vmgpu_pick(T##16 x, uint i) { return __vmgpu_pick((i & 8) ? x.hi : x.lo, i); }
-#define SHUF(T, U, M) \
-T##2 OVL shuffle(T##M x, U##2 m) \
-{ return (T##2)(__vmgpu_pick(x, (uint)m.s0), __vmgpu_pick(x, (uint)m.s1)); } \
-T##4 OVL shuffle(T##M x, U##4 m) { return (T##4)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
-T##8 OVL shuffle(T##M x, U##8 m) { return (T##8)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
-T##16 OVL shuffle(T##M x, U##16 m) { return (T##16)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
-INL OVL T __vmgpu_pick2(T##M x, T##M y, uint i) \
-{ return (i & M) ? __vmgpu_pick(y, i) : __vmgpu_pick(x, i); } \
-T##2 OVL shuffle2(T##M x, T##M y, U##2 m) \
-{ return (T##2)(__vmgpu_pick2(x, y, (uint)m.s0), __vmgpu_pick2(x, y, (uint)m.s1)); } \
-T##4 OVL shuffle2(T##M x, T##M y, U##4 m) \
-{ return (T##4)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
-T##8 OVL shuffle2(T##M x, T##M y, U##8 m) \
-{ return (T##8)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
-T##16 OVL shuffle2(T##M x, T##M y, U##16 m) \
-{ return (T##16)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); }
-#define SHUFFLES(T, U) PICK(T) SHUF(T, U, 2) SHUF(T, U, 4) SHUF(T, U, 8) SHUF(T, U, 16)
-SHUFFLES(char, uchar) SHUFFLES(uchar, uchar) SHUFFLES(short, ushort)
-SHUFFLES(ushort, ushort) SHUFFLES(int, uint) SHUFFLES(uint, uint)
-SHUFFLES(long, ulong) SHUFFLES(ulong, ulong) SHUFFLES(float, uint)
-#endif
 
 #ifdef __VMGPU_LIB_CONVERT	/* built when the program calls convert_* */
 /* ---- conversions (default rounding: toward zero to integers) ---- */

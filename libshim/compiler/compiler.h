@@ -56,8 +56,10 @@ struct BackendOptions {
  */
 #define VMGPU_CC_BACKEND_VERSION "vmgpu-backend 6"
 
-/* The OpenCL C source of the built-in functions. */
+/* The OpenCL C source of the built-in functions: clclib.cpp's, then
+ * clclib_math.cpp's (one source, compiled as their concatenation). */
 extern const char clclib_source[];
+extern const char clclib_math_source[];
 
 /*
  * "FILE:LINE:COL: error: MSG" for @inst (its outermost inlined-at

@@ -898,6 +898,21 @@ std::string convert_variants(Module &m)
 	return r;
 }
 
+/* The functions of the library's __VMGPU_LIB_MATHX section (clclib_math.cpp):
+ * the less common math functions, and the vector forms of these */
+static bool mathx_name(StringRef base)
+{
+	static const std::set<std::string> names = {
+		"sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sinpi",
+		"cospi", "tanpi", "maxmag", "minmag", "nan", "ldexp", "ilogb",
+		"logb", "fmod", "remainder", "remquo", "frexp", "modf",
+		"fract", "cbrt", "exp10", "expm1", "log10", "log1p",
+		"copysign", "fdim", "hypot", "nextafter", "powr", "pown",
+	};
+	return names.count(base.str()) || base.startswith("native_") ||
+	       base.startswith("half_");
+}
+
 int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		 vmgpu_program *prog, std::string &log)
 {
@@ -909,7 +924,7 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 	/* The large sections of the library only for a program that calls
 	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
 	bool conv = false, vls = false, wg = false, half = false;
-	bool sel = false, shuf = false;
+	bool sel = false, shuf = false, mathx = false;
 	for (Function &f : *m) {
 		StringRef n = f.getName(), base = n;
 		size_t len = 0;
@@ -923,6 +938,7 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 			sel |= base == "select" || base == "bitselect" ||
 			       base == "any" || base == "all";
 			shuf |= base == "shuffle" || base == "shuffle2";
+			mathx |= mathx_name(base);
 		}
 		conv |= n.contains("convert_");
 		vls |= n.contains("vload") || n.contains("vstore");
@@ -943,10 +959,13 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		lib_opts.push_back("-D__VMGPU_LIB_SELECT");
 	if (shuf)
 		lib_opts.push_back("-D__VMGPU_LIB_SHUFFLE");
+	if (mathx)
+		lib_opts.push_back("-D__VMGPU_LIB_MATHX");
 	std::string cx = convert_variants(*m);
 	if (!cx.empty())
 		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);
-	std::unique_ptr<Module> lib = compile_cl(clclib_source,
+	std::unique_ptr<Module> lib = compile_cl(std::string(clclib_source) +
+						 clclib_math_source,
 						 "<vmgpu-builtins>", lib_opts,
 						 false, ctx, log);
 	if (!lib) {

@@ -540,6 +540,7 @@ std::string cache_key(const vmgpu_kernlib *lib, const std::string &options,
 	sh.field("vmgpu kernel cache 1");
 	sh.field(compiler_id());
 	sh.field(vmgpu_cc::clclib_source);
+	sh.field(vmgpu_cc::clclib_math_source);
 	sh.field(std::to_string(isa));
 	sh.field(options);
 	sh.field(lib->source);

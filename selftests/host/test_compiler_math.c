@@ -21,6 +21,12 @@ static const char math_src[] =
 	"K1(sqrt) K1(exp) K1(exp2) K1(log) K1(log2) K1(log10) K1(sin) K1(cos) K1(tan)\n"
 	"K1(floor) K1(ceil) K1(trunc) K1(round) K1(rint) K1(fabs) K1(rsqrt)\n"
 	"K2(pow) K2(fmin) K2(fmax) K2(atan2) K2(atan2pi) K1(atan) K1(asin) K1(acos)\n"
+	"K1(sinh) K1(cosh) K1(tanh) K1(asinh) K1(acosh) K1(atanh) K1(sinpi) K1(cospi)\n"
+	"K1(tanpi) K1(expm1) K1(log1p) K1(cbrt) K1(exp10) K1(logb) K2(hypot) K2(fmod)\n"
+	"K2(remainder) K2(maxmag) K2(minmag)\n"
+	"kernel void k_ldexp(global const float *x, global const float *y,\n"
+	"	global float *o, int n) { int i = get_global_id(0);\n"
+	"	if (i < n) o[i] = ldexp(x[i], (int)y[i]); }\n"
 	"kernel void k_sincos_s(global const float *x, global const float *y,\n"
 	"	global float *o, int n) { int i = get_global_id(0); float4 c;\n"
 	"	if (i < n / 4) vstore4(sincos(vload4(i, x), &c) + c * 0.0f, i, o); }\n"
@@ -43,6 +49,33 @@ struct mathcase {
 static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
 static double fma_ref(double x, double y) { return (double)fmaf((float)x, (float)y, 0.5f); }
 static double atan2pi_d(double y, double x) { return atan2(y, x) / M_PI; }
+/* sin(pi x), the argument reduced exactly to [-1/2, 1/2] first: exact
+ * zeros where they are */
+static double sinpi_d(double x)
+{
+	double t = fmod(x, 2.0);
+
+	if (t > 1)
+		t -= 2;
+	else if (t < -1)
+		t += 2;
+	if (t > 0.5)
+		t = 1 - t;
+	else if (t < -0.5)
+		t = -1 - t;
+	return sin(M_PI * t);
+}
+static double cospi_d(double x) { return sinpi_d(fabs(x) + 0.5); }
+static double tanpi_d(double x) { return sinpi_d(x) / cospi_d(x); }
+static double ldexp_d(double x, double n) { return ldexp(x, (int)(float)n); }
+static double maxmag_d(double x, double y)
+{
+	return fabs(x) > fabs(y) ? x : fabs(y) > fabs(x) ? y : fmax(x, y);
+}
+static double minmag_d(double x, double y)
+{
+	return fabs(x) < fabs(y) ? x : fabs(y) < fabs(x) ? y : fmin(x, y);
+}
 
 static const struct mathcase math_cases[] = {
 	{ "k_sqrt", sqrt, NULL, 0, 1e6f, 0, 0, 0 },
@@ -80,6 +113,36 @@ static const struct mathcase math_cases[] = {
 	{ "k_atan", atan, NULL, -2, 2, 0, 0, 3 },
 	{ "k_asin", asin, NULL, -1, 1, 0, 0, 3 },
 	{ "k_acos", acos, NULL, -1, 1, 0, 0, 3 },
+	{ "k_sinh", sinh, NULL, -89, 89, 0, 0, 4 },
+	{ "k_sinh", sinh, NULL, -1, 1, 0, 0, 4 },
+	{ "k_cosh", cosh, NULL, -89, 89, 0, 0, 4 },
+	{ "k_tanh", tanh, NULL, -10, 10, 0, 0, 5 },
+	{ "k_tanh", tanh, NULL, -0.1f, 0.1f, 0, 0, 5 },
+	{ "k_asinh", asinh, NULL, -1e4f, 1e4f, 0, 0, 4 },
+	{ "k_asinh", asinh, NULL, -1, 1, 0, 0, 4 },
+	{ "k_acosh", acosh, NULL, 1, 1e30f, 0, 0, 4 },
+	{ "k_acosh", acosh, NULL, 1, 2, 0, 0, 4 },
+	{ "k_atanh", atanh, NULL, -1, 1, 0, 0, 5 },
+	{ "k_sinpi", sinpi_d, NULL, -1e4f, 1e4f, 0, 0, 4 },
+	{ "k_cospi", cospi_d, NULL, -1e4f, 1e4f, 0, 0, 4 },
+	{ "k_tanpi", tanpi_d, NULL, -1e4f, 1e4f, 0, 0, 6 },
+	{ "k_expm1", expm1, NULL, -20, 88, 0, 0, 3 },
+	{ "k_expm1", expm1, NULL, -1, 1, 0, 0, 3 },
+	{ "k_log1p", log1p, NULL, -0.999f, 1e30f, 0, 0, 2 },
+	{ "k_log1p", log1p, NULL, -0.5f, 0.5f, 0, 0, 2 },
+	{ "k_cbrt", cbrt, NULL, -1e30f, 1e30f, 0, 0, 2 },
+	{ "k_cbrt", cbrt, NULL, 1e-44f, 1e-30f, 0, 0, 2 },
+	{ "k_exp10", exp10, NULL, -44, 38, 0, 0, 3 },
+	{ "k_logb", logb, NULL, 1e-44f, 1e38f, 0, 0, 0 },
+	{ "k_hypot", NULL, hypot, -1e30f, 1e30f, -1e30f, 1e30f, 4 },
+	{ "k_hypot", NULL, hypot, -1e-30f, 1e-30f, -1e-30f, 1e-30f, 4 },
+	{ "k_fmod", NULL, fmod, -1e30f, 1e30f, -10, 10, 0 },
+	{ "k_fmod", NULL, fmod, -100, 100, -3, 3, 0 },
+	{ "k_remainder", NULL, remainder, -1e30f, 1e30f, -10, 10, 0 },
+	{ "k_remainder", NULL, remainder, -100, 100, -3, 3, 0 },
+	{ "k_maxmag", NULL, maxmag_d, -10, 10, -10, 10, 0 },
+	{ "k_minmag", NULL, minmag_d, -10, 10, -10, 10, 0 },
+	{ "k_ldexp", NULL, ldexp_d, -10, 10, -300, 300, 0 },
 };
 
 static double ulp_error(float got, double ref)
@@ -321,6 +384,138 @@ TEST_F(cc, atan2_special_values_and_vectors)
 			EXPECT_LE(ulp_error(o[i], ref[i]), 3);
 		}
 	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* the less common functions (the library's __VMGPU_LIB_MATHX section) at
+ * their special values, and their vector forms against the scalars */
+static const char mathx_src[] =
+	"kernel void sp(global float *o, global int *q, float inf, float qnan)\n"
+	"{\n"
+	"	int e; float ip;\n"
+	"	o[0] = sinpi(1.0f); o[1] = sinpi(-1.0f); o[2] = cospi(0.5f);\n"
+	"	o[3] = tanpi(0.5f); o[4] = tanpi(1.5f); o[5] = tanpi(1.0f);\n"
+	"	o[6] = tanpi(2.0f); o[7] = fmod(3.0f, 0.0f); o[8] = fmod(inf, 1.0f);\n"
+	"	o[9] = fmod(1.0f, inf); o[10] = remainder(5.0f, 2.0f);\n"
+	"	o[11] = remainder(7.0f, 2.0f); o[12] = remquo(7.0f, 2.0f, q);\n"
+	"	o[13] = remquo(-7.0f, 2.0f, q + 1); o[14] = frexp(0x1p-149f, q + 2);\n"
+	"	o[15] = ldexp(1.0f, -149); o[16] = ldexp(1.0f, 128);\n"
+	"	q[3] = ilogb(0.0f); q[4] = ilogb(qnan); q[5] = ilogb(inf);\n"
+	"	o[17] = logb(0.0f); o[18] = modf(-3.5f, &ip); o[19] = ip;\n"
+	"	o[20] = modf(-inf, &ip); o[21] = ip; o[22] = expm1(-inf);\n"
+	"	o[23] = log1p(-1.0f); o[24] = sinh(inf); o[25] = cosh(-inf);\n"
+	"	o[26] = tanh(-inf); o[27] = asinh(-0.0f); o[28] = acosh(1.0f);\n"
+	"	o[29] = atanh(1.0f); o[30] = atanh(-1.0f); o[31] = cbrt(-8.0f);\n"
+	"	o[32] = hypot(inf, qnan); o[33] = maxmag(-3.0f, 2.0f);\n"
+	"	o[34] = minmag(-3.0f, 2.0f); o[35] = nan(5u); o[36] = exp10(2.0f);\n"
+	"	o[37] = cospi(-1.0f); o[38] = sinpi(-0.0f); o[39] = remainder(-3.0f, 2.0f);\n"
+	"	q[6] = ilogb(0x1p-149f);\n"
+	"}\n"
+	"kernel void vec(global const float *x, global const float *y,\n"
+	"	global float *o, global int *q)\n"
+	"{\n"
+	"	int i = get_global_id(0);\n"
+	"	float16 a = vload16(0, x), b = vload16(0, y);\n"
+	"	int16 n = convert_int16(b);\n"
+	"	if (i == 0) {	/* scalars */\n"
+	"		for (int k = 0; k < 16; k++) {\n"
+	"			int t;\n"
+	"			o[k] = sinh(x[k]) + cospi(x[k]);\n"
+	"			o[16 + k] = ldexp(x[k], (int)y[k]);\n"
+	"			o[32 + k] = frexp(x[k], &t);\n"
+	"			q[k] = t;\n"
+	"			o[48 + k] = remquo(x[k], y[k], &t);\n"
+	"			q[16 + k] = t;\n"
+	"			o[64 + k] = fmod(x[k], y[k]) + hypot(x[k], y[k]);\n"
+	"			q[32 + k] = ilogb(x[k]);\n"
+	"		}\n"
+	"		return;\n"
+	"	}\n"
+	"	o += 80; q += 48;\n"
+	"	vstore3(sinh(a.s012) + cospi(a.s012), 0, o);\n"
+	"	vstore8(sinh(a.s3456789a) + cospi(a.s3456789a), 0, o + 3);\n"
+	"	vstore4(sinh(a.sbcde) + cospi(a.sbcde), 0, o + 11);\n"
+	"	o[15] = sinh(a.sf) + cospi(a.sf);\n"
+	"	vstore16(ldexp(a, n), 1, o);\n"
+	"	int16 e, r;\n"
+	"	vstore16(frexp(a, &e), 2, o);\n"
+	"	vstore16(e, 0, q);\n"
+	"	int2 e2; int3 e3;\n"
+	"	vstore2(remquo(a.s01, b.s01, &e2), 0, o + 48);\n"
+	"	vstore2(e2, 0, q + 16);\n"
+	"	vstore3(remquo(a.s234, b.s234, &e3), 0, o + 50);\n"
+	"	vstore3(e3, 0, q + 18);\n"
+	"	int8 e8; int3 ez;\n"
+	"	vstore8(remquo(a.s56789abc, b.s56789abc, &e8), 0, o + 53);\n"
+	"	vstore8(e8, 0, q + 21);\n"
+	"	vstore3(remquo(a.sdef, b.sdef, &ez), 0, o + 61);\n"
+	"	vstore3(ez, 0, q + 29);\n"
+	"	vstore16(fmod(a, b) + hypot(a, b), 4, o);\n"
+	"	vstore16(ilogb(a), 2, q);\n"
+	"}\n";
+
+TEST_F(cc, mathx_special_values_and_vectors)
+{
+	const float inf = INFINITY;
+	static const float want[40] = {
+		0.0f, -0.0f, 0.0f, INFINITY, -INFINITY, -0.0f, 0.0f, NAN, NAN,
+		1.0f, 1.0f, -1.0f, -1.0f, 1.0f, 0.5f, 0x1p-149f, INFINITY,
+		-INFINITY, -0.5f, -3.0f, -0.0f, -INFINITY, -1.0f, -INFINITY,
+		INFINITY, INFINITY, -1.0f, -0.0f, 0.0f, INFINITY, -INFINITY,
+		-2.0f, INFINITY, -3.0f, 2.0f, NAN, 100.0f, -1.0f, -0.0f, 1.0f,
+	};
+	static const int32_t wantq[7] = {
+		4, -4, -148, INT32_MIN, INT32_MAX, INT32_MAX, -149,
+	};
+	struct vmgpu_program *prog = build(_metadata, mathx_src, NULL);
+	ALLOC(float, o, 160);
+	ALLOC(int32_t, q, 96);
+	ALLOC(float, x, 16);
+	ALLOC(float, y, 16);
+	struct ck c;
+	int i;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "sp", &c);
+	set_u64(&c, 0, o_va);
+	set_u64(&c, 1, q_va);
+	set_f32(&c, 2, inf);
+	set_f32(&c, 3, NAN);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	for (i = 0; i < 40; i++) {
+		if (isnan(want[i])) {
+			EXPECT_TRUE(isnan(o[i]));
+			continue;
+		}
+		if (memcmp(&want[i], &o[i], 4))
+			fprintf(stderr, "# mathx special %d: %a, want %a\n", i, o[i], want[i]);
+		EXPECT_EQ(0, memcmp(&want[i], &o[i], 4));
+	}
+	for (i = 0; i < 7; i++)
+		EXPECT_EQ(wantq[i], q[i]);
+	vg_kernel_free(c.k);
+
+	for (i = 0; i < 16; i++) {
+		x[i] = rng_range(-200, 200);
+		y[i] = rng_range(-40, 40);
+	}
+	x[3] = 0x1p-140f;
+	x[9] = -0.0f;
+	y[4] = 0.0f;
+	load(_metadata, prog, "vec", &c);
+	set_u64(&c, 0, x_va);
+	set_u64(&c, 1, y_va);
+	set_u64(&c, 2, o_va);
+	set_u64(&c, 3, q_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 2, 2));
+	for (i = 0; i < 80; i++) {
+		if (memcmp(&o[i], &o[80 + i], 4) && !(isnan(o[i]) && isnan(o[80 + i])))
+			fprintf(stderr, "# vector %d: %a, scalar %a\n", i, o[80 + i], o[i]);
+		EXPECT_TRUE(!memcmp(&o[i], &o[80 + i], 4) || (isnan(o[i]) && isnan(o[80 + i])));
+	}
+	for (i = 0; i < 48; i++)
+		EXPECT_EQ(q[i], q[48 + i]);
 	vg_kernel_free(c.k);
 	vmgpu_program_destroy(prog);
 }

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The built-in functions of OpenCL C for vmgpu, second part: the
+ * inverse trigonometric and hyperbolic functions, the less common math
+ * functions, the vector forms of the math functions, the common,
+ * geometric and relational functions, select, bitselect, any, all,
+ * shuffle and shuffle2 (OpenCL C 1.2, 6.12.2-6.12.6, 6.12.12). The
+ * front end compiles it after clclib_source (clclib.cpp), as one
+ * source: it uses that part's functions and macros (OVL, INL, ...).
+ *
+ * Accuracy: Documentation/compiler.rst, measured by
+ * selftests/host/test_compiler_math.c; the rest is checked against C by
+ * selftests/host/test_compiler_builtins.c.
+ */
+#include "compiler.h"
+
+namespace vmgpu_cc {
+
+const char clclib_math_source[] = R"CLC(
+/*
+ * Inverse trigonometry: atan on [0, 1] (atan(a) = pi/4 + atan((a - 1) /
+ * (a + 1)) above tan(pi/8), then a degree-9 odd polynomial, as Cephes'
+ * atanf), the quadrants by exact reflections against pi/2 and pi held as
+ * two floats each. atan2 within 2.5 ulp (test_compiler_math).
+ */
+#define PI_HI 3.14159274101257324f	/* pi rounded; PI_LO the rest */
+#define PI_LO -8.74227800037e-08f
+INL float __vmgpu_atan01(float a)
+{
+	float base = 0.0f, t = a;
+	if (a > 0.414213562373095f) {
+		t = (a - 1.0f) / (a + 1.0f);
+		base = 0.25f * PI_HI;
+	}
+	float z = t * t;
+	float p = __builtin_fmaf(8.05374449538e-2f, z, -1.38776856032e-1f);
+	p = __builtin_fmaf(p, z, 1.99777106478e-1f);
+	p = __builtin_fmaf(p, z, -3.33329491539e-1f);
+	return base + (__builtin_fmaf(p * z, t, t) + (base != 0.0f ? 0.25f * PI_LO : 0.0f));
+}
+/* atan2 of |y|, |x| in [0, pi] (x's sign bit: the left half) */
+INL float __vmgpu_atan2_abs(float ay, float ax, int left)
+{
+	float mx = fmax(ax, ay), mn = fmin(ax, ay);
+	float a = mx == 0.0f ? 0.0f : mn == __builtin_inff() ? 1.0f : mn / mx;
+	float r = __vmgpu_atan01(a);
+	if (ay > ax)		/* pi/2 -+ r: one rounding */
+		return 0.5f * PI_HI + (left ? r + 0.5f * PI_LO : 0.5f * PI_LO - r);
+	return left ? PI_HI + (PI_LO - r) : r;
+}
+float OVL atan2(float y, float x)
+{
+	if (x != x || y != y)
+		return x + y;
+	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(y),
+			__builtin_fabsf(x), as_int(x) < 0), y);
+}
+float OVL atan(float x)
+{
+	if (x != x)
+		return x;
+	return __builtin_copysignf(__vmgpu_atan2_abs(__builtin_fabsf(x), 1.0f, 0), x);
+}
+/* asin, acos: atan2 of x and sqrt(1 - x^2) = sqrt((1 - x)(1 + x)) */
+float OVL asin(float x)
+{
+	float ax = __builtin_fabsf(x);
+	if (!(ax <= 1.0f))
+		return __builtin_nanf("");
+	return __builtin_copysignf(__vmgpu_atan2_abs(ax,
+			__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), 0), x);
+}
+float OVL acos(float x)
+{
+	float ax = __builtin_fabsf(x);
+	if (!(ax <= 1.0f))
+		return __builtin_nanf("");
+	return __vmgpu_atan2_abs(__builtin_sqrtf((1.0f - ax) * (1.0f + ax)), ax,
+				 x < 0.0f);
+}
+#define ONE_PI 0.318309886183790672f
+float OVL atan2pi(float y, float x) { return atan2(y, x) * ONE_PI; }
+float OVL atanpi(float x) { return atan(x) * ONE_PI; }
+float OVL asinpi(float x) { return asin(x) * ONE_PI; }
+float OVL acospi(float x) { return acos(x) * ONE_PI; }
+
+#ifdef __VMGPU_LIB_MATHX	/* built when the program calls them */
+/* ---- hyperbolic functions, through expm1 and log1p ---- */
+/* e^x 2^dk, for x up to where e^x / 2 overflows */
+INL float __vmgpu_exp_scaled(float x, int dk)
+{
+	float k = rint(x * 1.44269504088896341f);
+	float r = __builtin_fmaf(k, -0.693145751953125f, x);
+	r = __builtin_fmaf(k, -1.428606765330187045e-06f, r);
+	return __vmgpu_expk(r, min((int)k + dk, 129));
+}
+float OVL sinh(float x)
+{
+	float a = __builtin_fabsf(x), r;
+	if (a > 88.0f)		/* e^a / 2 */
+		r = a > 90.0f ? __builtin_inff() : __vmgpu_exp_scaled(a, -1);
+	else {
+		float e = expm1(a);
+		r = 0.5f * (e + e / (e + 1.0f));
+	}
+	return __builtin_copysignf(r, x);
+}
+float OVL cosh(float x)
+{
+	float a = __builtin_fabsf(x);
+	if (a > 88.0f)
+		return a > 90.0f ? __builtin_inff() : __vmgpu_exp_scaled(a, -1);
+	float e = exp(a);
+	return 0.5f * e + 0.5f / e;
+}
+float OVL tanh(float x)
+{
+	float a = __builtin_fabsf(x), r;
+	if (a > 9.1f)
+		r = 1.0f;
+	else {
+		float e = expm1(2.0f * a);
+		r = e / (e + 2.0f);
+	}
+	return x != x ? x : __builtin_copysignf(r, x);
+}
+float OVL asinh(float x)
+{
+	float a = __builtin_fabsf(x), r;
+	if (a > 0x1p12f)	/* log(2a), 1/(4a^2) below the rounding */
+		r = log(a) + 0.693147182f;
+	else
+		r = log1p(a + a * a / (1.0f + __builtin_sqrtf(__builtin_fmaf(a, a, 1.0f))));
+	return x != x || a == __builtin_inff() ? x : __builtin_copysignf(r, x);
+}
+float OVL acosh(float x)
+{
+	if (!(x >= 1.0f))
+		return __builtin_nanf("");
+	if (x > 0x1p12f)
+		return x == __builtin_inff() ? x : log(x) + 0.693147182f;
+	float t = x - 1.0f;	/* exact */
+	return log1p(t + __builtin_sqrtf(__builtin_fmaf(t, t, 2.0f * t)));
+}
+float OVL atanh(float x)
+{
+	float a = __builtin_fabsf(x);
+	if (!(a <= 1.0f))
+		return __builtin_nanf("");
+	return __builtin_copysignf(0.5f * log1p(2.0f * a / (1.0f - a)), x);
+}
+
+/* ---- sinpi, cospi, tanpi: x reduced exactly to r in [-1/4, 1/4]
+ * (half-turns), then pi r as a float with fma's error term ---- */
+INL float __vmgpu_pir(float r)
+{
+	float p = r * 3.14159274101257324f;
+	return __builtin_fmaf(r, -8.74227800037e-08f, p);
+}
+/* x = 2n... : r and the quadrant q (x = q/2 + r) */
+INL float __vmgpu_reduce_pi(float x, int *q)
+{
+	float k = rint(2.0f * x);	/* |x| < 2^22 here; exact */
+	*q = (int)k & 3;
+	return x - 0.5f * k;
+}
+float OVL sinpi(float x)
+{
+	int q;
+	float a = __builtin_fabsf(x), v;
+	if (a == __builtin_inff() || x != x)
+		return __builtin_nanf("");
+	if (a >= 0x1p23f)	/* an integer: +-0 */
+		return __builtin_copysignf(0.0f, x);
+	float r = __vmgpu_reduce_pi(a, &q), t = __vmgpu_pir(r);
+	v = (q & 1) ? __vmgpu_cos_poly(t) : __vmgpu_sin_poly(t);
+	v = (q & 2) ? -v : v;
+	if (v == 0.0f)
+		v = 0.0f;	/* sinpi(n) is +0 for |x| ... */
+	return __builtin_copysignf(1.0f, x) * v;
+}
+float OVL cospi(float x)
+{
+	int q;
+	float a = __builtin_fabsf(x), v;
+	if (a == __builtin_inff() || x != x)
+		return __builtin_nanf("");
+	if (a >= 0x1p24f)	/* an even integer */
+		return 1.0f;
+	if (a >= 0x1p23f)	/* an integer: odd ones give -1 */
+		return (as_int(a) & 1) ? -1.0f : 1.0f;
+	float r = __vmgpu_reduce_pi(a, &q), t = __vmgpu_pir(r);
+	v = (q & 1) ? __vmgpu_sin_poly(t) : __vmgpu_cos_poly(t);
+	v = ((q + 1) & 2) ? -v : v;
+	return v == 0.0f ? 0.0f : v;	/* cospi(n + 1/2) is +0 */
+}
+float OVL tanpi(float x)
+{
+	int q;
+	float a = __builtin_fabsf(x);
+	if (a == __builtin_inff() || x != x)
+		return __builtin_nanf("");
+	if (a >= 0x1p23f)	/* an integer: +-0 by parity */
+		return __builtin_copysignf(0.0f, (as_int(a) & 1) && a < 0x1p24f ? -x : x);
+	float r = __vmgpu_reduce_pi(a, &q), t = __vmgpu_pir(r);
+	float s = __vmgpu_sin_poly(t), c = __vmgpu_cos_poly(t), v;
+	v = (q & 1) ? -c / s : s / c;
+	/* tanpi(n) = +-0 and tanpi(n + 1/2) = +-inf, by n's parity */
+	if (r == 0.0f)
+		v = (q & 1) ? ((q & 2) ? -__builtin_inff() : __builtin_inff()) :
+		    ((q & 2) ? -0.0f : 0.0f);
+	return __builtin_copysignf(1.0f, x) * v;
+}
+
+/* ---- by the bits: fmod, frexp, ldexp, ilogb, logb, modf, nan,
+ * maxmag, minmag ---- */
+float OVL maxmag(float x, float y)
+{
+	float ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
+	return ax > ay ? x : ay > ax ? y : fmax(x, y);
+}
+float OVL minmag(float x, float y)
+{
+	float ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
+	return ax < ay ? x : ay < ax ? y : fmin(x, y);
+}
+float OVL nan(uint c) { return as_float(0x7fc00000u | (c & 0x3fffffu)); }
+/* x = m 2^e, m in [0.5, 1); 0, infinities and NaN as they are, e = 0 */
+INL float __vmgpu_frexp(float x, int *e)
+{
+	int ix = as_int(x), a = ix & 0x7fffffff, k = 0;
+	if (a == 0 || a >= 0x7f800000) {
+		*e = 0;
+		return x;
+	}
+	if (a < 0x00800000) {
+		x *= 0x1p25f;
+		ix = as_int(x);
+		a = ix & 0x7fffffff;
+		k = -25;
+	}
+	*e = (a >> 23) - 126 + k;
+	return as_float((ix & 0x807fffff) | 0x3f000000);
+}
+/* one rounding, also into the subnormals */
+float OVL ldexp(float x, int n)
+{
+	int e;
+	float m = __vmgpu_frexp(x, &e);
+	if (m == 0.0f || __builtin_fabsf(m) == __builtin_inff() || m != m)
+		return x;
+	int t = e + clamp(n, -400, 400);
+	if (t > 128)
+		return __builtin_copysignf(__builtin_inff(), x);
+	if (t >= -125)
+		return as_float(as_int(m) + (t << 23));
+	if (t < -189)
+		return __builtin_copysignf(0.0f, x);
+	return (m * as_float((t + 64 + 127) << 23)) * 0x1p-64f;
+}
+int OVL ilogb(float x)
+{
+	int e, a = as_int(x) & 0x7fffffff;
+	if (a == 0)
+		return FP_ILOGB0;
+	if (a >= 0x7f800000)
+		return a == 0x7f800000 ? 0x7fffffff : FP_ILOGBNAN;
+	__vmgpu_frexp(x, &e);
+	return e - 1;
+}
+float OVL logb(float x)
+{
+	int a = as_int(x) & 0x7fffffff;
+	if (a == 0)
+		return -__builtin_inff();
+	if (a >= 0x7f800000)
+		return x * x;
+	return (float)ilogb(x);
+}
+/* fmod: exact, by shifting and subtracting the mantissas */
+float OVL fmod(float x, float y)
+{
+	float ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
+	if (x != x || y != y || ax == __builtin_inff() || ay == 0.0f)
+		return __builtin_nanf("");
+	if (ax < ay)
+		return x;
+	int ex, ey;
+	float mx = __vmgpu_frexp(ax, &ex), my = __vmgpu_frexp(ay, &ey);
+	uint ix = (uint)(mx * 0x1p24f), iy = (uint)(my * 0x1p24f);	/* 24 bits */
+	for (int i = ex - ey; i > 0; i--) {
+		if (ix >= iy)
+			ix -= iy;
+		ix <<= 1;
+	}
+	if (ix >= iy)
+		ix -= iy;
+	return __builtin_copysignf(ldexp((float)ix, ey - 24), x);
+}
+float OVL remainder(float x, float y)
+{
+	float r = fmod(x, y), ay = __builtin_fabsf(y), ar = __builtin_fabsf(r);
+	if (r != r || x != x)
+		return r;
+	/* r = x - n y with n truncated; to the nearest n, ties to even */
+	float ax = __builtin_fabsf(x), t = 2.0f * ar;
+	int odd = ay < 0x1p127f ? fmod(ax, 2.0f * ay) >= ay : ax >= ay;
+	if (t > ay || (t == ay && odd))	/* one y more: |r| - |y| flips r's sign */
+		r = as_int(x) < 0 ? ay - ar : ar - ay;
+	return r == 0.0f ? __builtin_copysignf(0.0f, x) : r;
+}
+/* remquo: the quotient's 7 low bits, from |x| mod 128|y| */
+INL float __vmgpu_remquo(float x, float y, int *q)
+{
+	float r = remainder(x, y), ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
+	int n = 0;
+	if (r == r) {
+		float ra = as_int(x) < 0 ? -r : r;	/* remainder(|x|, |y|) */
+		float m = ay < 0x1p120f ? fmod(ax, 128.0f * ay) : ax;
+		n = (int)rint((m - ra) / ay) & 127;
+		if ((as_int(x) ^ as_int(y)) < 0)
+			n = -n;
+	}
+	*q = n;
+	return r;
+}
+#define PTRFN(AS) \
+float OVL frexp(float x, AS int *e) { int t; float m = __vmgpu_frexp(x, &t); *e = t; return m; } \
+float OVL modf(float x, AS float *ip) \
+{ float t = trunc(x); *ip = t; \
+  return __builtin_copysignf(__builtin_fabsf(x) == __builtin_inff() ? 0.0f : x - t, x); } \
+float OVL remquo(float x, float y, AS int *q) \
+{ int n; float r = __vmgpu_remquo(x, y, &n); *q = n; return r; }
+PTRFN(global) PTRFN(local) PTRFN(private)
+#endif
+
+/* ---- vector forms, element by element (the back end scalarises) ---- */
+/* 8 and 16 wide: by halves */
+#define V1(R, T, f) \
+R##2 OVL f(T##2 x) { return (R##2)(f(x.s0), f(x.s1)); } \
+R##3 OVL f(T##3 x) { return (R##3)(f(x.s0), f(x.s1), f(x.s2)); } \
+R##4 OVL f(T##4 x) { return (R##4)(f(x.s0), f(x.s1), f(x.s2), f(x.s3)); } \
+R##8 OVL f(T##8 x) { return (R##8)(f(x.lo), f(x.hi)); } \
+R##16 OVL f(T##16 x) { return (R##16)(f(x.lo), f(x.hi)); }
+#define V2(T, f) \
+T##2 OVL f(T##2 x, T##2 y) { return (T##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
+T##3 OVL f(T##3 x, T##3 y) { return (T##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
+T##4 OVL f(T##4 x, T##4 y) { return (T##4)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2), f(x.s3, y.s3)); } \
+T##8 OVL f(T##8 x, T##8 y) { return (T##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+T##16 OVL f(T##16 x, T##16 y) { return (T##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
+#define V3(T, f) \
+T##2 OVL f(T##2 x, T##2 y, T##2 z) { return (T##2)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1)); } \
+T##3 OVL f(T##3 x, T##3 y, T##3 z) { return (T##3)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2)); } \
+T##4 OVL f(T##4 x, T##4 y, T##4 z) { return (T##4)(f(x.s0, y.s0, z.s0), f(x.s1, y.s1, z.s1), f(x.s2, y.s2, z.s2), f(x.s3, y.s3, z.s3)); } \
+T##8 OVL f(T##8 x, T##8 y, T##8 z) { return (T##8)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); } \
+T##16 OVL f(T##16 x, T##16 y, T##16 z) { return (T##16)(f(x.lo, y.lo, z.lo), f(x.hi, y.hi, z.hi)); }
+V1(float, float, sqrt) V1(float, float, rsqrt) V1(float, float, fabs)
+V1(float, float, floor) V1(float, float, ceil) V1(float, float, trunc)
+V1(float, float, round) V1(float, float, rint) V1(float, float, exp)
+V1(float, float, exp2) V1(float, float, log) V1(float, float, log2)
+V1(float, float, sin) V1(float, float, cos) V1(float, float, tan)
+V1(float, float, atan) V1(float, float, asin) V1(float, float, acos)
+V1(float, float, atanpi) V1(float, float, asinpi) V1(float, float, acospi)
+V2(float, atan2) V2(float, atan2pi)
+#ifdef __VMGPU_LIB_MATHX
+V1(float, float, cbrt) V1(float, float, exp10) V1(float, float, expm1)
+V1(float, float, log10) V1(float, float, log1p) V1(float, float, logb)
+V1(float, float, sinh) V1(float, float, cosh) V1(float, float, tanh)
+V1(float, float, asinh) V1(float, float, acosh) V1(float, float, atanh)
+V1(float, float, sinpi) V1(float, float, cospi) V1(float, float, tanpi)
+V1(int, float, ilogb) V1(float, uint, nan)
+V2(float, copysign) V2(float, fdim) V2(float, hypot) V2(float, fmod)
+V2(float, remainder) V2(float, maxmag) V2(float, minmag) V2(float, nextafter)
+V2(float, powr)
+/* the native_ and half_ forms: the same functions */
+#define NH1(f) \
+float OVL native_##f(float x) { return f(x); } \
+float OVL half_##f(float x) { return f(x); } \
+V1(float, float, native_##f) V1(float, float, half_##f)
+NH1(exp10) NH1(log10)
+float OVL half_exp2(float x) { return exp2(x); }
+float OVL half_log2(float x) { return log2(x); }
+float OVL half_rsqrt(float x) { return rsqrt(x); }
+float OVL half_tan(float x) { return tan(x); }
+float OVL half_powr(float x, float y) { return powr(x, y); }
+V1(float, float, native_sqrt) V1(float, float, half_sqrt)
+V1(float, float, native_rsqrt) V1(float, float, half_rsqrt)
+V1(float, float, native_recip) V1(float, float, half_recip)
+V1(float, float, native_exp) V1(float, float, half_exp)
+V1(float, float, native_exp2) V1(float, float, half_exp2)
+V1(float, float, native_log) V1(float, float, half_log)
+V1(float, float, native_log2) V1(float, float, half_log2)
+V1(float, float, native_sin) V1(float, float, half_sin)
+V1(float, float, native_cos) V1(float, float, half_cos)
+V1(float, float, native_tan) V1(float, float, half_tan)
+V2(float, native_divide) V2(float, half_divide)
+V2(float, native_powr) V2(float, half_powr)
+/* with an int vector or an int: ldexp, pown */
+#define VI(N) \
+float##N OVL ldexp(float##N x, int##N n) \
+{ return (float##N)(ldexp(x.lo, n.lo), ldexp(x.hi, n.hi)); } \
+float##N OVL ldexp(float##N x, int n) { return ldexp(x, (int##N)(n)); } \
+float##N OVL pown(float##N x, int##N n) \
+{ return (float##N)(pown(x.lo, n.lo), pown(x.hi, n.hi)); }
+float2 OVL ldexp(float2 x, int2 n) { return (float2)(ldexp(x.s0, n.s0), ldexp(x.s1, n.s1)); }
+float2 OVL ldexp(float2 x, int n) { return ldexp(x, (int2)(n)); }
+float2 OVL pown(float2 x, int2 n) { return (float2)(pown(x.s0, n.s0), pown(x.s1, n.s1)); }
+float3 OVL ldexp(float3 x, int3 n)
+{ return (float3)(ldexp(x.s0, n.s0), ldexp(x.s1, n.s1), ldexp(x.s2, n.s2)); }
+float3 OVL ldexp(float3 x, int n) { return ldexp(x, (int3)(n)); }
+float3 OVL pown(float3 x, int3 n)
+{ return (float3)(pown(x.s0, n.s0), pown(x.s1, n.s1), pown(x.s2, n.s2)); }
+VI(4) VI(8) VI(16)
+/* with a pointer: frexp, modf, fract, remquo; element by element
+ * through private temporaries */
+#define VP(AS, N, H, PT) \
+float##N OVL frexp(float##N x, AS int##N *e) \
+{ int##H a, b; float##N r = (float##N)(frexp(x.lo, &a), frexp(x.hi, &b)); \
+  *e = (int##N)(a, b); return r; } \
+float##N OVL modf(float##N x, AS float##N *ip) \
+{ float##H a, b; float##N r = (float##N)(modf(x.lo, &a), modf(x.hi, &b)); \
+  *ip = (float##N)(a, b); return r; } \
+float##N OVL fract(float##N x, AS float##N *ip) \
+{ float##H a, b; float##N r = (float##N)(fract(x.lo, &a), fract(x.hi, &b)); \
+  *ip = (float##N)(a, b); return r; } \
+float##N OVL remquo(float##N x, float##N y, AS int##N *q) \
+{ int##H a, b; float##N r = (float##N)(remquo(x.lo, y.lo, &a), remquo(x.hi, y.hi, &b)); \
+  *q = (int##N)(a, b); return r; }
+#define VP3(AS) \
+float3 OVL frexp(float3 x, AS int3 *e) \
+{ int a, b, c; float3 r = (float3)(frexp(x.s0, &a), frexp(x.s1, &b), frexp(x.s2, &c)); \
+  *e = (int3)(a, b, c); return r; } \
+float3 OVL modf(float3 x, AS float3 *ip) \
+{ float a, b, c; float3 r = (float3)(modf(x.s0, &a), modf(x.s1, &b), modf(x.s2, &c)); \
+  *ip = (float3)(a, b, c); return r; } \
+float3 OVL fract(float3 x, AS float3 *ip) \
+{ float a, b, c; float3 r = (float3)(fract(x.s0, &a), fract(x.s1, &b), fract(x.s2, &c)); \
+  *ip = (float3)(a, b, c); return r; } \
+float3 OVL remquo(float3 x, float3 y, AS int3 *q) \
+{ int a, b, c; float3 r = (float3)(remquo(x.s0, y.s0, &a), remquo(x.s1, y.s1, &b), \
+  remquo(x.s2, y.s2, &c)); *q = (int3)(a, b, c); return r; }
+#define VPS(AS) VP(AS, 2, , ) VP3(AS) VP(AS, 4, 2, ) VP(AS, 8, 4, ) VP(AS, 16, 8, )
+VPS(private) VPS(global) VPS(local)
+#endif
+V2(float, fmin) V2(float, fmax) V2(float, pow) V2(float, min) V2(float, max)
+V2(int, min) V2(int, max) V2(uint, min) V2(uint, max)
+V3(float, fma) V3(float, mad) V3(float, clamp) V3(int, clamp) V3(float, mix)
+/* the forms with scalar second (and third) operands */
+#define VS(T, N) \
+T##N OVL fmin(T##N x, T y) { return fmin(x, (T##N)(y)); } \
+T##N OVL fmax(T##N x, T y) { return fmax(x, (T##N)(y)); } \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); } \
+T##N OVL mix(T##N x, T##N y, T a) { return mix(x, y, (T##N)(a)); }
+#define VSI(T, N) \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
+VS(float, 2) VS(float, 3) VS(float, 4) VS(float, 8) VS(float, 16)
+VSI(int, 2) VSI(int, 3) VSI(int, 4) VSI(int, 8) VSI(int, 16)
+
+/* ---- common functions (OpenCL C 1.2, 6.12.4) ---- */
+float OVL degrees(float r) { return 57.295779513082321f * r; }
+float OVL radians(float d) { return 0.017453292519943295f * d; }
+float OVL smoothstep(float e0, float e1, float x)
+{
+	float t = clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+	return t * t * (3.0f - 2.0f * t);
+}
+V1(float, float, degrees) V1(float, float, radians) V1(float, float, sign)
+V2(float, step) V3(float, smoothstep)
+#define VSC(N) \
+float##N OVL step(float e, float##N x) { return step((float##N)(e), x); } \
+float##N OVL smoothstep(float e0, float e1, float##N x) \
+{ return smoothstep((float##N)(e0), (float##N)(e1), x); }
+VSC(2) VSC(3) VSC(4) VSC(8) VSC(16)
+
+/* ---- geometric functions (6.12.5): float, float2, float3, float4 ---- */
+float OVL dot(float x, float y) { return x * y; }
+float OVL dot(float2 x, float2 y) { return __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0); }
+float OVL dot(float3 x, float3 y)
+{
+	return __builtin_fmaf(x.s2, y.s2, __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0));
+}
+float OVL dot(float4 x, float4 y)
+{
+	return __builtin_fmaf(x.s3, y.s3, __builtin_fmaf(x.s2, y.s2,
+			      __builtin_fmaf(x.s1, y.s1, x.s0 * y.s0)));
+}
+float3 OVL cross(float3 a, float3 b)
+{
+	return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
+			a.x * b.y - a.y * b.x);
+}
+float4 OVL cross(float4 a, float4 b)
+{
+	return (float4)(cross(a.xyz, b.xyz), 0.0f);
+}
+/*
+ * normalize: zero stays zero; with infinities, those components are +-1
+ * and the others +-0 (as OpenCL C 2.0 says); NaN in, NaN out.
+ *
+ * length: the squares' sum neither overflows nor underflows: the vector
+ * is scaled by a power of two (exact) chosen by its largest magnitude m,
+ * so that m's square lies within [2^-98, 2^96], then scaled back.
+ * normalize divides the vector scaled up, or the vector itself by the
+ * scaled length and then scales down, so that no element underflows
+ * before the division.
+ */
+INL float __vmgpu_len_scale(float m)
+{
+	return m > 0x1p60f ? 0x1p-80f : m < 0x1p-60f ? 0x1p100f : 1.0f;
+}
+float OVL length(float x) { return __builtin_fabsf(x); }
+#define GEO(N, M) \
+float OVL length(float##N x) \
+{ \
+	float##N a = fabs(x); \
+	float s = __vmgpu_len_scale(M); \
+	x *= s; \
+	return __builtin_sqrtf(dot(x, x)) * (1.0f / s); \
+} \
+float##N OVL normalize(float##N x) \
+{ \
+	float##N a = fabs(x); \
+	float m = M, s = __vmgpu_len_scale(m), l; \
+	int##N i = as_int##N(x); \
+	float##N y = x * s; \
+	if (m == 0.0f) \
+		return x; \
+	l = __builtin_sqrtf(dot(y, y)); \
+	if (m == __builtin_inff() && l == l) \
+		return as_float##N((i & (int)0x80000000) | \
+				   (((i & 0x7fffffff) == 0x7f800000) & 0x3f800000)); \
+	/* scaled down: x's small elements divided before the scaling, \
+	 * which then rounds once */ \
+	return s < 1.0f ? (x / l) * s : y / l; \
+} \
+float OVL distance(float##N x, float##N y) { return length(x - y); } \
+float OVL fast_length(float##N x) { return length(x); } \
+float OVL fast_distance(float##N x, float##N y) { return length(x - y); } \
+float##N OVL fast_normalize(float##N x) { return normalize(x); }
+GEO(2, fmax(a.s0, a.s1)) GEO(3, fmax(fmax(a.s0, a.s1), a.s2))
+GEO(4, fmax(fmax(a.s0, a.s1), fmax(a.s2, a.s3)))
+float OVL normalize(float x) { return x == 0.0f || x != x ? x : copysign(1.0f, x); }
+float OVL distance(float x, float y) { return __builtin_fabsf(x - y); }
+float OVL fast_length(float x) { return __builtin_fabsf(x); }
+float OVL fast_distance(float x, float y) { return __builtin_fabsf(x - y); }
+float OVL fast_normalize(float x) { return normalize(x); }
+
+/* ---- relational functions (6.12.6): scalars give 1 or 0, vectors -1
+ * (all bits set) or 0 per element, as the vector comparisons do ---- */
+int OVL isequal(float x, float y) { return x == y; }
+int OVL isnotequal(float x, float y) { return x != y; }
+int OVL isgreater(float x, float y) { return x > y; }
+int OVL isgreaterequal(float x, float y) { return x >= y; }
+int OVL isless(float x, float y) { return x < y; }
+int OVL islessequal(float x, float y) { return x <= y; }
+int OVL islessgreater(float x, float y) { return x < y || x > y; }
+#define RELV(N) \
+int##N OVL isequal(float##N x, float##N y) { return x == y; } \
+int##N OVL isnotequal(float##N x, float##N y) { return x != y; } \
+int##N OVL isgreater(float##N x, float##N y) { return x > y; } \
+int##N OVL isgreaterequal(float##N x, float##N y) { return x >= y; } \
+int##N OVL isless(float##N x, float##N y) { return x < y; } \
+int##N OVL islessequal(float##N x, float##N y) { return x <= y; } \
+int##N OVL islessgreater(float##N x, float##N y) { return (x < y) | (x > y); } \
+int##N OVL isordered(float##N x, float##N y) { return (x == x) & (y == y); } \
+int##N OVL isunordered(float##N x, float##N y) { return (x != x) | (y != y); } \
+int##N OVL isnan(float##N x) { return x != x; } \
+int##N OVL isinf(float##N x) { return (as_int##N(x) & 0x7fffffff) == 0x7f800000; } \
+int##N OVL isfinite(float##N x) { return (as_int##N(x) & 0x7fffffff) < 0x7f800000; } \
+int##N OVL isnormal(float##N x) \
+{ \
+	int##N a = as_int##N(x) & 0x7fffffff; \
+	return (a >= 0x00800000) & (a < 0x7f800000); \
+} \
+int##N OVL signbit(float##N x) { return as_int##N(x) < 0; }
+RELV(2) RELV(3) RELV(4) RELV(8) RELV(16)
+
+#ifdef __VMGPU_LIB_SELECT	/* built when the program calls them */
+/* any, all: the elements' most significant bits */
+#define ANYALL(T) \
+int OVL any(T x) { return x < 0; } \
+int OVL all(T x) { return x < 0; } \
+int OVL any(T##2 x) { return (x.s0 | x.s1) < 0; } \
+int OVL all(T##2 x) { return (x.s0 & x.s1) < 0; } \
+int OVL any(T##3 x) { return (x.s0 | x.s1 | x.s2) < 0; } \
+int OVL all(T##3 x) { return (x.s0 & x.s1 & x.s2) < 0; } \
+int OVL any(T##4 x) { return any(x.lo | x.hi); } \
+int OVL all(T##4 x) { return all(x.lo & x.hi); } \
+int OVL any(T##8 x) { return any(x.lo | x.hi); } \
+int OVL all(T##8 x) { return all(x.lo & x.hi); } \
+int OVL any(T##16 x) { return any(x.lo | x.hi); } \
+int OVL all(T##16 x) { return all(x.lo & x.hi); }
+ANYALL(char) ANYALL(short) ANYALL(int) ANYALL(long)
+/*
+ * bitselect: each bit from b where c's is set, else from a; select: a
+ * scalar c picks b when not 0, a vector c's elements by their most
+ * significant bit. T: the type, I and U: the signed and unsigned
+ * integer types of its size (what floats are taken apart as).
+ */
+#define BSEL(T, U, N) \
+T##N OVL bitselect(T##N a, T##N b, T##N c) \
+{ return as_##T##N((U##N)((as_##U##N(a) & ~as_##U##N(c)) | (as_##U##N(b) & as_##U##N(c)))); }
+#define SELV(T, I, U, N) BSEL(T, U, N) \
+T##N OVL select(T##N a, T##N b, I##N c) { return c < (I##N)0 ? b : a; } \
+T##N OVL select(T##N a, T##N b, U##N c) { return as_##I##N(c) < (I##N)0 ? b : a; }
+#define SEL(T, I, U) BSEL(T, U, ) \
+T OVL select(T a, T b, I c) { return c ? b : a; } \
+T OVL select(T a, T b, U c) { return c ? b : a; } \
+SELV(T, I, U, 2) SELV(T, I, U, 3) SELV(T, I, U, 4) SELV(T, I, U, 8) \
+SELV(T, I, U, 16)
+SEL(char, char, uchar) SEL(uchar, char, uchar) SEL(short, short, ushort)
+SEL(ushort, short, ushort) SEL(int, int, uint) SEL(uint, int, uint)
+SEL(long, long, ulong) SEL(ulong, long, ulong) SEL(float, int, uint)
+#endif
+
+#ifdef __VMGPU_LIB_SHUFFLE	/* built when the program calls them */
+/*
+ * shuffle, shuffle2 (6.12.12): element i of the result is the element
+ * of x (or of x and y joined) the low bits of mask's element i name:
+ * picked by a tree of selects on those bits, never by a variable index
+ * into a vector (which the back end cannot split).
+ */
+#define PICK(T) \
+INL OVL T __vmgpu_pick(T##2 x, uint i) { return (i & 1) ? x.s1 : x.s0; } \
+INL OVL T __vmgpu_pick(T##4 x, uint i) { return __vmgpu_pick((i & 2) ? x.hi : x.lo, i); } \
+INL OVL T __vmgpu_pick(T##8 x, uint i) { return __vmgpu_pick((i & 4) ? x.hi : x.lo, i); } \
+INL OVL T __vmgpu_pick(T##16 x, uint i) { return __vmgpu_pick((i & 8) ? x.hi : x.lo, i); }
+#define SHUF(T, U, M) \
+T##2 OVL shuffle(T##M x, U##2 m) \
+{ return (T##2)(__vmgpu_pick(x, (uint)m.s0), __vmgpu_pick(x, (uint)m.s1)); } \
+T##4 OVL shuffle(T##M x, U##4 m) { return (T##4)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+T##8 OVL shuffle(T##M x, U##8 m) { return (T##8)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+T##16 OVL shuffle(T##M x, U##16 m) { return (T##16)(shuffle(x, m.lo), shuffle(x, m.hi)); } \
+INL OVL T __vmgpu_pick2(T##M x, T##M y, uint i) \
+{ return (i & M) ? __vmgpu_pick(y, i) : __vmgpu_pick(x, i); } \
+T##2 OVL shuffle2(T##M x, T##M y, U##2 m) \
+{ return (T##2)(__vmgpu_pick2(x, y, (uint)m.s0), __vmgpu_pick2(x, y, (uint)m.s1)); } \
+T##4 OVL shuffle2(T##M x, T##M y, U##4 m) \
+{ return (T##4)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
+T##8 OVL shuffle2(T##M x, T##M y, U##8 m) \
+{ return (T##8)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); } \
+T##16 OVL shuffle2(T##M x, T##M y, U##16 m) \
+{ return (T##16)(shuffle2(x, y, m.lo), shuffle2(x, y, m.hi)); }
+#define SHUFFLES(T, U) PICK(T) SHUF(T, U, 2) SHUF(T, U, 4) SHUF(T, U, 8) SHUF(T, U, 16)
+SHUFFLES(char, uchar) SHUFFLES(uchar, uchar) SHUFFLES(short, ushort)
+SHUFFLES(ushort, ushort) SHUFFLES(int, uint) SHUFFLES(uint, uint)
+SHUFFLES(long, ulong) SHUFFLES(ulong, ulong) SHUFFLES(float, uint)
+#endif
+)CLC";
+
+} // namespace vmgpu_cc
