@@ -257,6 +257,12 @@ bool lower_call(CallInst *call, Function *buffer, const char *file,
 		log += diag_at(call, "printf: " + why, file);
 		return false;
 	}
+	if (nargs > VMGPU_PRINTF_MAX_ARGS) {
+		log += diag_at(call, "printf: " + std::to_string(nargs) +
+			       " arguments, more than " +
+			       std::to_string(VMGPU_PRINTF_MAX_ARGS), file);
+		return false;
+	}
 	if (convs.size() > nargs) {
 		log += diag_at(call, "printf: the format has " +
 			       std::to_string(convs.size()) + " conversions, " +

@@ -284,10 +284,10 @@ static bool parse(const uint8_t *f, uint32_t n, uint32_t *i,
 static bool record(struct pf_out *o, const uint8_t *r, uint32_t size)
 {
 	uint32_t fbytes = rd32(r + 4), nargs = rd32(r + 8), pos, i, k;
-	struct pf_arg args[64];
+	struct pf_arg args[VMGPU_PRINTF_MAX_ARGS];
 	const uint8_t *f = r + 12;
 
-	if (fbytes > size - 12 || nargs > 64)
+	if (fbytes > size - 12 || nargs > VMGPU_PRINTF_MAX_ARGS)
 		return false;
 	pos = 12 + ((fbytes + 3) & ~3u);
 	if (pos > size)

@@ -367,6 +367,9 @@ TEST_F(pf, overflow_drops_whole_records)
 	}
 }
 
+#define A4 "1, 2, 3, 4"
+#define A16 A4 "," A4 "," A4 "," A4
+
 /* The errors the compiler gives, at the line. */
 TEST_F(pf, compile_errors)
 {
@@ -385,8 +388,10 @@ TEST_F(pf, compile_errors)
 		{ "printf(\"%*d\\n\", 1, 2);", "'*' widths" },
 		{ "printf(\"%5000d\\n\", 1);", "at most 4096" },
 		{ "printf(\"%d\", 1", "" },
+		{ "printf(\"\", " A16 "," A16 "," A16 "," A16 ", 1);",
+		  "65 arguments, more than 64" },
 	};
-	char src[512], *log;
+	char src[1024], *log;
 	struct vmgpu_program *prog;
 	unsigned int i;
 

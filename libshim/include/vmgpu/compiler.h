@@ -75,6 +75,8 @@ int vmgpu_program_build(const char *source, const char *options,
 	((uint32_t)(kind) | (uint32_t)(esize) << 8 | (uint32_t)(count) << 16)
 /* The largest field width or precision a format may give. */
 #define VMGPU_PRINTF_MAX_FIELD		4096u
+/* The most arguments one call may give (after the format). */
+#define VMGPU_PRINTF_MAX_ARGS		64u
 /*
  * Write the records of @buf, a printf buffer of @bytes bytes (its
  * header included) as a kernel left it, to @out as OpenCL C's printf
