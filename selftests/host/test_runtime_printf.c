@@ -407,6 +407,14 @@ TEST_F(pf, compile_errors)
 			TH_LOG("case %u: %s", i, log);
 		free(log);
 	}
+	/* a float for %f is right (no fp64: not promoted), even -Werror */
+	log = NULL;
+	EXPECT_EQ(0, vmgpu_program_build("kernel void k(global float *f)\n"
+					 "{ printf(\"%f %e %g %a\\n\", f[0], f[1],"
+					 " f[2], f[3]); }\n", "-Werror", &prog,
+					 &log)) TH_LOG("%s", log);
+	free(log);
+	vmgpu_program_destroy(prog);
 }
 
 /* Write the records of @buf (@bytes) to a string (free() it). */
