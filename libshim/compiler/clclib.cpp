@@ -303,8 +303,7 @@ T OVL max(T a, T b) { return a > b ? a : b; } \
 T OVL clamp(T x, T lo, T hi) { return min(max(x, lo), hi); } \
 UT OVL abs(T x) { return x < 0 ? (UT)-x : (UT)x; } \
 T OVL mad24(T a, T b, T c) { return a * b + c; } \
-T OVL mul24(T a, T b) { return a * b; } \
-T OVL mad_sat(T a, T b, T c) { return a * b + c; }
+T OVL mul24(T a, T b) { return a * b; }
 INT_FUNCS(int, uint)
 INT_FUNCS(long, ulong)
 uint OVL min(uint a, uint b) { return a < b ? a : b; }

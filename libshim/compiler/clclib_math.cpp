@@ -650,6 +650,137 @@ SHUFFLES(char, uchar) SHUFFLES(uchar, uchar) SHUFFLES(short, ushort)
 SHUFFLES(ushort, ushort) SHUFFLES(int, uint) SHUFFLES(uint, uint)
 SHUFFLES(long, ulong) SHUFFLES(ulong, ulong) SHUFFLES(float, uint)
 #endif
+
+#ifdef __VMGPU_LIB_INTEGER	/* built when the program calls them */
+/*
+ * The integer functions (6.12.3) the first part lacks: every function
+ * for char, uchar, short, ushort (computed in int), abs_diff, rhadd,
+ * mad_hi, a saturating mad_sat, upsample, and 64-bit mul_hi; then the
+ * vector forms of all of them for every type and width, and the forms
+ * with a scalar second (and third) operand.
+ */
+#define ISMALL(T, UT, W, MIN, MAX) \
+T OVL min(T a, T b) { return a < b ? a : b; } \
+T OVL max(T a, T b) { return a > b ? a : b; } \
+T OVL clamp(T x, T lo, T hi) { return min(max(x, lo), hi); } \
+UT OVL abs(T x) { return (UT)(x < 0 ? -x : x); } \
+T OVL popcount(T x) { return (T)__builtin_popcount((uint)(UT)x); } \
+T OVL clz(T x) { return (T)(x == 0 ? W : __builtin_clz((uint)(UT)x) - (32 - W)); } \
+T OVL rotate(T x, T n) \
+{ uint s = (uint)(UT)n & (W - 1), u = (UT)x; \
+  return s ? (T)(UT)((u << s) | (u >> (W - s))) : x; } \
+T OVL add_sat(T a, T b) { int s = (int)a + (int)b; return s < MIN ? MIN : s > MAX ? MAX : s; } \
+T OVL sub_sat(T a, T b) { int s = (int)a - (int)b; return s < MIN ? MIN : s > MAX ? MAX : s; } \
+T OVL hadd(T a, T b) { return (T)(((int)a + (int)b) >> 1); } \
+T OVL mul_hi(T a, T b) { return (T)(((long)a * (long)b) >> W); } \
+T OVL mad_sat(T a, T b, T c) \
+{ long s = (long)a * (long)b + c; return s < MIN ? MIN : s > MAX ? MAX : s; }
+ISMALL(char, uchar, 8, -128, 127) ISMALL(uchar, uchar, 8, 0, 255)
+ISMALL(short, ushort, 16, -32768, 32767) ISMALL(ushort, ushort, 16, 0, 65535)
+ulong OVL abs(ulong x) { return x; }
+ulong OVL clamp(ulong x, ulong lo, ulong hi) { return min(max(x, lo), hi); }
+uint OVL mad24(uint a, uint b, uint c) { return a * b + c; }
+uint OVL mul24(uint a, uint b) { return a * b; }
+/* every type: abs_diff, rhadd, mad_hi */
+#define IALL(T, UT) \
+UT OVL abs_diff(T a, T b) { return a > b ? (UT)a - (UT)b : (UT)b - (UT)a; } \
+T OVL rhadd(T a, T b) { return (a >> 1) + (b >> 1) + ((a | b) & 1); } \
+T OVL mad_hi(T a, T b, T c) { return mul_hi(a, b) + c; }
+IALL(char, uchar) IALL(uchar, uchar) IALL(short, ushort) IALL(ushort, ushort)
+IALL(int, uint) IALL(uint, uint)
+/* 64 x 64 -> 128 bits from 32-bit halves */
+INL ulong __vmgpu_umulhi64(ulong a, ulong b)
+{
+	ulong al = (uint)a, ah = a >> 32, bl = (uint)b, bh = b >> 32;
+	ulong ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	ulong mid = (ll >> 32) + (uint)lh + (uint)hl;
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+ulong OVL mul_hi(ulong a, ulong b) { return __vmgpu_umulhi64(a, b); }
+long OVL mul_hi(long a, long b)
+{
+	ulong h = __vmgpu_umulhi64((ulong)a, (ulong)b);
+	/* the signed product's high half: subtract b if a < 0, a if b < 0 */
+	return (long)(h - (a < 0 ? (ulong)b : 0) - (b < 0 ? (ulong)a : 0));
+}
+IALL(long, ulong) IALL(ulong, ulong)
+int OVL mad_sat(int a, int b, int c)
+{
+	long s = (long)a * b + c;
+	return s < -2147483648l ? (int)0x80000000 : s > 2147483647l ? 0x7fffffff : (int)s;
+}
+uint OVL mad_sat(uint a, uint b, uint c)
+{
+	ulong s = (ulong)a * b + c;
+	return s > 0xfffffffful ? 0xffffffffu : (uint)s;
+}
+ulong OVL mad_sat(ulong a, ulong b, ulong c)
+{
+	ulong lo = a * b;
+	if (__vmgpu_umulhi64(a, b) || lo + c < lo)
+		return ~0ul;
+	return lo + c;
+}
+long OVL mad_sat(long a, long b, long c)
+{
+	/* |a b| as 128 bits, then + c, saturated */
+	int neg = (a < 0) != (b < 0);
+	ulong ua = a < 0 ? -(ulong)a : (ulong)a, ub = b < 0 ? -(ulong)b : (ulong)b;
+	ulong hi = __vmgpu_umulhi64(ua, ub), lo = ua * ub;
+	if (neg) {	/* -(hi:lo) */
+		lo = -lo;
+		hi = ~hi + (lo == 0);
+	}
+	/* + c, sign-extended */
+	ulong l2 = lo + (ulong)c;
+	hi += (ulong)(c < 0 ? -1l : 0) + (l2 < lo);
+	/* in range iff hi is the sign extension of l2 */
+	if ((long)hi == ((long)l2 >> 63))
+		return (long)l2;
+	return (long)hi < 0 ? (long)0x8000000000000000ul : 0x7fffffffffffffffl;
+}
+short OVL upsample(char h, uchar l) { return (short)(((ushort)(uchar)h << 8) | l); }
+ushort OVL upsample(uchar h, uchar l) { return (ushort)(((ushort)h << 8) | l); }
+int OVL upsample(short h, ushort l) { return (int)(((uint)(ushort)h << 16) | l); }
+uint OVL upsample(ushort h, ushort l) { return ((uint)h << 16) | l; }
+long OVL upsample(int h, uint l) { return (long)(((ulong)(uint)h << 32) | l); }
+ulong OVL upsample(uint h, uint l) { return ((ulong)h << 32) | l; }
+
+/* vector forms; V2R: a result type of its own, VUP: upsample's */
+#define V2R(R, T, f) \
+R##2 OVL f(T##2 x, T##2 y) { return (R##2)(f(x.s0, y.s0), f(x.s1, y.s1)); } \
+R##3 OVL f(T##3 x, T##3 y) { return (R##3)(f(x.s0, y.s0), f(x.s1, y.s1), f(x.s2, y.s2)); } \
+R##4 OVL f(T##4 x, T##4 y) { return (R##4)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+R##8 OVL f(T##8 x, T##8 y) { return (R##8)(f(x.lo, y.lo), f(x.hi, y.hi)); } \
+R##16 OVL f(T##16 x, T##16 y) { return (R##16)(f(x.lo, y.lo), f(x.hi, y.hi)); }
+#define VUP(R, T, U) \
+R##2 OVL upsample(T##2 x, U##2 y) \
+{ return (R##2)(upsample(x.s0, y.s0), upsample(x.s1, y.s1)); } \
+R##3 OVL upsample(T##3 x, U##3 y) \
+{ return (R##3)(upsample(x.s0, y.s0), upsample(x.s1, y.s1), upsample(x.s2, y.s2)); } \
+R##4 OVL upsample(T##4 x, U##4 y) { return (R##4)(upsample(x.lo, y.lo), upsample(x.hi, y.hi)); } \
+R##8 OVL upsample(T##8 x, U##8 y) { return (R##8)(upsample(x.lo, y.lo), upsample(x.hi, y.hi)); } \
+R##16 OVL upsample(T##16 x, U##16 y) { return (R##16)(upsample(x.lo, y.lo), upsample(x.hi, y.hi)); }
+VUP(short, char, uchar) VUP(ushort, uchar, uchar) VUP(int, short, ushort)
+VUP(uint, ushort, ushort) VUP(long, int, uint) VUP(ulong, uint, uint)
+/* with a scalar second (and third) operand */
+#define VSN(T, N) \
+T##N OVL min(T##N x, T y) { return min(x, (T##N)(y)); } \
+T##N OVL max(T##N x, T y) { return max(x, (T##N)(y)); } \
+T##N OVL clamp(T##N x, T lo, T hi) { return clamp(x, (T##N)(lo), (T##N)(hi)); }
+#define VSNS(T) VSN(T, 2) VSN(T, 3) VSN(T, 4) VSN(T, 8) VSN(T, 16)
+/* the functions of every type; min, max and clamp of int and uint are
+ * the first part's */
+#define IVEC_(T, UT) \
+V1(UT, T, abs) V1(T, T, popcount) V1(T, T, clz) V2(T, rotate) \
+V2(T, add_sat) V2(T, sub_sat) V2(T, hadd) V2(T, rhadd) V2(T, mul_hi) \
+V2R(UT, T, abs_diff) V3(T, mad_hi) V3(T, mad_sat)
+#define IVEC(T, UT) IVEC_(T, UT) V2(T, min) V2(T, max) V3(T, clamp) VSNS(T)
+IVEC(char, uchar) IVEC(uchar, uchar) IVEC(short, ushort) IVEC(ushort, ushort)
+IVEC_(int, uint) IVEC_(uint, uint) V3(uint, clamp) VSNS(uint)
+IVEC(long, ulong) IVEC(ulong, ulong)
+V2(int, mul24) V3(int, mad24) V2(uint, mul24) V3(uint, mad24)
+#endif
 )CLC";
 
 } // namespace vmgpu_cc

@@ -909,8 +909,9 @@ std::string convert_variants(Module &m)
 	return r;
 }
 
-/* The functions of the library's __VMGPU_LIB_MATHX section (clclib_math.cpp):
- * the less common math functions, and the vector forms of these */
+/* The functions of the library's __VMGPU_LIB_MATHX section
+ * (clclib_math.cpp): the less common math functions, and the vector forms
+ * of these */
 static bool mathx_name(StringRef base)
 {
 	static const std::set<std::string> names = {
@@ -924,6 +925,20 @@ static bool mathx_name(StringRef base)
 	       base.startswith("half_");
 }
 
+/* The integer functions of the library's __VMGPU_LIB_INTEGER section
+ * (clclib_math.cpp), called with integer arguments: the mangled
+ * parameters (@params) name an integer type (c h s t i j l m) */
+static bool integer_call(StringRef base, StringRef params)
+{
+	static const std::set<std::string> names = {
+		"abs", "abs_diff", "add_sat", "sub_sat", "hadd", "rhadd",
+		"clamp", "clz", "mad_hi", "mad_sat", "max", "min", "mul_hi",
+		"rotate", "upsample", "popcount", "mad24", "mul24",
+	};
+	return names.count(base.str()) &&
+	       params.find_first_of("chstijlm") != StringRef::npos;
+}
+
 int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		 vmgpu_program *prog, std::string &log)
 {
@@ -935,7 +950,7 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 	/* The large sections of the library only for a program that calls
 	 * them (clclib.cpp; compile time, Documentation/compiler.rst). */
 	bool conv = false, vls = false, wg = false, half = false;
-	bool sel = false, shuf = false, mathx = false;
+	bool sel = false, shuf = false, mathx = false, integer = false;
 	for (Function &f : *m) {
 		StringRef n = f.getName(), base = n;
 		size_t len = 0;
@@ -945,11 +960,14 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		/* the unmangled name of an overloaded built-in */
 		if (base.consume_front("_Z") && !base.consumeInteger(10, len) &&
 		    len <= base.size()) {
+			StringRef params = base.drop_front(len);
+
 			base = base.take_front(len);
 			sel |= base == "select" || base == "bitselect" ||
 			       base == "any" || base == "all";
 			shuf |= base == "shuffle" || base == "shuffle2";
 			mathx |= mathx_name(base);
+			integer |= integer_call(base, params);
 		}
 		conv |= n.contains("convert_");
 		vls |= n.contains("vload") || n.contains("vstore");
@@ -972,6 +990,8 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 		lib_opts.push_back("-D__VMGPU_LIB_SHUFFLE");
 	if (mathx)
 		lib_opts.push_back("-D__VMGPU_LIB_MATHX");
+	if (integer)
+		lib_opts.push_back("-D__VMGPU_LIB_INTEGER");
 	std::string cx = convert_variants(*m);
 	if (!cx.empty())
 		lib_opts.push_back("-D__VMGPU_CONVERT_EXT=" + cx);

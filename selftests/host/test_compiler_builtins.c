@@ -513,4 +513,261 @@ TEST_F(cc, common_functions)
 	vmgpu_program_destroy(prog);
 }
 
+/* ------------------------------------------------------------------ */
+/* Integer functions (6.12.3): every type, against C on edge values    */
+/* ------------------------------------------------------------------ */
+
+#define NIF 15
+static const char int_src[] =
+	"#define K(T) kernel void k_##T(global const T *a, global const T *b,\\\n"
+	"	global const T *c, global T *o)\\\n"
+	"{\\\n"
+	"	int g = get_global_id(0), i = g / 16, j = g % 16;\\\n"
+	"	T x = a[i], y = b[j], z = c[(i + j) % 16];\\\n"
+	"	o[g] = add_sat(x, y); o[256 + g] = sub_sat(x, y);\\\n"
+	"	o[512 + g] = hadd(x, y); o[768 + g] = rhadd(x, y);\\\n"
+	"	o[1024 + g] = mul_hi(x, y); o[1280 + g] = mad_hi(x, y, z);\\\n"
+	"	o[1536 + g] = mad_sat(x, y, z); o[1792 + g] = abs_diff(x, y);\\\n"
+	"	o[2048 + g] = abs(x); o[2304 + g] = clz(x); o[2560 + g] = popcount(x);\\\n"
+	"	o[2816 + g] = rotate(x, y); o[3072 + g] = min(x, y);\\\n"
+	"	o[3328 + g] = max(x, y); o[3584 + g] = clamp(x, min(y, z), max(y, z));\\\n"
+	"}\n"
+	"K(char) K(uchar) K(short) K(ushort) K(int) K(uint) K(long) K(ulong)\n"
+	"#define V(T, N) kernel void v_##T(global const T *a, global const T *b,\\\n"
+	"	global const T *c, global T *o)\\\n"
+	"{\\\n"
+	"	int g = get_global_id(0) * N, i = g / 16, j = g % 16;\\\n"
+	"	T##N x = (T##N)(a[i]), y = vload##N(0, b + j), z;\\\n"
+	"	for (int k = 0; k < N; k++) ((T *)&z)[k] = c[(i + j + k) % 16];\\\n"
+	"	vstore##N(add_sat(x, y), 0, o + g); vstore##N(sub_sat(x, y), 0, o + 256 + g);\\\n"
+	"	vstore##N(hadd(x, y), 0, o + 512 + g); vstore##N(rhadd(x, y), 0, o + 768 + g);\\\n"
+	"	vstore##N(mul_hi(x, y), 0, o + 1024 + g);\\\n"
+	"	vstore##N(mad_hi(x, y, z), 0, o + 1280 + g);\\\n"
+	"	vstore##N(mad_sat(x, y, z), 0, o + 1536 + g);\\\n"
+	"	vstore##N(as_##T##N(abs_diff(x, y)), 0, o + 1792 + g);\\\n"
+	"	vstore##N(as_##T##N(abs(x)), 0, o + 2048 + g);\\\n"
+	"	vstore##N(clz(x), 0, o + 2304 + g); vstore##N(popcount(x), 0, o + 2560 + g);\\\n"
+	"	vstore##N(rotate(x, y), 0, o + 2816 + g); vstore##N(min(x, y), 0, o + 3072 + g);\\\n"
+	"	vstore##N(max(x, a[i]), 0, o + 3328 + g);\\\n"
+	"	vstore##N(clamp(x, min(y, z), max(y, z)), 0, o + 3584 + g);\\\n"
+	"}\n"
+	"V(char, 16) V(uchar, 2) V(short, 8) V(ushort, 4) V(int, 4) V(uint, 2)\n"
+	"V(long, 2) V(ulong, 16)\n"
+	"kernel void up(global const char *a, global const uchar *b, global short *s,\n"
+	"	global int *i, global long *l, global ulong *u)\n"
+	"{\n"
+	"	int g = get_global_id(0);\n"
+	"	s[g] = upsample(a[g], b[g]);\n"
+	"	i[g] = upsample((short)s[g], (ushort)s[15 - g]);\n"
+	"	l[g] = upsample(i[g], (uint)i[(g + 3) % 16]);\n"
+	"	u[g] = upsample((uint)i[g], (uint)g);\n"
+	"	vstore4(upsample(vload4(0, s + (g & 12)), vload4(0, (global const ushort *)s)),\n"
+	"		0, i + 16 + (g & 12));\n"
+	"}\n";
+
+/* the reference: in __int128, then saturated or wrapped to w bits */
+static __int128 wrap(__int128 v, int w, int sgn)
+{
+	unsigned __int128 m = w == 128 ? ~(unsigned __int128)0 :
+			      ((unsigned __int128)1 << w) - 1;
+	unsigned __int128 u = (unsigned __int128)v & m;
+
+	if (sgn && w < 128 && (u >> (w - 1)) & 1)
+		return (__int128)(u | ~m);
+	return (__int128)u;
+}
+
+static __int128 sat(__int128 v, int w, int sgn)
+{
+	__int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0,
+		 hi = sgn ? ((__int128)1 << (w - 1)) - 1 : ((__int128)1 << w) - 1;
+
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static __int128 int_ref(int f, __int128 x, __int128 y, __int128 z, int w, int sgn)
+{
+	unsigned __int128 ux = (unsigned __int128)wrap(x, w, 0), m;
+	__int128 lo, hi;
+	int k, n;
+
+	if (!sgn && w == 64 && f >= 4 && f <= 6) {	/* past __int128's range */
+		unsigned __int128 p = (unsigned __int128)x * (unsigned __int128)y;
+
+		if (f == 4)
+			return (__int128)(p >> 64);
+		if (f == 5)
+			return (__int128)((p >> 64) + (unsigned __int128)z);
+		p += (unsigned __int128)z;
+		return p > UINT64_MAX ? (__int128)UINT64_MAX : (__int128)p;
+	}
+	switch (f) {
+	case 0: return sat(x + y, w, sgn);
+	case 1: return sat(x - y, w, sgn);
+	case 2: return (x + y) >> 1;
+	case 3: return (x + y + 1) >> 1;
+	case 4: return wrap((x * y) >> w, w, sgn);
+	case 5: return wrap(((x * y) >> w) + z, w, sgn);
+	case 6: return sat(x * y + z, w, sgn);
+	case 7: return wrap(x > y ? x - y : y - x, w, sgn);
+	case 8: return wrap(x < 0 ? -x : x, w, sgn);
+	case 9:
+		for (n = 0, k = w - 1; k >= 0 && !((ux >> k) & 1); k--)
+			n++;
+		return n;
+	case 10:
+		for (n = 0, k = 0; k < w; k++)
+			n += (ux >> k) & 1;
+		return n;
+	case 11:
+		k = (int)((unsigned __int128)wrap(y, w, 0) % w);
+		m = w == 128 ? ~(unsigned __int128)0 : ((unsigned __int128)1 << w) - 1;
+		return wrap((__int128)(((ux << k) | (k ? ux >> (w - k) : 0)) & m), w, sgn);
+	case 12: return x < y ? x : y;
+	case 13: return x > y ? x : y;
+	default:
+		lo = y < z ? y : z;
+		hi = y > z ? y : z;
+		return x < lo ? lo : x > hi ? hi : x;
+	}
+}
+
+struct itype {
+	const char *name;
+	int bytes, sgn, vec;
+};
+
+static __int128 get_int(const void *p, int i, const struct itype *t)
+{
+	const uint8_t *b = (const uint8_t *)p + (size_t)i * t->bytes;
+	uint64_t u = 0;
+
+	memcpy(&u, b, t->bytes);
+	return wrap((__int128)u, t->bytes * 8, t->sgn);
+}
+
+TEST_F(cc, integer_functions_every_type)
+{
+	static const struct itype types[] = {
+		{ "char", 1, 1, 16 }, { "uchar", 1, 0, 2 }, { "short", 2, 1, 8 },
+		{ "ushort", 2, 0, 4 }, { "int", 4, 1, 4 }, { "uint", 4, 0, 2 },
+		{ "long", 8, 1, 2 }, { "ulong", 8, 0, 16 },
+	};
+	static const int64_t ev[16] = {
+		0, 1, -1, 2, -2, 3, 0x7f, -0x80, 0x7fff, -0x8000, 0x7fffffff,
+		-0x7fffffff - 1, 0x7fffffffffffffffll, (int64_t)0x8000000000000000ull,
+		0x123456789abcdefll, -0x5a5a5a5a5a5a5all,
+	};
+	struct vmgpu_program *prog = build(_metadata, int_src, NULL);
+	ALLOC(uint8_t, a, 16 * 8);
+	ALLOC(uint8_t, b, 16 * 8);
+	ALLOC(uint8_t, cz, 16 * 8);
+	ALLOC(uint8_t, o, NIF * 256 * 8);
+	ALLOC(uint8_t, ov, NIF * 256 * 8);
+	char name[16];
+	unsigned int ti;
+	struct ck c;
+	int i, f;
+
+	ASSERT_NE(NULL, prog);
+	for (ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
+		const struct itype *t = &types[ti];
+		int w = t->bytes * 8, bad = 0;
+
+		for (i = 0; i < 16; i++) {
+			int64_t vb = ev[(i * 5 + 3) % 16], vc = ev[(i * 7 + 1) % 16];
+
+			memcpy(a + i * t->bytes, &ev[i], t->bytes);
+			memcpy(b + i * t->bytes, &vb, t->bytes);
+			memcpy(cz + i * t->bytes, &vc, t->bytes);
+		}
+		snprintf(name, sizeof(name), "k_%s", t->name);
+		load(_metadata, prog, name, &c);
+		set_u64(&c, 0, a_va);
+		set_u64(&c, 1, b_va);
+		set_u64(&c, 2, cz_va);
+		set_u64(&c, 3, o_va);
+		ASSERT_EQ(0, run1d(self->tm, &c, 256, 64));
+		vg_kernel_free(c.k);
+		for (f = 0; f < NIF; f++)
+			for (i = 0; i < 256; i++) {
+				__int128 x = get_int(a, i / 16, t), y = get_int(b, i % 16, t),
+					 z = get_int(cz, (i / 16 + i % 16) % 16, t);
+				__int128 want = wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn),
+					 got = get_int(o, f * 256 + i, t);
+
+				if (got != want && bad++ < 8)
+					fprintf(stderr, "# %s function %d (%lld, %lld, %lld): %lld, want %lld\n",
+						t->name, f, (long long)x, (long long)y,
+						(long long)z, (long long)got, (long long)want);
+				EXPECT_TRUE(got == want);
+			}
+		/* the vector forms: the scalars' results (max against x) */
+		snprintf(name, sizeof(name), "v_%s", t->name);
+		load(_metadata, prog, name, &c);
+		set_u64(&c, 0, a_va);
+		set_u64(&c, 1, b_va);
+		set_u64(&c, 2, cz_va);
+		set_u64(&c, 3, ov_va);
+		ASSERT_EQ(0, run1d(self->tm, &c, 256 / t->vec, 256 / t->vec));
+		vg_kernel_free(c.k);
+		for (f = 0; f < NIF; f++) {
+			if (f == 13)
+				continue;
+			for (i = 0; i < 256; i++) {
+				__int128 x = get_int(a, i / 16, t), y = get_int(b, i % 16, t),
+					 z = get_int(cz, (i / 16 + i % 16) % 16, t);
+				__int128 want = wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn);
+
+				if (get_int(ov, f * 256 + i, t) != want && bad++ < 16)
+					fprintf(stderr, "# %s%d function %d element %d: %lld, want %lld\n",
+						t->name, t->vec, f, i,
+						(long long)get_int(ov, f * 256 + i, t), (long long)want);
+				EXPECT_TRUE(get_int(ov, f * 256 + i, t) == want);
+			}
+		}
+	}
+	vmgpu_program_destroy(prog);
+}
+
+TEST_F(cc, integer_upsample)
+{
+	struct vmgpu_program *prog = build(_metadata, int_src, NULL);
+	ALLOC(int8_t, a, 16);
+	ALLOC(uint8_t, b, 16);
+	ALLOC(int16_t, s, 16);
+	ALLOC(int32_t, iv, 32);
+	ALLOC(int64_t, l, 16);
+	ALLOC(uint64_t, u, 16);
+	struct ck c;
+	int g;
+
+	ASSERT_NE(NULL, prog);
+	for (g = 0; g < 16; g++) {
+		a[g] = (int8_t)(0x93 * g + 0x80);
+		b[g] = (uint8_t)(0x5b * g + 7);
+	}
+	load(_metadata, prog, "up", &c);
+	set_u64(&c, 0, a_va);
+	set_u64(&c, 1, b_va);
+	set_u64(&c, 2, s_va);
+	set_u64(&c, 3, iv_va);
+	set_u64(&c, 4, l_va);
+	set_u64(&c, 5, u_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 16, 16));
+	for (g = 0; g < 16; g++) {
+		int16_t ws = (int16_t)((uint16_t)(uint8_t)a[g] << 8 | b[g]);
+		int32_t wi = (int32_t)((uint32_t)(uint16_t)s[g] << 16 | (uint16_t)s[15 - g]);
+
+		EXPECT_EQ(ws, s[g]);
+		EXPECT_EQ(wi, iv[g]);
+		EXPECT_EQ((int64_t)((uint64_t)(uint32_t)iv[g] << 32 | (uint32_t)iv[(g + 3) % 16]), l[g]);
+		EXPECT_EQ((uint64_t)(uint32_t)iv[g] << 32 | (uint32_t)g, u[g]);
+		EXPECT_EQ((int32_t)((uint32_t)(uint16_t)s[(g & 12) + (g & 3)] << 16 |
+				    (uint16_t)s[g & 3]), iv[16 + g]);
+	}
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
 TEST_HARNESS_MAIN
