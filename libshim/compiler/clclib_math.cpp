@@ -212,6 +212,43 @@ float OVL tanpi(float x)
 	return __builtin_copysignf(1.0f, x) * v;
 }
 
+/*
+ * rootn: 2^(log2|x| / n) with log2|x| as hi + lo (pow's) and the
+ * quotient's rounding error recovered with fma, so that the error does
+ * not grow with |log2 x|; x < 0 for odd n only; C's rules for zeros
+ */
+INL float __vmgpu_rootn_pos(float ax, int n)
+{
+	float e, rl, rh = __vmgpu_log_parts_ext(ax, &e, &rl);
+	float r = rh + rl;
+	rl = (rh - r) + rl;
+	float t = r * 1.44269504088896341f;
+	float tl = __builtin_fmaf(r, 1.44269504088896341f, -t) +
+		   r * 1.925963033500e-08f + rl * 1.44269504088896341f;
+	float s = e + t;
+	float sl = (__builtin_fabsf(e) >= __builtin_fabsf(t) ? (e - s) + t : (t - s) + e) + tl;
+	float fn = (float)n, hi = s / fn;
+	float lo = (__builtin_fmaf(-hi, fn, s) + sl) / fn;
+	float k = rint(hi + lo);
+	float f = (hi - k) + lo;
+	float rr = f * 0.693147182f;
+	rr = __builtin_fmaf(f, -1.90465421e-09f, rr);
+	return __vmgpu_expk(rr, (int)k);
+}
+float OVL rootn(float x, int n)
+{
+	float ax = __builtin_fabsf(x);
+	int odd = n & 1;
+	if (n == 0 || x != x || (x < 0.0f && !odd))
+		return __builtin_nanf("");
+	if (ax == 0.0f)
+		return n > 0 ? (odd ? x : 0.0f) :
+		       (odd ? __builtin_copysignf(__builtin_inff(), x) : __builtin_inff());
+	if (ax == __builtin_inff())
+		return n > 0 ? x : __builtin_copysignf(0.0f, x);
+	return __builtin_copysignf(__vmgpu_rootn_pos(ax, n), x);
+}
+
 /* ---- by the bits: fmod, frexp, ldexp, ilogb, logb, modf, nan,
  * maxmag, minmag ---- */
 float OVL maxmag(float x, float y)
@@ -372,6 +409,12 @@ V1(int, float, ilogb) V1(float, uint, nan)
 V2(float, copysign) V2(float, fdim) V2(float, hypot) V2(float, fmod)
 V2(float, remainder) V2(float, maxmag) V2(float, minmag) V2(float, nextafter)
 V2(float, powr)
+float2 OVL rootn(float2 x, int2 n) { return (float2)(rootn(x.s0, n.s0), rootn(x.s1, n.s1)); }
+float3 OVL rootn(float3 x, int3 n)
+{ return (float3)(rootn(x.s0, n.s0), rootn(x.s1, n.s1), rootn(x.s2, n.s2)); }
+float4 OVL rootn(float4 x, int4 n) { return (float4)(rootn(x.lo, n.lo), rootn(x.hi, n.hi)); }
+float8 OVL rootn(float8 x, int8 n) { return (float8)(rootn(x.lo, n.lo), rootn(x.hi, n.hi)); }
+float16 OVL rootn(float16 x, int16 n) { return (float16)(rootn(x.lo, n.lo), rootn(x.hi, n.hi)); }
 /* the native_ and half_ forms: the same functions */
 #define NH1(f) \
 float OVL native_##f(float x) { return f(x); } \

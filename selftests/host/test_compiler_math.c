@@ -24,6 +24,9 @@ static const char math_src[] =
 	"K1(sinh) K1(cosh) K1(tanh) K1(asinh) K1(acosh) K1(atanh) K1(sinpi) K1(cospi)\n"
 	"K1(tanpi) K1(expm1) K1(log1p) K1(cbrt) K1(exp10) K1(logb) K2(hypot) K2(fmod)\n"
 	"K2(remainder) K2(maxmag) K2(minmag)\n"
+	"kernel void k_rootn(global const float *x, global const float *y,\n"
+	"	global float *o, int n) { int i = get_global_id(0);\n"
+	"	if (i < n) o[i] = rootn(x[i], (int)y[i]); }\n"
 	"kernel void k_ldexp(global const float *x, global const float *y,\n"
 	"	global float *o, int n) { int i = get_global_id(0);\n"
 	"	if (i < n) o[i] = ldexp(x[i], (int)y[i]); }\n"
@@ -68,6 +71,14 @@ static double sinpi_d(double x)
 static double cospi_d(double x) { return sinpi_d(fabs(x) + 0.5); }
 static double tanpi_d(double x) { return sinpi_d(x) / cospi_d(x); }
 static double ldexp_d(double x, double n) { return ldexp(x, (int)(float)n); }
+static double rootn_d(double x, double y)
+{
+	int n = (int)(float)y;
+
+	if (n == 0 || (x < 0 && !(n & 1)))
+		return NAN;
+	return x < 0 ? -pow(-x, 1.0 / n) : pow(x, 1.0 / n);
+}
 static double maxmag_d(double x, double y)
 {
 	return fabs(x) > fabs(y) ? x : fabs(y) > fabs(x) ? y : fmax(x, y);
@@ -143,6 +154,9 @@ static const struct mathcase math_cases[] = {
 	{ "k_maxmag", NULL, maxmag_d, -10, 10, -10, 10, 0 },
 	{ "k_minmag", NULL, minmag_d, -10, 10, -10, 10, 0 },
 	{ "k_ldexp", NULL, ldexp_d, -10, 10, -300, 300, 0 },
+	{ "k_rootn", NULL, rootn_d, 1e-30f, 1e30f, -10, 10, 2 },
+	{ "k_rootn", NULL, rootn_d, -1e30f, 1e30f, -40, 40, 2 },
+	{ "k_rootn", NULL, rootn_d, 0.5f, 2, -3, 3, 2 },
 };
 
 static double ulp_error(float got, double ref)
@@ -411,6 +425,8 @@ static const char mathx_src[] =
 	"	o[34] = minmag(-3.0f, 2.0f); o[35] = nan(5u); o[36] = exp10(2.0f);\n"
 	"	o[37] = cospi(-1.0f); o[38] = sinpi(-0.0f); o[39] = remainder(-3.0f, 2.0f);\n"
 	"	q[6] = ilogb(0x1p-149f);\n"
+	"	o[40] = rootn(-8.0f, 3); o[41] = rootn(-0.0f, -3); o[42] = rootn(0.0f, -2);\n"
+	"	o[43] = rootn(-4.0f, 2); o[44] = rootn(inf, -2); o[45] = rootn(-inf, 3);\n"
 	"}\n"
 	"kernel void vec(global const float *x, global const float *y,\n"
 	"	global float *o, global int *q)\n"
@@ -458,12 +474,13 @@ static const char mathx_src[] =
 TEST_F(cc, mathx_special_values_and_vectors)
 {
 	const float inf = INFINITY;
-	static const float want[40] = {
+	static const float want[46] = {
 		0.0f, -0.0f, 0.0f, INFINITY, -INFINITY, -0.0f, 0.0f, NAN, NAN,
 		1.0f, 1.0f, -1.0f, -1.0f, 1.0f, 0.5f, 0x1p-149f, INFINITY,
 		-INFINITY, -0.5f, -3.0f, -0.0f, -INFINITY, -1.0f, -INFINITY,
 		INFINITY, INFINITY, -1.0f, -0.0f, 0.0f, INFINITY, -INFINITY,
 		-2.0f, INFINITY, -3.0f, 2.0f, NAN, 100.0f, -1.0f, -0.0f, 1.0f,
+		-2.0f, -INFINITY, INFINITY, NAN, 0.0f, -INFINITY,
 	};
 	static const int32_t wantq[7] = {
 		4, -4, -148, INT32_MIN, INT32_MAX, INT32_MAX, -149,
@@ -483,7 +500,7 @@ TEST_F(cc, mathx_special_values_and_vectors)
 	set_f32(&c, 2, inf);
 	set_f32(&c, 3, NAN);
 	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < 46; i++) {
 		if (isnan(want[i])) {
 			EXPECT_TRUE(isnan(o[i]));
 			continue;
