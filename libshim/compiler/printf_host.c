@@ -363,17 +363,24 @@ int vmgpu_printf_write(const void *buf, size_t bytes, FILE *out)
 	if (used > bytes - VMGPU_PRINTF_HEADER_BYTES)
 		used = bytes - VMGPU_PRINTF_HEADER_BYTES;
 	b += VMGPU_PRINTF_HEADER_BYTES;
+	/* one kernel's output in one piece, whoever else writes to @out */
+	flockfile(out);
 	while (used - pos >= 12) {
 		uint32_t size = rd32(b + pos);
 
 		/* 0: reserved and not written (a fault), or the end */
 		if (size < 12 || size % 4 || size > used - pos)
 			break;
-		if (!record(&o, b + pos, size))
-			return -EINVAL;
+		if (!record(&o, b + pos, size)) {
+			n = -EINVAL;
+			break;
+		}
 		pos += size;
 		n++;
 	}
+	funlockfile(out);
+	if (n < 0)
+		return n;
 	if (o.err)
 		return -EIO;
 	return n;
