@@ -23,7 +23,7 @@ static const char math_src[] =
 	"K2(pow) K2(fmin) K2(fmax) K2(atan2) K2(atan2pi) K1(atan) K1(asin) K1(acos)\n"
 	"K1(sinh) K1(cosh) K1(tanh) K1(asinh) K1(acosh) K1(atanh) K1(sinpi) K1(cospi)\n"
 	"K1(tanpi) K1(expm1) K1(log1p) K1(cbrt) K1(exp10) K1(logb) K2(hypot) K2(fmod)\n"
-	"K2(remainder) K2(maxmag) K2(minmag)\n"
+	"K2(remainder) K2(maxmag) K2(minmag) K1(erf) K1(erfc)\n"
 	"kernel void k_rootn(global const float *x, global const float *y,\n"
 	"	global float *o, int n) { int i = get_global_id(0);\n"
 	"	if (i < n) o[i] = rootn(x[i], (int)y[i]); }\n"
@@ -154,6 +154,10 @@ static const struct mathcase math_cases[] = {
 	{ "k_maxmag", NULL, maxmag_d, -10, 10, -10, 10, 0 },
 	{ "k_minmag", NULL, minmag_d, -10, 10, -10, 10, 0 },
 	{ "k_ldexp", NULL, ldexp_d, -10, 10, -300, 300, 0 },
+	{ "k_erf", erf, NULL, -4, 4, 0, 0, 4 },
+	{ "k_erf", erf, NULL, -0.6f, 0.6f, 0, 0, 4 },
+	{ "k_erfc", erfc, NULL, -2, 11, 0, 0, 4 },
+	{ "k_erfc", erfc, NULL, 0.4f, 2.2f, 0, 0, 4 },
 	{ "k_rootn", NULL, rootn_d, 1e-30f, 1e30f, -10, 10, 2 },
 	{ "k_rootn", NULL, rootn_d, -1e30f, 1e30f, -40, 40, 2 },
 	{ "k_rootn", NULL, rootn_d, 0.5f, 2, -3, 3, 2 },
@@ -427,6 +431,8 @@ static const char mathx_src[] =
 	"	q[6] = ilogb(0x1p-149f);\n"
 	"	o[40] = rootn(-8.0f, 3); o[41] = rootn(-0.0f, -3); o[42] = rootn(0.0f, -2);\n"
 	"	o[43] = rootn(-4.0f, 2); o[44] = rootn(inf, -2); o[45] = rootn(-inf, 3);\n"
+	"	o[46] = erf(inf); o[47] = erf(-inf); o[48] = erfc(inf); o[49] = erfc(-inf);\n"
+	"	o[50] = erf(-0.0f); o[51] = erfc(-0.0f);\n"
 	"}\n"
 	"kernel void vec(global const float *x, global const float *y,\n"
 	"	global float *o, global int *q)\n"
@@ -474,13 +480,14 @@ static const char mathx_src[] =
 TEST_F(cc, mathx_special_values_and_vectors)
 {
 	const float inf = INFINITY;
-	static const float want[46] = {
+	static const float want[52] = {
 		0.0f, -0.0f, 0.0f, INFINITY, -INFINITY, -0.0f, 0.0f, NAN, NAN,
 		1.0f, 1.0f, -1.0f, -1.0f, 1.0f, 0.5f, 0x1p-149f, INFINITY,
 		-INFINITY, -0.5f, -3.0f, -0.0f, -INFINITY, -1.0f, -INFINITY,
 		INFINITY, INFINITY, -1.0f, -0.0f, 0.0f, INFINITY, -INFINITY,
 		-2.0f, INFINITY, -3.0f, 2.0f, NAN, 100.0f, -1.0f, -0.0f, 1.0f,
 		-2.0f, -INFINITY, INFINITY, NAN, 0.0f, -INFINITY,
+		1.0f, -1.0f, 0.0f, 2.0f, -0.0f, 1.0f,
 	};
 	static const int32_t wantq[7] = {
 		4, -4, -148, INT32_MIN, INT32_MAX, INT32_MAX, -149,
@@ -500,7 +507,7 @@ TEST_F(cc, mathx_special_values_and_vectors)
 	set_f32(&c, 2, inf);
 	set_f32(&c, 3, NAN);
 	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
-	for (i = 0; i < 46; i++) {
+	for (i = 0; i < 52; i++) {
 		if (isnan(want[i])) {
 			EXPECT_TRUE(isnan(o[i]));
 			continue;
