@@ -28,7 +28,7 @@ unsigned int vmgpu_max_user_instr_budget = 1u << 28;
 module_param_named(max_user_instr_budget, vmgpu_max_user_instr_budget, uint,
 		   0444);
 MODULE_PARM_DESC(max_user_instr_budget,
-		 "largest per-dispatch instruction budget a process without CAP_SYS_NICE may set (default 268435456)");
+		 "largest instruction budget (per 65536 warps of a dispatch) a process without CAP_SYS_NICE may set (default 268435456)");
 
 static unsigned int vmgpu_mem_limit_mb;
 module_param_named(mem_limit_mb, vmgpu_mem_limit_mb, uint, 0444);

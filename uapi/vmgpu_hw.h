@@ -51,7 +51,7 @@ typedef uint64_t vmgpu_u64;
 /* Interface version: major changes are incompatible, minor ones add. */
 #define VMGPU_HW_MAGIC			0x504d4756	/* "VGMP" in memory order */
 #define VMGPU_HW_VERSION_MAJOR		1
-#define VMGPU_HW_VERSION_MINOR		5
+#define VMGPU_HW_VERSION_MINOR		6
 #define VMGPU_HW_VERSION \
 	((VMGPU_HW_VERSION_MAJOR << 16) | VMGPU_HW_VERSION_MINOR)
 #define VMGPU_HW_VERSION_MAJOR_OF(v)	((v) >> 16)
@@ -95,6 +95,13 @@ typedef uint64_t vmgpu_u64;
 #define VMGPU_CAP_COPY_ASYNC		(1u << 11)	/* COPY_ASYNC (1.4) */
 /* TIMESTAMP's VMGPU_TIMESTAMP_DISPATCHES (1.5) */
 #define VMGPU_CAP_DISPATCH_SPAN		(1u << 12)
+/*
+ * The instruction budget is per VMGPU_BUDGET_WARPS warps of a dispatch
+ * (1.6): a dispatch of more is given the budget once for each such
+ * group started, so that the guard stops runaway kernels, not large ones.
+ */
+#define VMGPU_CAP_BUDGET_PER_WARPS	(1u << 13)
+#define VMGPU_BUDGET_WARPS		65536
 
 #define VMGPU_TRACE_ENABLE		(1u << 0)
 

@@ -286,7 +286,7 @@ int rt_cpu_run(struct rt_cpu *c, const struct rt_cpu_launch *l,
 	c->l = l;
 	c->nblocks = nblocks;
 	c->next_block = 0;
-	c->budget = c->budget0;
+	c->budget = vg_budget_scaled(c->budget0, c->vl.grid, c->vl.block);
 	c->fault = 0;
 
 	pthread_mutex_lock(&c->lock);

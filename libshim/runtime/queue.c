@@ -39,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/interp.h"
 #include "core/kernel.h"
 #include "rt_internal.h"
 
@@ -902,8 +903,11 @@ static void fail_message(struct vmgpu_rt *rt, struct rt_instance *in, int err)
 	if (err == -ETIMEDOUT && in->budget_phys && d == rt->cpu)
 		snprintf(in->why, sizeof(in->why),
 			 "kernel '%s' on the CPU device: stopped after %llu warp "
-			 "instructions (the CPU budget; %s)", name,
-			 (unsigned long long)rt->cpu_budget,
+			 "instructions (the CPU budget: %llu per %u warps; %s)",
+			 name, (unsigned long long)vg_budget_scaled(rt->cpu_budget,
+								    in->grid,
+								    in->block),
+			 (unsigned long long)rt->cpu_budget, VMGPU_BUDGET_WARPS,
 			 rt->cpu_budget_from);
 	else if (err == -ETIMEDOUT && in->budget_phys)
 		snprintf(in->why, sizeof(in->why),

@@ -72,7 +72,7 @@
     X(wd_evict_ns, "wd-evict-ns", 500, 0, 1000000, "ns",                       \
       "eviction: slot state saved, newcomer's loaded: ~local-lat-ns")          \
     X(instr_budget, "instr-budget", 1u << 28, 1, UINT32_MAX, "",               \
-      "default warp instructions per dispatch (stops a runaway kernel)")       \
+      "default warp instructions per 65536 warps of a dispatch (a guard)")     \
     X(isa_version, "isa-version", VMGPU_ISA_VERSION, VMGPU_ISA_VERSION_MIN,    \
       VMGPU_ISA_VERSION, "",                                                   \
       "ISA version the GPUs run; executables above it are refused")            \

@@ -350,7 +350,8 @@ static uint32_t global_read(struct vg_device *dev, uint32_t off)
                VMGPU_CAP_COPY | VMGPU_CAP_WAIT_VALUE | VMGPU_CAP_TRACE |
                VMGPU_CAP_TRACE_TMD | VMGPU_CAP_WD_POLICY |
                VMGPU_CAP_DEP_TABLES | VMGPU_CAP_SKIP_IF | VMGPU_CAP_TAKE |
-               VMGPU_CAP_COPY_ASYNC | VMGPU_CAP_DISPATCH_SPAN;
+               VMGPU_CAP_COPY_ASYNC | VMGPU_CAP_DISPATCH_SPAN |
+               VMGPU_CAP_BUDGET_PER_WARPS;
     case VMGPU_REG_SCRATCH:
         return dev->scratch;
     case VMGPU_REG_WARP_SIZE:

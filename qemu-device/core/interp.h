@@ -39,6 +39,38 @@ struct vg_launch { /* per dispatch, shared by all its blocks */
     const uint32_t *abort;
 };
 
+/*
+ * The instruction budget guards against a kernel that does not end, not
+ * against a large launch (VMGPU_CAP_BUDGET_PER_WARPS): @base warp
+ * instructions for a launch of up to VMGPU_BUDGET_WARPS warps, and @base
+ * more for every VMGPU_BUDGET_WARPS warps started beyond (an average of
+ * 4096 per warp at the default 2^28), saturating. @grid in blocks, @block
+ * in threads.
+ */
+
+static inline uint64_t vg_budget_scaled(uint64_t base, const uint32_t grid[3],
+                                        const uint32_t block[3])
+{
+    uint64_t warps_per_block =
+        ((uint64_t)block[0] * block[1] * block[2] + VMGPU_WARP_SIZE - 1) /
+        VMGPU_WARP_SIZE;
+    uint64_t blocks = (uint64_t)grid[0] * grid[1];
+    uint64_t units;
+
+    if (!blocks || !grid[2] || !warps_per_block) {
+        return base;
+    }
+    if (blocks > UINT64_MAX / grid[2] / warps_per_block) {
+        return UINT64_MAX;
+    }
+    units = (blocks * grid[2] * warps_per_block + VMGPU_BUDGET_WARPS - 1) /
+            VMGPU_BUDGET_WARPS;
+    if (units <= 1) {
+        return base;
+    }
+    return base > UINT64_MAX / units ? UINT64_MAX : base * units;
+}
+
 /* Warp instructions between two looks at vg_launch.abort. */
 #define VG_INTERP_SLICE 65536
 /* Internal fault code: the block was stopped by vg_launch.abort. */

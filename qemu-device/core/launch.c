@@ -166,7 +166,9 @@ bool vg_launch_dispatch(struct vg_cp *cp, const struct vg_task_src *src,
         return vg_cp_error(err, VMGPU_FAULT_BAD_COMMAND,
                            cp->entry.cmdbuf_va + 4ull * bad_pc, bad_pc, index);
     }
-    d->budget = cp->instr_budget ? cp->instr_budget : cp->gc->cfg->instr_budget;
+    d->budget = vg_budget_scaled(cp->instr_budget ? cp->instr_budget
+                                                  : cp->gc->cfg->instr_budget,
+                                 l->grid, l->block);
     cp->outstanding++;
     if (cp->dstate[index].deps) {
         cp->dstate[index].state = VG_DISP_WAITING;

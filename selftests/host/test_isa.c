@@ -1162,6 +1162,34 @@ TEST_F(isa, budget_stops_infinite_loop)
 	vg_kernel_free(k);
 }
 
+/* The budget grows with the launch, by VMGPU_BUDGET_WARPS warps started. */
+TEST(budget_scales_with_the_launch)
+{
+	const uint32_t one[3] = { 1, 1, 1 }, warp[3] = { 32, 1, 1 };
+	const uint32_t big_block[3] = { 1024, 1, 1 }, odd[3] = { 33, 1, 1 };
+	const uint32_t g64k[3] = { 65536, 1, 1 }, g64k1[3] = { 65537, 1, 1 };
+	const uint32_t g2d[3] = { 16384, 16384, 1 }, zero[3] = { 0, 1, 1 };
+	const uint32_t huge[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
+
+	EXPECT_EQ(1000, vg_budget_scaled(1000, one, warp));
+	EXPECT_EQ(1000, vg_budget_scaled(1000, g64k, warp));
+	EXPECT_EQ(2000, vg_budget_scaled(1000, g64k1, warp));
+	/* 32 warps a block: 2048 blocks are 65536 warps, 2049 more. */
+	EXPECT_EQ(1000, vg_budget_scaled(1000, (uint32_t[3]){ 2048, 1, 1 },
+					 big_block));
+	EXPECT_EQ(2000, vg_budget_scaled(1000, (uint32_t[3]){ 2049, 1, 1 },
+					 big_block));
+	/* A partial warp is a warp: 33 threads are 2 warps. */
+	EXPECT_EQ(2000, vg_budget_scaled(1000, (uint32_t[3]){ 32769, 1, 1 },
+					 odd));
+	/* 16384 x 16384 blocks of one warp: 4096 x 65536 warps. */
+	EXPECT_EQ(4096ull << 28, vg_budget_scaled(1ull << 28, g2d, warp));
+	EXPECT_EQ(1000, vg_budget_scaled(1000, zero, warp));
+	EXPECT_EQ(UINT64_MAX, vg_budget_scaled(1000, huge, big_block));
+	EXPECT_EQ(UINT64_MAX - 1, vg_budget_scaled(UINT64_MAX / 2, g64k1, warp));
+	EXPECT_EQ(UINT64_MAX, vg_budget_scaled(UINT64_MAX / 2 + 1, g64k1, warp));
+}
+
 TEST_F(isa, launch_errors)
 {
 	struct vg_kernel *k = testmem_kernel(".args 8\n.shared 100\nexit\n");

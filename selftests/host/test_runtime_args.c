@@ -406,9 +406,9 @@ TEST_F(args, param_info)
 	vmgpu_rt_release(self->rt, ctx);
 }
 
-/* spin on the CPU device with a budget of @budget: its message. */
+/* spin in @blocks warps on the CPU device of @rt: its message. */
 static void spin(struct __test_metadata *_metadata, FIXTURE_DATA(args) *self,
-		 struct vmgpu_rt *rt, const char *want)
+		 struct vmgpu_rt *rt, uint32_t blocks, const char *want)
 {
 	vmgpu_rt_handle ctx, q, k, o, ev;
 	struct vmgpu_rt_arg a[2] = { 0 };
@@ -424,7 +424,7 @@ static void spin(struct __test_metadata *_metadata, FIXTURE_DATA(args) *self,
 	inst.kernel = k;
 	inst.num_args = 2;
 	inst.args = a;
-	inst.grid[0] = 1;
+	inst.grid[0] = blocks;
 	inst.block[0] = 32;
 	ASSERT_EQ(0, vmgpu_rt_enqueue(rt, q, &inst, &ev));
 	EXPECT_EQ(-ETIMEDOUT, vmgpu_rt_wait(rt, ev, -1));
@@ -445,24 +445,28 @@ TEST_F(args, cpu_budget)
 	struct vmgpu_rt *rt = make_rt(self->t, 100000);
 
 	ASSERT_NE(NULL, rt);
-	spin(_metadata, self, rt,
+	spin(_metadata, self, rt, 1,
 	     "kernel 'spin' on the CPU device: stopped after 100000 warp "
-	     "instructions (the CPU budget; vmgpu_rt_config.cpu_budget)");
+	     "instructions (the CPU budget: 100000 per 65536 warps; vmgpu_rt_config.cpu_budget)");
+	/* A larger launch is given more: 131073 warps, 3 x 65536 started. */
+	spin(_metadata, self, rt, 131073,
+	     "kernel 'spin' on the CPU device: stopped after 300000 warp "
+	     "instructions (the CPU budget: 100000 per 65536 warps; vmgpu_rt_config.cpu_budget)");
 	vmgpu_rt_destroy(rt);
 
 	setenv("VMGPU_RT_CPU_BUDGET", "5000", 1);
 	rt = make_rt(self->t, 0);
 	ASSERT_NE(NULL, rt);
-	spin(_metadata, self, rt,
+	spin(_metadata, self, rt, 1,
 	     "kernel 'spin' on the CPU device: stopped after 5000 warp "
-	     "instructions (the CPU budget; VMGPU_RT_CPU_BUDGET)");
+	     "instructions (the CPU budget: 5000 per 65536 warps; VMGPU_RT_CPU_BUDGET)");
 	vmgpu_rt_destroy(rt);
 	/* The setting wins over the environment. */
 	rt = make_rt(self->t, 7000);
 	ASSERT_NE(NULL, rt);
-	spin(_metadata, self, rt,
+	spin(_metadata, self, rt, 1,
 	     "kernel 'spin' on the CPU device: stopped after 7000 warp "
-	     "instructions (the CPU budget; vmgpu_rt_config.cpu_budget)");
+	     "instructions (the CPU budget: 7000 per 65536 warps; vmgpu_rt_config.cpu_budget)");
 	vmgpu_rt_destroy(rt);
 	setenv("VMGPU_RT_CPU_BUDGET", "many", 1);
 	EXPECT_EQ(NULL, make_rt(self->t, 0));

@@ -172,7 +172,8 @@ struct vmgpu_rt_config {
 	uint32_t policy;		/* VMGPU_RT_POLICY_* */
 	/*
 	 * The CPU device's instruction budget: the warp instructions one
-	 * launch may run before it is stopped (-ETIMEDOUT). 0: the
+	 * launch may run, for each VMGPU_BUDGET_WARPS (65536) of its warps
+	 * started, before it is stopped (-ETIMEDOUT). 0: the
 	 * environment variable VMGPU_RT_CPU_BUDGET if set, else
 	 * VMGPU_RT_CPU_BUDGET_DEFAULT.
 	 */
