@@ -123,6 +123,11 @@ static int is_buffer(uint32_t t)
 	return vmgpu_param_is_buffer(t);
 }
 
+static void args_mark_set(struct vmgpu_args *a, uint32_t index)
+{
+	a->set[index / 64] |= 1ull << (index % 64);
+}
+
 static int set_scalar(struct vmgpu_args *a, uint32_t index, const char *what,
 		      int (*ok)(uint32_t type), const void *v)
 {
@@ -137,7 +142,7 @@ static int set_scalar(struct vmgpu_args *a, uint32_t index, const char *what,
 	/* Little-endian like the rest of the argument block. */
 	memcpy(a->block + p->offset, v, vmgpu_param_size(p->type));
 	a->bufs[index] = NULL;
-	a->set |= 1u << index;
+	args_mark_set(a, index);
 	return 0;
 }
 
@@ -207,7 +212,7 @@ int vmgpu_args_set_buffer(struct vmgpu_args *args, uint32_t index,
 	va = bo->gpu_va + offset;
 	memcpy(args->block + p->offset, &va, sizeof(va));
 	args->bufs[index] = bo;
-	args->set |= 1u << index;
+	args_mark_set(args, index);
 	return 0;
 }
 
@@ -223,7 +228,7 @@ int shim_args_block(struct vmgpu_cmdbuf *cb, const struct vmgpu_args *a,
 				      "dispatch: arguments made for kernel '%s', not this one",
 				      ks->name);
 	for (i = 0; i < ks->num_params; i++)
-		if (!(a->set & (1u << i)))
+		if (!(a->set[i / 64] & 1ull << (i % 64)))
 			return shim_set_error(cb->dev, -EINVAL,
 					      "dispatch: kernel '%s' argument %u '%s' (%s) not set",
 					      ks->name, i, ks->params[i].name,

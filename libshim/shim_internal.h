@@ -81,7 +81,7 @@ struct vmgpu_cmdbuf {
 /* Typed arguments of one kernel (vmgpu_args_*). */
 struct vmgpu_args {
 	const struct vmgpu_bo *kernel;
-	uint32_t set;			/* bit i: parameter i has a value */
+	uint64_t set[(VMGPU_MAX_PARAMS + 63) / 64];	/* bit i: parameter i set */
 	const struct vmgpu_bo *bufs[VMGPU_MAX_PARAMS];
 	uint8_t block[VMGPU_MAX_ARGS_BYTES];
 };

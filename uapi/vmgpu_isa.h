@@ -412,7 +412,14 @@ struct vmgpu_exec_header {
 #define VMGPU_SIG_MAGIC			0x47495356	/* "VSIG" in memory order */
 #define VMGPU_KERNEL_NAME_MAX		32	/* bytes, NUL included */
 #define VMGPU_PARAM_NAME_MAX		24	/* bytes, NUL included */
-#define VMGPU_MAX_PARAMS		32
+/*
+ * Parameters of a signature: OpenCL's 1024 bytes of them
+ * (CL_DEVICE_MAX_PARAMETER_SIZE) as 256 parameters of 4 bytes, the
+ * narrowest the argument block has, and the compiler's hidden ones (at
+ * most 4: the ndrange pair, printf's buffer, the private buffer). Readers
+ * built when the limit was 32 refuse a longer signature.
+ */
+#define VMGPU_MAX_PARAMS		260
 
 enum vmgpu_param_type {
 	VMGPU_PARAM_I32 = 1,		/* 32-bit integer */

@@ -258,9 +258,10 @@ bool Backend::signature()
 		      "than 31 characters");
 		return false;
 	}
-	if (F.arg_size() >= VMGPU_MAX_PARAMS) {
-		error(at, "kernel '" + F.getName().str() + "' has more than 31 "
-		      "parameters");
+	if (F.arg_size() > VMGPU_MAX_PARAMS) {
+		error(at, "kernel '" + F.getName().str() + "' has " +
+		      std::to_string(F.arg_size()) + " parameters, more than " +
+		      std::to_string(VMGPU_MAX_PARAMS));
 		return false;
 	}
 	for (Argument &a : F.args()) {

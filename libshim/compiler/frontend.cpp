@@ -685,6 +685,55 @@ void expand_intrinsics(Module &m)
 	}
 }
 
+/*
+ * A volatile load or store of a vector (a volatile vector parameter or
+ * variable, a pointer to volatile vectors), which the Scalarizer leaves
+ * whole, as one volatile access per element, in order: the ISA's
+ * accesses are scalar.
+ */
+static void split_volatile_vectors(Function &f)
+{
+	std::vector<Instruction *> todo;
+
+	for (Instruction &i : instructions(f)) {
+		auto *ld = dyn_cast<LoadInst>(&i);
+		auto *st = dyn_cast<StoreInst>(&i);
+
+		if ((ld && ld->isVolatile() && ld->getType()->isVectorTy()) ||
+		    (st && st->isVolatile() &&
+		     st->getValueOperand()->getType()->isVectorTy()))
+			todo.push_back(&i);
+	}
+	for (Instruction *i : todo) {
+		auto *ld = dyn_cast<LoadInst>(i);
+		auto *st = dyn_cast<StoreInst>(i);
+		auto *vt = cast<FixedVectorType>(ld ? ld->getType() :
+					st->getValueOperand()->getType());
+		Type *et = vt->getElementType();
+		Value *ptr = ld ? ld->getPointerOperand() : st->getPointerOperand();
+		Align al = ld ? ld->getAlign() : st->getAlign();
+		uint64_t esz = f.getParent()->getDataLayout().getTypeAllocSize(et);
+		IRBuilder<> b(i);
+		Value *v = PoisonValue::get(vt);
+
+		for (unsigned k = 0; k < vt->getNumElements(); k++) {
+			Value *ep = b.CreateConstInBoundsGEP1_32(et, ptr, k);
+			Align eal = commonAlignment(al, k * esz);
+
+			if (ld) {
+				LoadInst *e = b.CreateAlignedLoad(et, ep, eal, true);
+				v = b.CreateInsertElement(v, e, k);
+			} else {
+				b.CreateAlignedStore(b.CreateExtractElement(
+					st->getValueOperand(), k), ep, eal, true);
+			}
+		}
+		if (ld)
+			ld->replaceAllUsesWith(v);
+		i->eraseFromParent();
+	}
+}
+
 void optimise(Module &m)
 {
 	LoopAnalysisManager lam;
@@ -732,6 +781,8 @@ void optimise(Module &m)
 		fam.invalidate(f, PreservedAnalyses::none());
 	}
 
+	for (Function &f : m)
+		split_volatile_vectors(f);
 	/* Vectors become scalars; switches branches; critical edges get a
 	 * block of their own (where the back end puts phi copies). */
 	FunctionPassManager fpm;

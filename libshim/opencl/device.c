@@ -206,7 +206,12 @@ cl_int vcl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
 		SZ(0);
 		break;
 	case CL_DEVICE_MAX_PARAMETER_SIZE:
-		SZ(VMGPU_MAX_ARGS_BYTES);
+		/*
+		 * The full profile's minimum: what VMGPU_MAX_PARAMS is made
+		 * for. The argument block is larger, but a parameter takes
+		 * at least 4 bytes of it, and a signature 260 of them.
+		 */
+		SZ(1024);
 		break;
 	case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
 		U(VMGPU_PAGE_SIZE * 8);	/* bits: buffers start on a page */

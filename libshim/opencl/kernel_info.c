@@ -22,6 +22,7 @@
  */
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,34 @@ struct decl {
 	bool constant;			/* __constant */
 };
 
+/*
+ * When the @n words of @w spell an integer type of C ("unsigned", "short
+ * signed int", "long unsigned"), its OpenCL C name ("uint", "short",
+ * "ulong") into w[0].
+ */
+static bool int_type_name(char w[][64], int n)
+{
+	char base[8] = "int";
+	bool is_unsigned = false, any = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "unsigned"))
+			is_unsigned = true;
+		else if (!strcmp(w[i], "char") || !strcmp(w[i], "short") ||
+			 !strcmp(w[i], "long"))
+			strcpy(base, w[i]);
+		else if (strcmp(w[i], "signed") && strcmp(w[i], "int"))
+			return false;
+		any = true;
+	}
+	if (!any || (n == 1 && strcmp(w[0], "unsigned") &&
+		     strcmp(w[0], "signed")))
+		return false;	/* one word that is its own name */
+	snprintf(w[0], sizeof(w[0]), "%s%s", is_unsigned ? "u" : "", base);
+	return true;
+}
+
 /* Parameter @index of the list @s (@n bytes) named @want. */
 static bool param_decl(const char *s, size_t n, cl_uint index,
 		       const char *want, struct decl *d)
@@ -189,17 +218,10 @@ static bool param_decl(const char *s, size_t n, cl_uint index,
 	if (strcmp(name, want) &&
 	    !(want[0] && !strncmp(name, want, strlen(want))))
 		return false;
-	/* OpenCL C's unsigned types by their short names */
-	if (nw == 3 && !strcmp(words[0], "unsigned")) {
-		if (!strcmp(words[1], "char") || !strcmp(words[1], "short") ||
-		    !strcmp(words[1], "int") || !strcmp(words[1], "long")) {
-			words[0][0] = 'u';
-			memcpy(words[0] + 1, words[1], strlen(words[1]) + 1);
-			memmove(words[1], words[2], sizeof(words[1]));
-			nw = 2;
-		}
-	} else if (nw == 2 && !strcmp(words[0], "unsigned")) {
-		strcpy(words[0], "uint");
+	/* OpenCL C's integer types by their names ("short unsigned": ushort) */
+	if (int_type_name(words, nw - 1)) {
+		memmove(words[1], words[nw - 1], sizeof(words[1]));
+		nw = 2;
 	}
 	for (i = 0; i < nw - 1; i++) {
 		if (i)
@@ -214,8 +236,9 @@ static bool param_decl(const char *s, size_t n, cl_uint index,
 		strcat(d->type, "*");
 	if (d->constant)
 		d->q |= CL_KERNEL_ARG_TYPE_CONST;
-	if (!strchr(d->type, '*'))	/* only pointers are restrict */
-		d->q &= ~(cl_kernel_arg_type_qualifier)CL_KERNEL_ARG_TYPE_RESTRICT;
+	/* the qualifiers are those of a pointer's referenced type (1.2, 5.7.3) */
+	if (!strchr(d->type, '*'))
+		d->q = CL_KERNEL_ARG_TYPE_NONE;
 	return true;
 }
 

@@ -17,23 +17,6 @@
 
 #include "rt_internal.h"
 
-/*
- * The signature says which parameters are __local pointers
- * (VMGPU_PARAM_LOCAL, the compiler writes it; assembly ".param l,
- * local"). An i32 is an i32: the runtime no longer guesses from the code
- * (an integer added to a local pointer, or indexing a static local
- * array, looked like a local pointer to the guess).
- */
-void rt_kernel_scan_params(struct rt_kernel *k, const void *image)
-{
-	uint32_t i;
-
-	(void)image;
-	for (i = 0; i < k->user_params; i++)
-		if (k->params[i].type == VMGPU_PARAM_LOCAL)
-			k->local_mask |= 1u << i;
-}
-
 /* ---- names in messages ---- */
 
 static const char *given_name(uint32_t type)
@@ -55,7 +38,7 @@ static const char *given_name(uint32_t type)
 
 static const char *expected_name(const struct rt_kernel *k, uint32_t i)
 {
-	if (k->local_mask & (1u << i))
+	if (k->params[i].type == VMGPU_PARAM_LOCAL)
 		return "a local buffer, by size (VMGPU_RT_ARG_LOCAL: a __local pointer)";
 	switch (k->params[i].type) {
 	case VMGPU_PARAM_I32: return "an i32";
@@ -154,7 +137,7 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 				      k->sig.name, k->user_params,
 				      inst->num_args, inst->num_args,
 				      k->params[inst->num_args].name,
-				      k->local_mask & (1u << inst->num_args) ?
+				      k->params[inst->num_args].type == VMGPU_PARAM_LOCAL ?
 				      "a local buffer" :
 				      given_name(k->params[inst->num_args].type) + 2 +
 				      (given_name(k->params[inst->num_args].type)[1] == 'n'));
@@ -165,7 +148,7 @@ int rt_args_set(struct vmgpu_rt *rt, struct rt_instance *in,
 	for (i = 0; i < inst->num_args; i++) {
 		const struct vmgpu_rt_arg *a = &inst->args[i];
 		const struct vmgpu_exec_param *p = &k->params[i];
-		bool local = k->local_mask & (1u << i);
+		bool local = k->params[i].type == VMGPU_PARAM_LOCAL;
 		struct rt_buffer *b;
 		struct rt_obj *o;
 
@@ -301,7 +284,7 @@ int vmgpu_rt_kernel_param_info(struct vmgpu_rt *rt, vmgpu_rt_handle kernel,
 	} else if (index >= k->user_params) {
 		info->kind = VMGPU_RT_PARAM_PRIVATE;
 		info->access = VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE;
-	} else if (k->local_mask & (1u << index)) {
+	} else if (p->type == VMGPU_PARAM_LOCAL) {
 		info->kind = VMGPU_RT_PARAM_LOCAL;
 		info->type = VMGPU_RT_ARG_LOCAL;
 	} else if (vmgpu_param_is_buffer(p->type)) {

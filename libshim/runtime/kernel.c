@@ -162,7 +162,6 @@ int rt_kernel_new(struct vmgpu_rt *rt, const void *image, size_t bytes,
 		}
 	}
 	k->private_bytes = private_bytes;
-	rt_kernel_scan_params(k, image);
 	r = vg_kernel_load(&k->cpu, image, bytes, VMGPU_ISA_VERSION, &bad_pc);
 	if (r != VMGPU_FAULT_NONE) {
 		r = rt_err(rt, -ENOEXEC, "executable refused (fault %d at pc %u)",

@@ -363,7 +363,11 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 			   inst->flags);
 		goto out;
 	}
-	in = calloc(1, sizeof(*in));
+	r = rt_lookup(rt, inst->kernel, RT_KIND_KERNEL, &o);
+	if (r)
+		goto out;
+	in = calloc(1, sizeof(*in) + (((struct rt_kernel *)o)->sig.num_params +
+				      1) * sizeof(in->uses[0]));
 	if (!in) {
 		r = rt_err(rt, -ENOMEM, "out of memory");
 		goto out;
@@ -371,9 +375,6 @@ int vmgpu_rt_enqueue(struct vmgpu_rt *rt, vmgpu_rt_handle queue,
 	in->o.kind = RT_KIND_EVENT;
 	in->o.refs = 1;
 	in->o.release = instance_release;
-	r = rt_lookup(rt, inst->kernel, RT_KIND_KERNEL, &o);
-	if (r)
-		goto fail;
 	in->kernel = (struct rt_kernel *)o;
 	rt_get(o);
 	{

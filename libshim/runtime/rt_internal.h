@@ -142,7 +142,6 @@ struct rt_kernel {
 	/* sig.num_params less the hidden ones (ndrange pair, private) */
 	uint32_t user_params;
 	int32_t ndrange_off;		/* the ndrange pair's offset, -1: none */
-	uint32_t local_mask;		/* VMGPU_PARAM_LOCAL parameters */
 	struct vg_kernel *cpu;		/* loaded for the CPU device */
 	uint64_t code[VMGPU_RT_MAX_DEVICES];	/* per GPU, 0: not loaded */
 	struct rt_hist hist[VMGPU_RT_MAX_DEVICES][RT_MAX_FOOTPRINTS];
@@ -183,7 +182,6 @@ struct rt_instance {
 	uint32_t flags;
 	uint64_t seq;			/* enqueue order in the runtime */
 	uint8_t args[VMGPU_MAX_ARGS_BYTES];	/* scalars set */
-	struct rt_use uses[VMGPU_MAX_PARAMS + 1];
 	uint32_t nuses;
 	struct rt_buffer *priv;		/* runtime's private buffer */
 	struct rt_buffer *pbuf;		/* its printf buffer, written out */
@@ -204,6 +202,8 @@ struct rt_instance {
 	uint64_t start_ns, end_ns, exec_ns, transfer_ns;
 	struct rt_instance *next;	/* queue pending list / runnable list */
 	struct rt_instance *rnext;	/* rt->runnable */
+	/* Its buffers: one per buffer parameter and the private buffer. */
+	struct rt_use uses[];
 };
 
 struct vmgpu_rt {
@@ -298,8 +298,6 @@ void rt_sample(struct rt_kernel *k, uint32_t phys, uint64_t threads,
 	       uint64_t ns);
 
 /* args.c */
-/* Find @k's __local parameters in its code (@image: one executable). */
-void rt_kernel_scan_params(struct rt_kernel *k, const void *image);
 /*
  * Check @inst's arguments and set them into @in: scalars, local offsets
  * (in->shared_bytes: the dynamic shared memory, at most @limit bytes per

@@ -230,24 +230,4 @@ TEST(diag_64bit_atomics)
 		    "\t__sync_fetch_and_or(p, 1ul);\n}\n", NULL, want2);
 }
 
-/*
- * Vector code the back end cannot split (the Scalarizer leaves a
- * volatile vector load whole): an error naming the construct at its
- * line, never code that computes something else.
- */
-TEST(diag_vector_leftover)
-{
-	static const char *const want[] = {
-		"input.cl:4:24: error: reading element 1 of a <4 x i8> vector "
-		"made by a 'load': a vector operation the back end cannot "
-		"split into scalars", NULL };
-
-	build_fails(_metadata,
-		    "kernel void k(volatile global uchar4 *p, global int *o)\n"
-		    "{\n"
-		    "\tuchar4 v = p[get_global_id(0)];\n"
-		    "\to[get_global_id(0)] = v.s1 + as_int(v);\n"
-		    "}\n", NULL, want);
-}
-
 TEST_HARNESS_MAIN

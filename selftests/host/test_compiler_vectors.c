@@ -457,6 +457,57 @@ TEST_F(cc, astype_literals_swizzles_conversions)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * Volatile vectors (a parameter, a variable, a pointer's referenced type:
+ * OpenCL CTS api/get_kernel_arg_info declares them): accessed element by
+ * element, each access kept.
+ */
+static const char volatile_src[] =
+	"kernel void vol(volatile global int4 *p, global int *o,\n"
+	"                volatile int4 a, volatile float2 f,\n"
+	"                volatile global uchar4 *u)\n"
+	"{\n"
+	"	volatile int4 t = a + (int4)(1);\n"
+	"	uchar4 v = u[0];\n"
+	"	p[0] = p[1] + t;\n"
+	"	o[0] = t.y + (int)f.y;\n"
+	"	o[1] = p[0].w;\n"
+	"	o[2] = v.s1 + as_int(v);\n"
+	"}\n";
+
+TEST_F(cc, volatile_vectors)
+{
+	struct vmgpu_program *prog = build(_metadata, volatile_src, NULL);
+	const int32_t a[4] = { 10, 20, 30, 40 }, p1[4] = { 1, 2, 3, 4 };
+	const float f[2] = { 0.5f, 7.0f };
+	struct ck c;
+	int k;
+
+	ASSERT_NE(NULL, prog);
+	load(_metadata, prog, "vol", &c);
+	ALLOC(int32_t, p, 8);
+	ALLOC(int32_t, o, 3);
+	ALLOC(uint8_t, u, 4);
+	memcpy(p + 4, p1, sizeof(p1));
+	memcpy(u, "\x01\x02\x03\x04", 4);
+	set_u64(&c, 0, p_va);
+	set_u64(&c, 1, o_va);
+	set_bytes(&c, 2, a, sizeof(a));
+	set_bytes(&c, 3, f, sizeof(f));
+	set_u64(&c, 4, u_va);
+	ASSERT_EQ(0, run1d(self->tm, &c, 1, 1));
+	for (k = 0; k < 4; k++)
+		EXPECT_EQ(p1[k] + a[k] + 1, p[k]);
+	EXPECT_EQ(21 + 7, o[0]);
+	EXPECT_EQ(4 + 40 + 1, o[1]);
+	/* the CTS's shape, once a build error (test_compiler_diag) */
+	EXPECT_EQ(2 + 0x04030201, o[2]);
+	vg_kernel_free(c.k);
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+
 /* The format: a BYTES type word is checked, and round-trips through
  * the disassembler and the assembler. */
 TEST(bytes_parameter_format)

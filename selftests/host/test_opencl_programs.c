@@ -5,8 +5,11 @@
  * clLinkProgram, build options, clGetKernelArgInfo; global work offsets
  * and get_work_dim() (the hidden parameters every build has), binaries
  * of an older ICD without them built again; kernel attributes and
- * reqd_work_group_size.
+ * reqd_work_group_size; kernels of CL_DEVICE_MAX_PARAMETER_SIZE bytes
+ * of parameters.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testcl.h"
@@ -548,10 +551,12 @@ TEST(build_options)
 static const char info_src[] =
 	"kernel void info(global const float *restrict in, /* x */\n"
 	"		  global volatile int *out, local uint *tmp,\n"
-	"		  constant int *tab, unsigned int n, float f)\n"
+	"		  constant int *tab, unsigned int n, float f,\n"
+	"		  const short unsigned s, volatile int4 v,\n"
+	"		  long signed l)\n"
 	"{\n"
 	"	tmp[0] = n;\n"
-	"	out[0] = (int)(in[0] * f) + tab[0] + tmp[0];\n"
+	"	out[0] = (int)(in[0] * f) + tab[0] + tmp[0] + s + v.w + l;\n"
 	"}\n";
 
 TEST(kernel_arg_info)
@@ -570,6 +575,11 @@ TEST(kernel_arg_info)
 		  CL_KERNEL_ARG_TYPE_CONST },
 		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "uint", "n", 0 },
 		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "float", "f", 0 },
+		/* C's spellings by OpenCL C's names; a value's qualifiers
+		 * are not the argument's (only a pointer's referenced type's) */
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "ushort", "s", 0 },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "int4", "v", 0 },
+		{ CL_KERNEL_ARG_ADDRESS_PRIVATE, "long", "l", 0 },
 	};
 	cl_kernel_arg_address_qualifier aq;
 	cl_kernel_arg_access_qualifier acc;
@@ -590,7 +600,7 @@ TEST(kernel_arg_info)
 		  clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(s), s,
 				     NULL));
 	EXPECT_EQ(CL_INVALID_ARG_INDEX,
-		  clGetKernelArgInfo(k, 6, CL_KERNEL_ARG_NAME, sizeof(s), s,
+		  clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_NAME, sizeof(s), s,
 				     NULL));
 	clReleaseKernel(k);
 	clReleaseProgram(p);
@@ -598,7 +608,7 @@ TEST(kernel_arg_info)
 	p = built(_metadata, &e, info_src, "-cl-kernel-arg-info", CL_SUCCESS);
 	k = clCreateKernel(p, "info", &err);
 	ASSERT_EQ(CL_SUCCESS, err);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 9; i++) {
 		ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(
 			k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq),
 			&aq, NULL));
@@ -619,7 +629,7 @@ TEST(kernel_arg_info)
 		EXPECT_STREQ(want[i].name, s);
 	}
 	EXPECT_EQ(CL_INVALID_ARG_INDEX,
-		  clGetKernelArgInfo(k, 6, CL_KERNEL_ARG_NAME, sizeof(s), s,
+		  clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_NAME, sizeof(s), s,
 				     NULL));
 	EXPECT_EQ(CL_INVALID_VALUE,
 		  clGetKernelArgInfo(k, 0, 0x7777, sizeof(s), s, NULL));
@@ -851,6 +861,87 @@ TEST(kernel_attributes_and_reqd_size)
 	clReleaseProgram(q);
 	clReleaseProgram(p);
 	free(b);
+	env_close(&e);
+}
+
+/*
+ * The kernel: out[i] = i + the sum of n int parameters p0..p(n-1): with
+ * the output buffer, n + 1 parameters (and the hidden ndrange pair).
+ */
+static char *many_params_src(unsigned int n)
+{
+	size_t cap = 128 + 40 * (size_t)n, len;
+	char *s = malloc(cap);
+	unsigned int i;
+
+	len = (size_t)snprintf(s, cap, "kernel void many(global int *out");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, ", int p%u", i);
+	len += (size_t)snprintf(s + len, cap - len,
+				")\n{\n\tint t = get_global_id(0);\n");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "\tt += p%u;\n", i);
+	snprintf(s + len, cap - len, "\tout[get_global_id(0)] = t;\n}\n");
+	return s;
+}
+
+/*
+ * CL_DEVICE_MAX_PARAMETER_SIZE bytes of parameters: a buffer and as many
+ * ints as fit with it, each with its value, in a kernel run; one more
+ * parameter than a signature holds is a build error that says so.
+ */
+TEST(max_parameter_size)
+{
+	size_t max = 0, global = 4;
+	unsigned int n, i;
+	int out[4], want = 0;
+	char *src, log[4096];
+	cl_program p;
+	cl_kernel k;
+	cl_mem o;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(e.d, CL_DEVICE_MAX_PARAMETER_SIZE,
+					      sizeof(max), &max, NULL));
+	ASSERT_LE(1024, max);	/* the full profile's minimum */
+	n = (unsigned int)((max - sizeof(cl_mem)) / sizeof(cl_int));
+	src = many_params_src(n);
+	p = built(_metadata, &e, src, NULL, CL_SUCCESS);
+	free(src);
+	k = clCreateKernel(p, "many", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	o = clCreateBuffer(e.c, 0, sizeof(out), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(o), &o));
+	for (i = 0; i < n; i++) {
+		int v = (int)(i * 7 + 1);
+
+		want += v;
+		ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, i + 1, sizeof(v), &v));
+	}
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &global,
+						     NULL, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, o, CL_TRUE, 0,
+						  sizeof(out), out, 0, NULL,
+						  NULL));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(want + (int)i, out[i]);
+	clReleaseMemObject(o);
+	clReleaseKernel(k);
+	clReleaseProgram(p);
+
+	/* 261 parameters: more than a signature holds (VMGPU_MAX_PARAMS) */
+	src = many_params_src(260);
+	p = built(_metadata, &e, src, NULL, CL_BUILD_PROGRAM_FAILURE);
+	free(src);
+	ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, e.d,
+						    CL_PROGRAM_BUILD_LOG,
+						    sizeof(log), log, NULL));
+	EXPECT_NE(NULL, strstr(log, "kernel 'many' has 261 parameters, "
+				    "more than 260"));
+	clReleaseProgram(p);
 	env_close(&e);
 }
 
