@@ -525,11 +525,15 @@ int write_atomic(const std::string &path, const std::vector<uint8_t> &data)
 	return r;
 }
 
-/* The compiler's identity in the cache key. */
-std::string compiler_id()
+/* The compiler's identity (vmgpu_compiler_id()), made once. */
+std::string make_compiler_id()
 {
+	Sha256 sh;
+
+	sh.field(vmgpu_cc::clclib_source);
 	return std::string("clang/LLVM " LLVM_VERSION_STRING ", "
-			   VMGPU_CC_BACKEND_VERSION);
+			   VMGPU_CC_BACKEND_VERSION ", library ") +
+	       sh.hex().substr(0, 16);
 }
 
 std::string cache_key(const vmgpu_kernlib *lib, const std::string &options,
@@ -538,7 +542,7 @@ std::string cache_key(const vmgpu_kernlib *lib, const std::string &options,
 	Sha256 sh;
 
 	sh.field("vmgpu kernel cache 1");
-	sh.field(compiler_id());
+	sh.field(vmgpu_compiler_id());
 	sh.field(vmgpu_cc::clclib_source);
 	sh.field(vmgpu_cc::clclib_math_source);
 	sh.field(std::to_string(isa));
@@ -746,6 +750,13 @@ int vmgpu_compiler_create(const char *cache_dir, uint32_t flags,
 void vmgpu_compiler_destroy(struct vmgpu_compiler *cc)
 {
 	delete cc;
+}
+
+const char *vmgpu_compiler_id(void)
+{
+	static const std::string id = make_compiler_id();	/* thread-safe */
+
+	return id.c_str();
 }
 
 const char *vmgpu_compiler_cache_dir(const struct vmgpu_compiler *cc)

@@ -9,7 +9,7 @@
  * binaries*); all integers little-endian:
  *
  *   0   4  magic "VCLB"
- *   4   4  version, 1
+ *   4   4  version: 2 (1: no compiler identity, the header's 32 bytes)
  *   8   4  CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, _LIBRARY or _EXECUTABLE
  *  12   4  flags: bit 0 built with -cl-kernel-arg-info (no other bit)
  *  16   4  text bytes T (at most 16 MiB): the program's text, no NUL
@@ -18,7 +18,16 @@
  *  28   4  bitcode bytes B: 0 for an executable; an object's or library's
  *          LLVM bitcode (vmgpu_program_compile), 0 in an older binary
  *          (its text is then compiled when linked)
- *  32      the text, the options, the library, the bitcode; nothing after
+ *  32   4  compiler identity bytes I (at most 256): vmgpu_compiler_id()
+ *          of the compiler that made the library and the bitcode
+ *  36      the text, the options, the library, the bitcode, the identity;
+ *          nothing after
+ *
+ * A binary of another compiler identity (or of version 1) is stale: its
+ * bitcode is dropped, and its text compiled again when it is built (an
+ * executable) or linked (an object or a library), so that a program
+ * cache survives a compiler change. Its executables are used as they are
+ * only when it has no text.
  *
  * A plain kernel library file (vmgpu-cc --library) is taken too, as an
  * executable. Binaries are untrusted: every field is checked and the
@@ -32,9 +41,11 @@
 #include "opencl_internal.h"
 #include "vmgpu/compiler.h"
 
-#define BIN_HEAD	32u
+#define BIN_HEAD_V1	32u
+#define BIN_HEAD	36u
 #define BIN_MAX_TEXT	(16u << 20)
 #define BIN_MAX_OPTS	4096u
+#define BIN_MAX_ID	256u
 
 static uint32_t get32(const unsigned char *b)
 {
@@ -58,6 +69,7 @@ struct bin {
 	struct vmgpu_kernlib *lib;	/* NULL: none */
 	void *bc;			/* NULL: none */
 	size_t bc_bytes;
+	bool stale;			/* another compiler's */
 };
 
 static void bin_clear(struct bin *b)
@@ -87,7 +99,7 @@ static char *dup_text(const unsigned char *s, size_t n)
 static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 {
 	char why[256];
-	uint32_t t, o, l, c;
+	uint32_t head, t, o, l, c, id;
 
 	memset(out, 0, sizeof(*out));
 	if (n >= 4 && !memcmp(b, "VKLB", 4)) {
@@ -97,8 +109,11 @@ static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 			out->lib = NULL;
 		return out->lib ? CL_SUCCESS : CL_INVALID_BINARY;
 	}
-	if (n < BIN_HEAD || memcmp(b, "VCLB", 4) || get32(b + 4) != 1 ||
-	    get32(b + 12) > 1)
+	if (n < BIN_HEAD_V1 || memcmp(b, "VCLB", 4) ||
+	    (get32(b + 4) != 1 && get32(b + 4) != 2) || get32(b + 12) > 1)
+		return CL_INVALID_BINARY;
+	head = get32(b + 4) == 1 ? BIN_HEAD_V1 : BIN_HEAD;
+	if (n < head)
 		return CL_INVALID_BINARY;
 	out->type = get32(b + 8);
 	out->arg_info = get32(b + 12) & 1;
@@ -106,17 +121,22 @@ static cl_int bin_parse(const unsigned char *b, size_t n, struct bin *out)
 	o = get32(b + 20);
 	l = get32(b + 24);
 	c = get32(b + 28);
+	id = head == BIN_HEAD ? get32(b + 32) : 0;
 	if ((out->type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
 	     out->type != CL_PROGRAM_BINARY_TYPE_LIBRARY &&
 	     out->type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) ||
-	    t > BIN_MAX_TEXT || o > BIN_MAX_OPTS ||
-	    (uint64_t)BIN_HEAD + t + o + l + c != n ||
+	    t > BIN_MAX_TEXT || o > BIN_MAX_OPTS || id > BIN_MAX_ID ||
+	    (uint64_t)head + t + o + l + c + id != n ||
 	    (out->type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) != (l != 0) ||
-	    (l && c) || (c && (c < 4 || memcmp(b + BIN_HEAD + t + o,
+	    (l && c) || (c && (c < 4 || memcmp(b + head + t + o,
 					       "BC\xc0\xde", 4))) ||
 	    (!t && out->type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE))
 		return CL_INVALID_BINARY;
-	b += BIN_HEAD;
+	b += head;
+	out->stale = id != strlen(vmgpu_compiler_id()) ||
+		     memcmp(b + t + o + l + c, vmgpu_compiler_id(), id);
+	if (out->stale && t)
+		c = 0;	/* perhaps another LLVM's: the text is compiled */
 	if ((t && !(out->text = dup_text(b, t))) ||
 	    !(out->options = dup_text(b + t, o)) ||
 	    (l && vmgpu_kernlib_read(b + t + o, l, "binary", &out->lib, why,
@@ -142,7 +162,8 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 	const char *opts = pr->cc_options ? pr->cc_options : "";
 	struct vmgpu_kernlib *lib = NULL;
 	void *data = NULL;
-	size_t l = 0, t, o, c;
+	const char *id = vmgpu_compiler_id();
+	size_t l = 0, t, o, c, idb = strlen(id);
 	unsigned char *b;
 	char why[256];
 
@@ -165,19 +186,20 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 		}
 		vmgpu_kernlib_destroy(lib);
 	}
-	b = malloc(BIN_HEAD + t + o + l + c);
+	b = malloc(BIN_HEAD + t + o + l + c + idb);
 	if (!b) {
 		free(data);
 		return CL_OUT_OF_HOST_MEMORY;
 	}
 	memcpy(b, "VCLB", 4);
-	put32(b + 4, 1);
+	put32(b + 4, 2);
 	put32(b + 8, (uint32_t)pr->btype);
 	put32(b + 12, pr->arg_info ? 1 : 0);
 	put32(b + 16, (uint32_t)t);
 	put32(b + 20, (uint32_t)o);
 	put32(b + 24, (uint32_t)l);
 	put32(b + 28, (uint32_t)c);
+	put32(b + 32, (uint32_t)idb);
 	if (t)
 		memcpy(b + BIN_HEAD, text, t);
 	memcpy(b + BIN_HEAD + t, opts, o);
@@ -186,8 +208,9 @@ cl_int vcl_program_binary(struct _cl_program *pr)
 	free(data);
 	if (c)
 		memcpy(b + BIN_HEAD + t + o + l, pr->bc, c);
+	memcpy(b + BIN_HEAD + t + o + l + c, id, idb);
 	pr->bin = b;
-	pr->bin_bytes = BIN_HEAD + t + o + l + c;
+	pr->bin_bytes = BIN_HEAD + t + o + l + c + idb;
 	return CL_SUCCESS;
 }
 
@@ -272,6 +295,7 @@ cl_program vcl_clCreateProgramWithBinary(cl_context context,
 	pr->lib = b.lib;
 	pr->bc = b.bc;
 	pr->bc_bytes = b.bc_bytes;
+	pr->stale = b.stale;
 	pthread_mutex_init(&pr->lock, NULL);
 	/* A raw library has no text: CL_PROGRAM_BINARIES gives it back
 	 * as built. */

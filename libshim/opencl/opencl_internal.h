@@ -151,6 +151,7 @@ struct _cl_program {
 	size_t bc_bytes;
 	struct vmgpu_kernlib *lib;	/* from a binary's executables */
 	bool from_binary;
+	bool stale;		/* from another compiler's binary (binary.c) */
 	bool arg_info;		/* built with -cl-kernel-arg-info */
 	void *bin;		/* CL_PROGRAM_BINARIES' binary, made once */
 	size_t bin_bytes;

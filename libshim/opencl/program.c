@@ -168,13 +168,15 @@ cl_int vcl_clBuildProgram(cl_program program, cl_uint num_devices,
 	 * from a binary: its text with its compile options, then these.
 	 */
 	/*
-	 * A binary's executables built before VMGPU_NDRANGE_OPTION (an older
-	 * ICD's, in a program cache) would ignore global offsets: their
-	 * text is built again, with it.
+	 * A binary's executables of another compiler (an older ICD's, in a
+	 * program cache: built before VMGPU_NDRANGE_OPTION they would ignore
+	 * global offsets, before VMGPU_PARAM_LOCAL they type a __local
+	 * pointer as an i32): their text is built again, with this one.
 	 */
 	stale = program->lib && program->object &&
-		!(program->cc_options &&
-		  strstr(program->cc_options, VMGPU_NDRANGE_OPTION));
+		(program->stale || !(program->cc_options &&
+				     strstr(program->cc_options,
+					    VMGPU_NDRANGE_OPTION)));
 	if (program->lib && program->btype == CL_PROGRAM_BINARY_TYPE_EXECUTABLE &&
 	    !stale) {
 		r = vcl_program_build_lib(program, cc, &prog, &log);

@@ -758,6 +758,61 @@ TEST(old_binary_built_again)
 	env_close(&e);
 }
 
+/* Build @q from binary @b (@n bytes); its build log into @log. */
+static cl_program from_binary(struct __test_metadata *_metadata,
+			      struct env *e, const unsigned char *b, size_t n,
+			      char *log, size_t cap)
+{
+	cl_program q;
+	cl_int err, st;
+
+	q = clCreateProgramWithBinary(e->c, 1, &e->d, &n, &b, &st, &err);
+	EXPECT_EQ(CL_SUCCESS, err);
+	EXPECT_EQ(CL_SUCCESS, clBuildProgram(q, 1, &e->d, NULL, NULL, NULL));
+	log[0] = 0;
+	clGetProgramBuildInfo(q, e->d, CL_PROGRAM_BUILD_LOG, cap, log, NULL);
+	return q;
+}
+
+/*
+ * A binary carries its compiler's identity (vmgpu_compiler_id(), at its
+ * end): this compiler's executables are used as they are, another's are
+ * built again from the binary's text (a program cache across a compiler
+ * change), and either runs right.
+ */
+TEST(binary_of_another_compiler_built_again)
+{
+	size_t off[1] = { 7 }, global[1] = { 32 }, n;
+	char log[4096];
+	unsigned char *b;
+	cl_program p, q;
+	cl_kernel k;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, nd_src, NULL, CL_SUCCESS);
+	b = binary_of(_metadata, p, &n);
+	ASSERT_LT(20, n);
+	ASSERT_EQ(0, memcmp(b + n - 16 - strlen(", library "), ", library ",
+			    strlen(", library ")));
+	q = from_binary(_metadata, &e, b, n, log, sizeof(log));
+	EXPECT_NE(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
+	clReleaseProgram(q);
+	/* another built-in library: the digest's last digit changed */
+	b[n - 1] = b[n - 1] == '0' ? '1' : '0';
+	q = from_binary(_metadata, &e, b, n, log, sizeof(log));
+	EXPECT_EQ(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
+	k = clCreateKernel(q, "nd", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_nd(_metadata, &e, k, 1, off, global);
+	clReleaseKernel(k);
+	clReleaseProgram(q);
+	clReleaseProgram(p);
+	free(b);
+	env_close(&e);
+}
+
 /* ---- kernel attributes, reqd_work_group_size ---- */
 
 static const char attr_src[] =

@@ -176,6 +176,15 @@ void vmgpu_compiler_destroy(struct vmgpu_compiler *cc);
 /* The cache directory, "" when there is no cache. */
 const char *vmgpu_compiler_cache_dir(const struct vmgpu_compiler *cc);
 
+/*
+ * The compiler's identity: clang/LLVM's version, the back end's and a
+ * digest of the built-in library ("clang/LLVM 16.0.6, vmgpu-backend 6,
+ * library 1a2b3c4d5e6f7a8b"). Code built by a compiler of another
+ * identity may differ; a program binary carries it (the OpenCL ICD
+ * compiles a binary's text again when it is not this one). Static.
+ */
+const char *vmgpu_compiler_id(void);
+
 /* What a compiler did, since its creation. */
 struct vmgpu_compiler_stats {
 	uint64_t builds;		/* vmgpu_kernlib_build*() that succeeded */
