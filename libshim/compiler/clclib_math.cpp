@@ -325,6 +325,104 @@ float OVL erfc(float x)
 	return x < 0.0f ? 2.0f - r : r;
 }
 
+/*
+ * tgamma, lgamma, lgamma_r: Gamma on [1, 2] a Chebyshev fit in x - 3/2
+ * (degree 11, mpmath), brought there by the recurrence Gamma(x + 1) =
+ * x Gamma(x) (one rounding a step, x up to 35; for x < 0 from x + n
+ * down, each x + k exact); lgamma the log of that for |x| < 35,
+ * Stirling's series above, with the reflection formula below -35
+ */
+INL float __vmgpu_gamma12(float x)
+{
+	float u = x - 1.5f;
+	float p = -1.089769415e-02f;
+	p = __builtin_fmaf(p, u, 1.633166025e-02f);
+	p = __builtin_fmaf(p, u, -1.625704486e-02f);
+	p = __builtin_fmaf(p, u, 2.439010879e-02f);
+	p = __builtin_fmaf(p, u, -3.813110319e-02f);
+	p = __builtin_fmaf(p, u, 5.880397661e-02f);
+	p = __builtin_fmaf(p, u, -7.751535732e-02f);
+	p = __builtin_fmaf(p, u, 1.446338212e-01f);
+	p = __builtin_fmaf(p, u, -1.072949708e-01f);
+	p = __builtin_fmaf(p, u, 4.148137029e-01f);
+	p = __builtin_fmaf(p, u, 3.233839803e-02f);
+	p = __builtin_fmaf(p, u, 8.862269246e-01f);
+	return p;
+}
+INL float __vmgpu_tgamma_pos(float x)	/* x > 0 */
+{
+	float r = 1.0f;
+	if (x > 35.1f)
+		return __builtin_inff();
+	if (x < 0x1p-24f)
+		return 1.0f / x;
+	while (x > 2.0f) {	/* Gamma(x) = (x - 1) Gamma(x - 1), exact steps */
+		x -= 1.0f;
+		r *= x;
+	}
+	if (x < 1.0f) {		/* Gamma(x) = Gamma(x + 1) / x */
+		r /= x;
+		x += 1.0f;
+	}
+	return r * __vmgpu_gamma12(x);
+}
+float OVL tgamma(float x)
+{
+	if (x != x || x == __builtin_inff())
+		return x;
+	if (x == 0.0f)
+		return __builtin_copysignf(__builtin_inff(), x);
+	if (x > 0.0f)
+		return __vmgpu_tgamma_pos(x);
+	if (x == -__builtin_inff() || trunc(x) == x)
+		return __builtin_nanf("");
+	if (x < -46.0f)		/* below the subnormals; odd floor(x): < 0 */
+		return ((int)floor(x) & 1) ? -0.0f : 0.0f;
+	/* Gamma(x) = Gamma(x + n) / (x (x + 1) ... (x + n - 1)), every
+	 * x + k exact (a multiple of x's ulp, smaller) */
+	float n = ceil(1.0f - x), g = __vmgpu_gamma12(x + n);
+	for (float k = n - 1.0f; k >= 0.0f; k -= 1.0f)
+		g /= x + k;
+	return g;
+}
+INL float __vmgpu_lgamma_pos(float x)
+{
+	if (x < 35.0f)
+		return log(__vmgpu_tgamma_pos(x));
+	return (x - 0.5f) * (log(x) - 1.0f) + (0.918938533204673f - 0.5f) +
+	       1.0f / (12.0f * x);
+}
+/* log|Gamma(x)|, and Gamma(x)'s sign in *s */
+INL float __vmgpu_lgamma(float x, int *s)
+{
+	float a = __builtin_fabsf(x);
+	*s = 1;
+	if (x != x)
+		return x;
+	if (a == __builtin_inff())
+		return __builtin_inff();
+	if (x <= 0.0f && trunc(x) == x) {	/* the poles */
+		*s = as_int(x) < 0 ? -1 : 1;
+		return __builtin_inff();
+	}
+	if (a < 0x1p-24f) {
+		*s = x < 0.0f ? -1 : 1;
+		return -log(a);
+	}
+	if (x > 0.0f)
+		return __vmgpu_lgamma_pos(x);
+	if (x > -35.0f) {
+		float g = tgamma(x);
+		*s = g < 0.0f ? -1 : 1;
+		return log(__builtin_fabsf(g));
+	}
+	/* Gamma(x) = -pi / (x sin(pi x) Gamma(-x)) */
+	float sp = sinpi(x);
+	*s = sp < 0.0f ? -1 : 1;
+	return log(3.14159265358979f / __builtin_fabsf(x * sp)) - __vmgpu_lgamma_pos(a);
+}
+float OVL lgamma(float x) { int s; return __vmgpu_lgamma(x, &s); }
+
 /* ---- by the bits: fmod, frexp, ldexp, ilogb, logb, modf, nan,
  * maxmag, minmag ---- */
 float OVL maxmag(float x, float y)
@@ -443,7 +541,9 @@ float OVL modf(float x, AS float *ip) \
 { float t = trunc(x); *ip = t; \
   return __builtin_copysignf(__builtin_fabsf(x) == __builtin_inff() ? 0.0f : x - t, x); } \
 float OVL remquo(float x, float y, AS int *q) \
-{ int n; float r = __vmgpu_remquo(x, y, &n); *q = n; return r; }
+{ int n; float r = __vmgpu_remquo(x, y, &n); *q = n; return r; } \
+float OVL lgamma_r(float x, AS int *s) \
+{ int t; float r = __vmgpu_lgamma(x, &t); *s = t; return r; }
 PTRFN(global) PTRFN(local) PTRFN(private)
 #endif
 
@@ -482,6 +582,7 @@ V1(float, float, sinh) V1(float, float, cosh) V1(float, float, tanh)
 V1(float, float, asinh) V1(float, float, acosh) V1(float, float, atanh)
 V1(float, float, sinpi) V1(float, float, cospi) V1(float, float, tanpi)
 V1(float, float, erf) V1(float, float, erfc)
+V1(float, float, tgamma) V1(float, float, lgamma)
 V1(int, float, ilogb) V1(float, uint, nan)
 V2(float, copysign) V2(float, fdim) V2(float, hypot) V2(float, fmod)
 V2(float, remainder) V2(float, maxmag) V2(float, minmag) V2(float, nextafter)
@@ -543,8 +644,12 @@ float##N OVL modf(float##N x, AS float##N *ip) \
 float##N OVL fract(float##N x, AS float##N *ip) \
 { float##H a, b; float##N r = (float##N)(fract(x.lo, &a), fract(x.hi, &b)); \
   *ip = (float##N)(a, b); return r; } \
+ \
 float##N OVL remquo(float##N x, float##N y, AS int##N *q) \
 { int##H a, b; float##N r = (float##N)(remquo(x.lo, y.lo, &a), remquo(x.hi, y.hi, &b)); \
+  *q = (int##N)(a, b); return r; } \
+float##N OVL lgamma_r(float##N x, AS int##N *q) \
+{ int##H a, b; float##N r = (float##N)(lgamma_r(x.lo, &a), lgamma_r(x.hi, &b)); \
   *q = (int##N)(a, b); return r; }
 #define VP3(AS) \
 float3 OVL frexp(float3 x, AS int3 *e) \
@@ -558,7 +663,10 @@ float3 OVL fract(float3 x, AS float3 *ip) \
   *ip = (float3)(a, b, c); return r; } \
 float3 OVL remquo(float3 x, float3 y, AS int3 *q) \
 { int a, b, c; float3 r = (float3)(remquo(x.s0, y.s0, &a), remquo(x.s1, y.s1, &b), \
-  remquo(x.s2, y.s2, &c)); *q = (int3)(a, b, c); return r; }
+  remquo(x.s2, y.s2, &c)); *q = (int3)(a, b, c); return r; } \
+float3 OVL lgamma_r(float3 x, AS int3 *q) \
+{ int a, b, c; float3 r = (float3)(lgamma_r(x.s0, &a), lgamma_r(x.s1, &b), \
+  lgamma_r(x.s2, &c)); *q = (int3)(a, b, c); return r; }
 #define VPS(AS) VP(AS, 2, , ) VP3(AS) VP(AS, 4, 2, ) VP(AS, 8, 4, ) VP(AS, 16, 8, )
 VPS(private) VPS(global) VPS(local)
 #endif

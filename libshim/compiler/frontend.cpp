@@ -971,7 +971,7 @@ static bool mathx_name(StringRef base)
 		"logb", "fmod", "remainder", "remquo", "frexp", "modf",
 		"fract", "cbrt", "exp10", "expm1", "log10", "log1p",
 		"copysign", "fdim", "hypot", "nextafter", "powr", "pown",
-		"rootn", "erf", "erfc",
+		"rootn", "erf", "erfc", "tgamma", "lgamma", "lgamma_r",
 	};
 	return names.count(base.str()) || base.startswith("native_") ||
 	       base.startswith("half_");
