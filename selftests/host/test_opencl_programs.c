@@ -719,45 +719,6 @@ TEST(global_offset_and_work_dim)
 	env_close(&e);
 }
 
-/*
- * A binary of an older ICD (its options without -vmgpu-ndrange-args: its
- * executables would ignore offsets) is built again from its text.
- */
-TEST(old_binary_built_again)
-{
-	size_t off[1] = { 40 }, global[1] = { 32 }, n;
-	const unsigned char *bp;
-	unsigned char *b, *opt;
-	char log[4096] = "";
-	cl_program p, q;
-	cl_kernel k;
-	struct env e;
-	cl_int err, st;
-
-	env_open(_metadata, &e, 0);
-	p = built(_metadata, &e, nd_src, NULL, CL_SUCCESS);
-	b = binary_of(_metadata, p, &n);
-	/* the option blanked: the same length, an older ICD's options */
-	opt = memmem(b, n, "-vmgpu-ndrange-args", 19);
-	ASSERT_NE(NULL, opt);
-	memset(opt, ' ', 19);
-	bp = b;
-	q = clCreateProgramWithBinary(e.c, 1, &e.d, &n, &bp, &st, &err);
-	ASSERT_EQ(CL_SUCCESS, err);
-	ASSERT_EQ(CL_SUCCESS, clBuildProgram(q, 1, &e.d, NULL, NULL, NULL));
-	clGetProgramBuildInfo(q, e.d, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
-			      NULL);
-	EXPECT_EQ(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
-	k = clCreateKernel(q, "nd", &err);
-	ASSERT_EQ(CL_SUCCESS, err);
-	run_nd(_metadata, &e, k, 1, off, global);
-	clReleaseKernel(k);
-	clReleaseProgram(q);
-	clReleaseProgram(p);
-	free(b);
-	env_close(&e);
-}
-
 /* Build @q from binary @b (@n bytes); its build log into @log. */
 static cl_program from_binary(struct __test_metadata *_metadata,
 			      struct env *e, const unsigned char *b, size_t n,
@@ -772,6 +733,39 @@ static cl_program from_binary(struct __test_metadata *_metadata,
 	log[0] = 0;
 	clGetProgramBuildInfo(q, e->d, CL_PROGRAM_BUILD_LOG, cap, log, NULL);
 	return q;
+}
+
+/*
+ * A binary of an older ICD (its options without -vmgpu-ndrange-args: its
+ * executables would ignore offsets) is built again from its text.
+ */
+TEST(old_binary_built_again)
+{
+	size_t off[1] = { 40 }, global[1] = { 32 }, n;
+	unsigned char *b, *opt;
+	char log[4096];
+	cl_program p, q;
+	cl_kernel k;
+	struct env e;
+	cl_int err;
+
+	env_open(_metadata, &e, 0);
+	p = built(_metadata, &e, nd_src, NULL, CL_SUCCESS);
+	b = binary_of(_metadata, p, &n);
+	/* the option blanked: the same length, an older ICD's options */
+	opt = memmem(b, n, "-vmgpu-ndrange-args", 19);
+	ASSERT_NE(NULL, opt);
+	memset(opt, ' ', 19);
+	q = from_binary(_metadata, &e, b, n, log, sizeof(log));
+	EXPECT_EQ(NULL, strstr(log, "used as they are")) TH_LOG("log: %s", log);
+	k = clCreateKernel(q, "nd", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	run_nd(_metadata, &e, k, 1, off, global);
+	clReleaseKernel(k);
+	clReleaseProgram(q);
+	clReleaseProgram(p);
+	free(b);
+	env_close(&e);
 }
 
 /*
