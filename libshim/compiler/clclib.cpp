@@ -216,34 +216,49 @@ ATOM_NAMES32(local, int) ATOM_NAMES32(local, uint)
  * has 32-bit ones only). Division by zero gives all ones (quotient) and
  * the dividend (remainder), as the ISA's 32-bit division.
  */
+/*
+ * Shift-and-subtract with d first aligned under n's top bit: as many
+ * steps as the quotient has bits (clz(d) - clz(n) + 1), not 64: random
+ * 64-bit operands take a step or two (the CTS's quick_long_math divided
+ * 2^21 of them in a long16 kernel past the GPU's instruction budget).
+ */
+INL ulong __vmgpu_udivrem64(ulong n, ulong d, ulong *rem)
+{
+	ulong q = 0;
+	int s = (int)__builtin_clzl(d) - (int)__builtin_clzl(n);
+	d <<= s;
+	for (; s >= 0; s--) {
+		q <<= 1;
+		if (n >= d) {
+			n -= d;
+			q |= 1;
+		}
+		d >>= 1;
+	}
+	*rem = n;
+	return q;
+}
 ulong __vmgpu_udiv64(ulong n, ulong d)
 {
+	ulong r;
 	if (d == 0)
 		return ~0ul;
 	if ((n >> 32) == 0 && (d >> 32) == 0)
 		return (uint)n / (uint)d;
-	ulong q = 0, r = 0;
-	for (int i = 63; i >= 0; i--) {
-		r = (r << 1) | ((n >> i) & 1);
-		if (r >= d) {
-			r -= d;
-			q |= 1ul << i;
-		}
-	}
-	return q;
+	if (d > n)
+		return 0;
+	return __vmgpu_udivrem64(n, d, &r);
 }
 ulong __vmgpu_urem64(ulong n, ulong d)
 {
+	ulong r;
 	if (d == 0)
 		return n;
 	if ((n >> 32) == 0 && (d >> 32) == 0)
 		return (uint)n % (uint)d;
-	ulong r = 0;
-	for (int i = 63; i >= 0; i--) {
-		r = (r << 1) | ((n >> i) & 1);
-		if (r >= d)
-			r -= d;
-	}
+	if (d > n)
+		return n;
+	__vmgpu_udivrem64(n, d, &r);
 	return r;
 }
 long __vmgpu_sdiv64(long n, long d)
