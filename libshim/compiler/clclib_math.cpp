@@ -176,7 +176,7 @@ float OVL sinpi(float x)
 	v = (q & 1) ? __vmgpu_cos_poly(t) : __vmgpu_sin_poly(t);
 	v = (q & 2) ? -v : v;
 	if (v == 0.0f)
-		v = 0.0f;	/* sinpi(n) is +0 for |x| ... */
+		v = 0.0f;	/* +0, then x's sign: sinpi(n) = +0, sinpi(-n) = -0 */
 	return __builtin_copysignf(1.0f, x) * v;
 }
 float OVL cospi(float x)
