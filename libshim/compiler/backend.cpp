@@ -252,10 +252,10 @@ bool Backend::signature()
 	const Instruction *at = &*F.getEntryBlock().begin();
 	uint32_t off = 0;
 
-	if (F.getName().size() >= VMGPU_KERNEL_NAME_MAX ||
-	    !vmgpu_sig_name_ok(F.getName().str().c_str(), VMGPU_KERNEL_NAME_MAX, 0)) {
-		error(at, "kernel name '" + F.getName().str() + "' is longer "
-		      "than 31 characters");
+	if (!vmgpu_sig_name_ok(sig_name(F.getName().str()).c_str(),
+			       VMGPU_KERNEL_NAME_MAX, 0)) {
+		error(at, "kernel name '" + F.getName().str() + "' is not an "
+		      "identifier");
 		return false;
 	}
 	if (F.arg_size() > VMGPU_MAX_PARAMS) {
@@ -731,7 +731,8 @@ bool Backend::run(Kernel &out)
 	vmgpu_exec_sig sig = {};
 	sig.magic = VMGPU_SIG_MAGIC;
 	sig.num_params = nparams;
-	strncpy(sig.name, F.getName().str().c_str(), sizeof(sig.name) - 1);
+	strncpy(sig.name, sig_name(F.getName().str()).c_str(),
+		sizeof(sig.name) - 1);
 
 	out.name = F.getName().str();
 	out.private_bytes = uses_scratch ? priv_bytes : 0;
@@ -748,6 +749,21 @@ bool Backend::run(Kernel &out)
 }
 
 } // namespace backend
+
+std::string sig_name(const std::string &name)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	std::string s = name.substr(0, VMGPU_KERNEL_NAME_MAX - 10) + "_";
+
+	if (name.size() < VMGPU_KERNEL_NAME_MAX)
+		return name;
+	for (unsigned char c : name)
+		h = (h ^ c) * 16777619u;
+	for (int i = 28; i >= 0; i -= 4)
+		s += hex[h >> i & 15];
+	return s;
+}
 
 bool backend_compile(Function &f, const BackendOptions &opts, Kernel &out,
 		     std::string &log, const char *file)

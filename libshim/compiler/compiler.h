@@ -33,6 +33,14 @@ struct Kernel {
 	uint32_t private_bytes;		/* per thread, 0: no private buffer */
 };
 
+/*
+ * The name a kernel's signature holds: @name itself when it fits
+ * (VMGPU_KERNEL_NAME_MAX), else its first 22 characters, '_' and 8 hex
+ * digits of a hash of the whole name (31 characters). The program keeps
+ * the whole name; find() takes either.
+ */
+std::string sig_name(const std::string &name);
+
 struct BackendOptions {
 	unsigned max_regs = 128;	/* registers the allocator may use */
 	unsigned isa = VMGPU_ISA_VERSION;	/* the target version */

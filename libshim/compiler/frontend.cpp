@@ -1112,6 +1112,18 @@ int build_module(std::unique_ptr<Module> m, Options &o, LLVMContext &ctx,
 			ok = false;
 		else
 			prog->kernels.push_back(std::move(k));
+		/* two long names of the same signature name */
+		for (size_t i = 0; ok && i + 1 < prog->kernels.size(); i++)
+			if (sig_name(prog->kernels[i].name) ==
+			    sig_name(prog->kernels.back().name)) {
+				log += o.name + ": error: kernels '" +
+				       prog->kernels[i].name + "' and '" +
+				       prog->kernels.back().name + "' have "
+				       "the same first 22 characters and "
+				       "hash (" +
+				       sig_name(prog->kernels[i].name) + ")\n";
+				ok = false;
+			}
 	}
 	return ok ? 0 : -EINVAL;
 }
@@ -1131,6 +1143,10 @@ const vmgpu_cc::Kernel *find(const vmgpu_program *prog, const char *name)
 		return nullptr;
 	for (const Kernel &k : prog->kernels)
 		if (k.name == name)
+			return &k;
+	/* a long name or its signature's form (a kernel library's) */
+	for (const Kernel &k : prog->kernels)
+		if (sig_name(k.name) == sig_name(name))
 			return &k;
 	return nullptr;
 }
