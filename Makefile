@@ -261,6 +261,12 @@ $(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
+# The compile-time benchmark loads the compiler it times (a libvmgpu.so,
+# this build's or an older one's) with dlopen(): linked with nothing else.
+$(O)/bench/compile-time: $(O)/rel/scripts/bench/compile-time.o | $(LIBVMGPU_SO)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -ldl
+
 $(O)/host-tests/%: $(O)/asan/selftests/host/%.o $(HLIB_AOBJ) $(CORE_AOBJ) $(SHIM_AOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(DRM_LIBS) -pthread -lm
