@@ -32,8 +32,8 @@ _Static_assert(NUM_SETTINGS <= 64, "more settings than vg_setting_mask bits");
 
 /*
  * One NVIDIA H100 SXM5 80 GB as far as the hardware interface goes
- * (VMGPU_MAX_SMS SMs, not 132), with the launch costs measured on one
- * (/work/shared/anchors/h100-2026-11-27.md, Documentation/fidelity.rst).
+ * (VMGPU_MAX_SMS SMs, not 132), with the launch latency measured on one
+ * (Documentation/fidelity.rst).
  */
 static const struct vg_preset_value h100_like[] = {
     VG_PRESET(sms, VMGPU_MAX_SMS,
@@ -45,9 +45,7 @@ static const struct vg_preset_value h100_like[] = {
     VG_PRESET(sm_regs, 65536, "[2]_"),
     VG_PRESET(sm_shared_kb, 228, "[2]_"),
     VG_PRESET(sm_blocks, 32, "[2]_"),
-    VG_PRESET(local_bw_mbps, 2730000,
-              "achieved: saxpy of 64M floats, 2732 GB/s [6]_ (peak 3.35 TB/s "
-              "[2]_)"),
+    VG_PRESET(local_bw_mbps, 3350000, "HBM3 of the SXM5 [2]_"),
     VG_PRESET(link_bw_mbps, 450000,
               "NVLink 4, 18 links x 25 GB/s each way [2]_"),
     VG_PRESET(host_bw_mbps, 50000, "PCIe 5.0 x16 achieved, twice 4.0's [4]_"),
@@ -59,7 +57,7 @@ static const struct vg_preset_value h100_like[] = {
 static const struct vg_preset presets[] = {
     { .name = "h100-like",
       .doc = "one NVIDIA H100 SXM5 80 GB: SM resources, clock, memory, "
-             "links and launch costs (Documentation/fidelity.rst)",
+             "links and launch latency (Documentation/fidelity.rst)",
       .values = h100_like,
       .count = sizeof(h100_like) / sizeof(h100_like[0]) },
 };
