@@ -361,14 +361,17 @@ static void vmgpu_set_setting(Object *obj, Visitor *v, const char *name,
 {
     VmgpuState *s = VMGPU(obj);
     Property *prop = opaque;
+    ptrdiff_t i = prop - vmgpu_properties;
     Error *local_err = NULL;
 
+    /* the setting's index in vg_settings() */
+    assert(i >= 0 && i < 64);
     qdev_prop_uint32.set(obj, v, name, opaque, &local_err);
     if (local_err) {
         error_propagate(errp, local_err);
         return;
     }
-    s->given |= 1ull << (prop - vmgpu_properties);
+    s->given |= 1ull << i;
 }
 
 /* The properties' defaults went through the setter: none is given yet. */
