@@ -47,6 +47,7 @@
  * default: the model's default settings; h100-like: preset=h100-like
  * (Documentation/device-model.rst, "Presets"); all (the default): both.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -814,10 +815,9 @@ static uint32_t rng(void)
 }
 
 /* One dispatch of built-in @name; its span (first start to last end). */
-static double kernel_us(const struct vg_config *c, const char *name,
-			const void *args, uint32_t args_bytes,
-			const uint32_t grid[3], const uint32_t block[3],
-			struct rig *r)
+static double kernel_us(const char *name, const void *args,
+			uint32_t args_bytes, const uint32_t grid[3],
+			const uint32_t block[3], struct rig *r)
 {
 	const struct vmgpu_trace_record *rec;
 	struct span s;
@@ -829,7 +829,6 @@ static double kernel_us(const struct vg_config *c, const char *name,
 	submit(r);
 	rec = run(r, &n);
 	s = block_span(rec, n, r->seqno, 0);
-	(void)c;
 	return (s.last_end - s.first_start) / 1e3;
 }
 
@@ -875,13 +874,22 @@ static void kernels(const struct vg_config *c)
 		const uint32_t grid[3] = { n / 256, 1, 1 }, block[3] = { 256, 1, 1 };
 		uint64_t x = fill_random(&r, n * 4ull, true);
 		uint64_t y = fill_random(&r, n * 4ull, true);
+		const float *xp = th_va(r.th, &r.as, x);
+		float *yp = th_va(r.th, &r.as, y), *y0 = malloc(n * 4ull);
 		float a = 1.25f;
 
+		if (!y0)
+			th_die("out of memory");
+		memcpy(y0, yp, n * 4ull);
 		memcpy(args, &n, 4);
 		memcpy(args + 4, &a, 4);
 		memcpy(args + 8, &x, 8);
 		memcpy(args + 16, &y, 8);
-		us[0] = kernel_us(c, "saxpy", args, 24, grid, block, &r);
+		us[0] = kernel_us("saxpy", args, 24, grid, block, &r);
+		for (i = 0; i < n; i++)
+			if (yp[i] != fmaf(a, xp[i], y0[i]))
+				th_die("saxpy: a wrong result");
+		free(y0);
 	}
 	{
 		const uint32_t w = 2048, h = 2048;
@@ -893,7 +901,7 @@ static void kernels(const struct vg_config *c)
 		memcpy(args + 4, &h, 4);
 		memcpy(args + 8, &in, 8);
 		memcpy(args + 16, &out, 8);
-		us[1] = kernel_us(c, "blur3x3", args, 24, grid, block, &r);
+		us[1] = kernel_us("blur3x3", args, 24, grid, block, &r);
 	}
 	{
 		const uint32_t n = 4u << 20;
@@ -905,7 +913,7 @@ static void kernels(const struct vg_config *c)
 		memcpy(args, &n, 4);
 		memcpy(args + 8, &in, 8);
 		memcpy(args + 16, &out, 8);
-		us[2] = kernel_us(c, "reduce_sum", args, 24, grid, block, &r);
+		us[2] = kernel_us("reduce_sum", args, 24, grid, block, &r);
 	}
 	{
 		const uint32_t n = 4u << 20;
@@ -916,8 +924,17 @@ static void kernels(const struct vg_config *c)
 		memset(args, 0, sizeof(args));
 		memcpy(args, &n, 4);
 		memcpy(args + 8, &data, 8);
+		const uint8_t *dp = th_va(r.th, &r.as, data);
+		const uint32_t *bp = th_va(r.th, &r.as, bins);
+		uint32_t want[256] = { 0 };
+
+		memset(th_va(r.th, &r.as, bins), 0, 1024);
 		memcpy(args + 16, &bins, 8);
-		us[3] = kernel_us(c, "histogram", args, 24, grid, block, &r);
+		us[3] = kernel_us("histogram", args, 24, grid, block, &r);
+		for (i = 0; i < n; i++)
+			want[dp[i]]++;
+		if (memcmp(want, bp, sizeof(want)))
+			th_die("histogram: wrong bins");
 	}
 	{
 		const uint32_t dim = 256;
@@ -934,7 +951,7 @@ static void kernels(const struct vg_config *c)
 		memcpy(args + 16, &a, 8);
 		memcpy(args + 24, &b, 8);
 		memcpy(args + 32, &cc, 8);
-		us[4] = kernel_us(c, "matmul_tiled", args, 40, grid, block, &r);
+		us[4] = kernel_us("matmul_tiled", args, 40, grid, block, &r);
 	}
 	/* past the H100's 50 MB L2: its memory's sustained bandwidth */
 	{
@@ -948,7 +965,7 @@ static void kernels(const struct vg_config *c)
 		memcpy(args + 4, &a, 4);
 		memcpy(args + 8, &x, 8);
 		memcpy(args + 16, &y, 8);
-		big = kernel_us(c, "saxpy", args, 24, grid, block, &r);
+		big = kernel_us("saxpy", args, 24, grid, block, &r);
 	}
 	rig_free(&r);
 	fig_head();
