@@ -713,8 +713,8 @@ float OVL hypot(float x, float y)
 	return __builtin_sqrtf(__builtin_fmaf(x, x, y * y)) * (1.0f / s);
 }
 
-/* ---- trigonometry: Cody-Waite reduction by pi/2, polynomials on
- * [-pi/4, pi/4]; accurate for |x| up to about 1e5 ---- */
+/* ---- trigonometry: x reduced by pi/2 to r in [-pi/4, pi/4] (Cody-Waite
+ * below 2^15, Payne-Hanek above), polynomials there ---- */
 INL float __vmgpu_sin_poly(float r)
 {
 	float z = r * r;
@@ -736,8 +736,57 @@ INL float __vmgpu_cos_poly(float r)
 	float hz = 0.5f * z, w = 1.0f - hz;
 	return w + (((1.0f - w) - hz) + z * z * p);
 }
+/* Word k of 2/pi's binary fraction, 32 bits each, bits 32(k-1)+1 to 32k;
+ * word 0 (the bits from -31 to 0) is zero. */
+INL uint __vmgpu_2opi(int k)
+{
+	return k == 1 ? 0xa2f9836eu : k == 2 ? 0x4e441529u :
+	       k == 3 ? 0xfc2757d1u : k == 4 ? 0xf534ddc0u :
+	       k == 5 ? 0xdb629599u : k == 6 ? 0x3c439041u :
+	       k == 7 ? 0xfe5163abu : 0u;
+}
+/*
+ * Payne-Hanek, |x| >= 2^15 (finite): x = m 2^E, m of 24 bits, so
+ * x (2/pi) mod 4 = m W 2^-94 mod 4 for W the 96 bits of 2/pi from bit
+ * E - 1 on (the bits before weigh multiples of 4, those after less than
+ * 2^-70 of a quarter turn): the quadrant is the product's bits 95-94, its
+ * next 62 bits the fraction f, rounded to the nearest quadrant and
+ * turned into radians as a sum of two floats (r = f pi/2 2^-62).
+ */
+INL float __vmgpu_reduce_large(float x, int *q)
+{
+	uint ax = as_uint(x) & 0x7fffffffu;
+	int i0 = (int)(ax >> 23) - 127 - 24;	/* E - 1 */
+	int k = (i0 + 31) >> 5, p = (i0 + 31) & 31;
+	uint w0 = __vmgpu_2opi(k), w1 = __vmgpu_2opi(k + 1),
+	     w2 = __vmgpu_2opi(k + 2), w3 = __vmgpu_2opi(k + 3);
+	/* OpenCL C shifts by a count modulo 32: p == 0 apart */
+	uint W2 = p ? (w0 << p) | (w1 >> (32 - p)) : w0;
+	uint W1 = p ? (w1 << p) | (w2 >> (32 - p)) : w1;
+	uint W0 = p ? (w2 << p) | (w3 >> (32 - p)) : w2;
+	ulong m = (ax & 0x007fffffu) | 0x00800000u;
+	ulong p0 = m * W0, p1 = m * W1 + (p0 >> 32), p2 = m * W2 + (p1 >> 32);
+	int quad = (int)(p2 >> 30) & 3;
+	long f = (long)(((p2 & 0x3fffffffu) << 32) | (p1 & 0xffffffffu));
+	if (f >= (1L << 61)) {
+		quad++;
+		f -= 1L << 62;
+	}
+	/* f as fh + fl: the ISA converts 32-bit integers only */
+	int hi = (int)(f >> 32);
+	float fh = (float)hi * 0x1p32f;
+	float fl = (float)(hi - (int)(float)hi) * 0x1p32f + (float)(uint)f;
+	float t = fh * 1.57079637e+00f;
+	float e = __builtin_fmaf(fh, 1.57079637e+00f, -t);
+	float r = (t + (e + __builtin_fmaf(fh, -4.37113883e-08f,
+					   fl * 1.57079637e+00f))) * 0x1p-62f;
+	*q = as_int(x) < 0 ? -quad : quad;
+	return as_int(x) < 0 ? -r : r;
+}
 INL float __vmgpu_reduce(float x, int *q)
 {
+	if (__builtin_fabsf(x) >= 0x1p15f)
+		return __vmgpu_reduce_large(x, q);
 	float k = rint(x * 0.636619772367581343f);
 	float r = __builtin_fmaf(k, -1.57079625129699707031f, x);
 	r = __builtin_fmaf(k, -7.54978941586159635335e-08f, r);
