@@ -12,6 +12,7 @@
 #define VMGPU_TESTCC_H
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +306,48 @@ static inline __int128 get_int(const void *p, int i, const struct itype *t)
 	for (k = t->bytes - 1; k >= 0; k--)	/* little-endian */
 		u = u << 8 | b[k];
 	return int_wrap((__int128)u, t->bytes * 8, t->sgn);
+}
+
+/* the value of half h (IEEE binary16) */
+static inline double half_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+
+	if (e == 0x1f)
+		v = m ? NAN : INFINITY;
+	return (h & 0x8000) ? -v : v;
+}
+
+/* f rounded to a half (not NaN), mode 0 to nearest even, 1 toward zero,
+ * 2 up, 3 down: the largest finite half <= |f| searched, then the
+ * mode's choice between it and the next */
+static inline uint16_t half_round(float f, int mode)
+{
+	uint16_t s = signbit(f) ? 0x8000 : 0, lo = 0, hi = 0x7bff, r;
+	double a = fabs((double)f), dl, dh;
+	int away;
+
+	if (isinf(f))
+		return s | 0x7c00;
+	while (lo < hi) {
+		uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+
+		if (half_value(mid) <= a)
+			lo = mid;
+		else
+			hi = (uint16_t)(mid - 1);
+	}
+	dl = half_value(lo);
+	if (dl == a)
+		return s | lo;
+	dh = lo == 0x7bff ? 65536.0 : half_value((uint16_t)(lo + 1));
+	if (mode == 0)
+		away = a - dl > dh - a || (a - dl == dh - a && (lo & 1));
+	else
+		away = mode == 2 ? !s : mode == 3 ? s != 0 : 0;
+	r = away ? (uint16_t)(lo + 1) : lo;
+	return s | r;
 }
 
 FIXTURE(cc) {
