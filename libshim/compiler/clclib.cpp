@@ -506,7 +506,7 @@ INL float __vmgpu_expm1_poly(float r)
 /* e^x - 1 = 2^k (e^r - 1) + (2^k - 1), each part exact or nearly */
 float OVL expm1(float x)
 {
-	if (x != x)
+	if (x != x || x == 0.0f)	/* -0 stays -0 */
 		return x;
 	if (x > 88.8f)
 		return __builtin_inff();
@@ -662,24 +662,37 @@ float OVL pow(float x, float y)
 	if (x != x || y != y)
 		return __builtin_nanf("");
 	float ax = __builtin_fabsf(x), sgn = 1.0f;
-	if (x < 0.0f) {
-		if (!__vmgpu_is_int(y))
-			return __builtin_nanf("");
-		if (__vmgpu_is_odd(y))
-			sgn = -1.0f;
-	}
+	/* C99 F.9.4.4: infinite y, then zero and infinite x, before a
+	 * negative x with y not an integer is NaN */
+	if (__builtin_fabsf(y) == __builtin_inff())
+		return ax == 1.0f ? 1.0f :
+		       (ax > 1.0f) == (y > 0.0f) ? __builtin_inff() : 0.0f;
+	if (x < 0.0f && __vmgpu_is_odd(y))
+		sgn = -1.0f;
 	if (ax == 0.0f)
 		return y > 0.0f ? (__vmgpu_is_odd(y) ? x : 0.0f) :
 		       (__vmgpu_is_odd(y) ? __builtin_copysignf(__builtin_inff(), x) :
 			__builtin_inff());
 	if (ax == __builtin_inff())
 		return y > 0.0f ? sgn * __builtin_inff() : sgn * 0.0f;
-	if (__builtin_fabsf(y) == __builtin_inff())
-		return (ax > 1.0f) == (y > 0.0f) ? __builtin_inff() :
-		       (ax == 1.0f ? 1.0f : 0.0f);
+	if (x < 0.0f && !__vmgpu_is_int(y))
+		return __builtin_nanf("");
 	return sgn * __vmgpu_pow_pos(ax, y);
 }
-float OVL powr(float x, float y) { return x < 0.0f ? __builtin_nanf("") : pow(x, y); }
+/* powr: x >= 0 only, and its own special values (OpenCL C 1.2, 7.5.1):
+ * 0^0, inf^0 and 1^inf are NaN, (-0)^y is +0^y */
+float OVL powr(float x, float y)
+{
+	if (x < 0.0f || x != x || y != y)
+		return __builtin_nanf("");
+	if (y == 0.0f)
+		return x == 0.0f || x == __builtin_inff() ? __builtin_nanf("") : 1.0f;
+	if (x == 1.0f)
+		return __builtin_fabsf(y) == __builtin_inff() ? __builtin_nanf("") : 1.0f;
+	if (x == 0.0f)
+		return y < 0.0f ? __builtin_inff() : 0.0f;
+	return pow(x, y);
+}
 float OVL pown(float x, int n) { return pow(x, (float)n); }
 float OVL native_powr(float x, float y) { return powr(x, y); }
 /* cbrt: |x| = m 2^(3k), m in [1, 8): exp2(log2(m) / 3) (some 15 ulp
@@ -799,6 +812,8 @@ float OVL sin(float x)
 	int q;
 	if (__builtin_fabsf(x) == __builtin_inff())
 		return __builtin_nanf("");
+	if (x == 0.0f)		/* -0 stays -0: the reduction's sums give +0 */
+		return x;
 	float r = __vmgpu_reduce(x, &q), v;
 	v = (q & 1) ? __vmgpu_cos_poly(r) : __vmgpu_sin_poly(r);
 	return (q & 2) ? -v : v;
@@ -820,6 +835,10 @@ INL float __vmgpu_sincos(float x, float *c)
 	if (__builtin_fabsf(x) == __builtin_inff()) {
 		*c = __builtin_nanf("");
 		return __builtin_nanf("");
+	}
+	if (x == 0.0f) {	/* as sin: -0 stays -0 */
+		*c = 1.0f;
+		return x;
 	}
 	float r = __vmgpu_reduce(x, &q), s = __vmgpu_sin_poly(r),
 	      k = __vmgpu_cos_poly(r);
