@@ -422,9 +422,20 @@ float OVL rint(float x)
 		return __builtin_copysignf((a + 8388608.0f) - 8388608.0f, x);
 	return x;
 }
-float OVL fract(float x, global float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
-float OVL fract(float x, private float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
-float OVL fract(float x, local float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
+/* fract: NaN for NaN (fmin would drop it), a zero of x's sign for an
+ * infinity or an integer (as modf) */
+INL float __vmgpu_fract(float x, float *ip)
+{
+	float f = floor(x), r = fmin(x - f, 0x1.fffffep-1f);
+	*ip = f;
+	if (x != x)
+		return x;
+	return r == 0.0f || __builtin_fabsf(x) == __builtin_inff() ?
+	       __builtin_copysignf(0.0f, x) : r;
+}
+float OVL fract(float x, global float *ip) { float f; float r = __vmgpu_fract(x, &f); *ip = f; return r; }
+float OVL fract(float x, private float *ip) { return __vmgpu_fract(x, ip); }
+float OVL fract(float x, local float *ip) { float f; float r = __vmgpu_fract(x, &f); *ip = f; return r; }
 
 /* ---- exponentials and logarithms ---- */
 /* 2^k * e^r for |r| <= ~0.35: Taylor to degree 7, two exact scalings */
