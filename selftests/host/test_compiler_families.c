@@ -15,7 +15,9 @@
  * and all of every type, exactly; conversions with _sat and rounding
  * modes and as_T, exactly; vload_half/vstore_half in every rounding mode
  * and vloada_half/vstorea_half over global, local, private and constant
- * memory; the asynchronous copies between global and local memory. The
+ * memory; the asynchronous copies between global and local memory;
+ * atomic_* and atom_* on int and uint in global and local memory (the
+ * values they return as well as the cells' final ones). The
  * other compiler tests check most families at one or two widths; these
  * check every width on the same inputs, so a width whose scalarisation
  * or library form differs shows as a wrong element (issue 24).
@@ -1216,6 +1218,198 @@ TEST_F(cc, family_half_loads_and_stores_every_width)
 			}
 		}
 	}
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Atomics: int and uint, global and local, atomic_* and atom_*         */
+/* ------------------------------------------------------------------ */
+
+#define NA 128		/* work-items: two groups of 64 */
+#define NAC 11		/* the cells, one per function */
+
+/*
+ * at_<A>_<T>_<S>: every work-item applies each function once to cell k
+ * (global memory, or a local copy per group written back at the end)
+ * and keeps what it returned in old[k * NA + i]; a is 1 to 1000,
+ * b random bits. cmpxchg moves the cell from i to i + 1. Local atomics
+ * need ISA version 2.
+ */
+static const char atom_src[] =
+	"#define NA 128\n"
+	"#define OPS(A, T, m)\\\n"
+	"	old[i] = A##_add(&m[0], a[i]); old[NA + i] = A##_sub(&m[1], a[i]);\\\n"
+	"	old[2 * NA + i] = A##_inc(&m[2]); old[3 * NA + i] = A##_dec(&m[3]);\\\n"
+	"	old[4 * NA + i] = A##_min(&m[4], b[i]); old[5 * NA + i] = A##_max(&m[5], b[i]);\\\n"
+	"	old[6 * NA + i] = A##_and(&m[6], b[i]); old[7 * NA + i] = A##_or(&m[7], b[i]);\\\n"
+	"	old[8 * NA + i] = A##_xor(&m[8], b[i]); old[9 * NA + i] = A##_xchg(&m[9], b[i]);\\\n"
+	"	old[10 * NA + i] = A##_cmpxchg(&m[10], (T)i, (T)(i + 1));\n"
+	"#define AG(A, T) kernel void at_##A##_##T##_global(volatile global T *g,\\\n"
+	"	global T *old, global const T *a, global const T *b)\\\n"
+	"{\\\n"
+	"	int i = get_global_id(0);\\\n"
+	"	OPS(A, T, g)\\\n"
+	"}\\\n"
+	"kernel void at_##A##_##T##_local(volatile global T *g, global T *old,\\\n"
+	"	global const T *a, global const T *b)\\\n"
+	"{\\\n"
+	"	volatile local T m[11];\\\n"
+	"	int i = get_global_id(0), t = get_local_id(0), base = get_group_id(0) * 11;\\\n"
+	"	if (t < 11)\\\n"
+	"		m[t] = g[base + t];\\\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\\\n"
+	"	OPS(A, T, m)\\\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\\\n"
+	"	if (t < 11)\\\n"
+	"		g[base + t] = m[t];\\\n"
+	"}\n"
+	"#pragma OPENCL EXTENSION cl_khr_global_int32_base_atomics : enable\n"
+	"#pragma OPENCL EXTENSION cl_khr_global_int32_extended_atomics : enable\n"
+	"#pragma OPENCL EXTENSION cl_khr_local_int32_base_atomics : enable\n"
+	"#pragma OPENCL EXTENSION cl_khr_local_int32_extended_atomics : enable\n"
+	"AG(atomic, int) AG(atomic, uint) AG(atom, int) AG(atom, uint)\n";
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The threads of one domain (all, or one group for local memory): the
+ * cells' final values, and what each returned. add (sub) returned the
+ * running sums in some order: sorted, each step one thread's a; inc and
+ * dec every count once; xchg's returns and the final value the initial
+ * value and every b; cmpxchg succeeded for 0 .. final - 1 exactly.
+ */
+static void atom_check(struct __test_metadata *_metadata, int sgn,
+		       const uint32_t *init, const uint32_t *fin,
+		       const uint32_t *old, const uint32_t *a,
+		       const uint32_t *b, int first, int n, int *bad)
+{
+	uint32_t want[NAC], sorted[NA + 1], bag[NA + 1];
+	int i, k, ok;
+
+	memcpy(want, init, sizeof(want));
+	for (i = first; i < first + n; i++) {
+		int32_t sw = (int32_t)want[4], sb = (int32_t)b[i];
+
+		want[0] += a[i];
+		want[1] -= a[i];
+		want[2]++;
+		want[3]--;
+		want[4] = sgn ? (uint32_t)(sb < sw ? sb : sw) : (b[i] < want[4] ? b[i] : want[4]);
+		sw = (int32_t)want[5];
+		want[5] = sgn ? (uint32_t)(sb > sw ? sb : sw) : (b[i] > want[5] ? b[i] : want[5]);
+		want[6] &= b[i];
+		want[7] |= b[i];
+		want[8] ^= b[i];
+	}
+	for (k = 0; k < 9; k++) {
+		if (fin[k] != want[k] && (*bad)++ < 16)
+			fprintf(stderr, "# atomic %d over threads %d..%d: %#x, want %#x\n",
+				k, first, first + n - 1, fin[k], want[k]);
+		EXPECT_EQ(want[k], fin[k]);
+	}
+	for (k = 0; k < 4; k++) {
+		/* as a sequence from the initial value: sorted (sub and dec
+		 * negated), each step one thread's operand */
+		for (i = 0; i < n; i++)
+			sorted[i] = (k & 1 ? init[k] - old[k * NA + first + i] :
+				     old[k * NA + first + i] - init[k]);
+		qsort(sorted, n, 4, cmp_u32);
+		ok = sorted[0] == 0;
+		for (i = 1; i < n; i++)
+			if (k < 2)	/* a step of some thread's a */
+				ok &= sorted[i] > sorted[i - 1] &&
+				      sorted[i] - sorted[i - 1] <= 1000;
+			else
+				ok &= sorted[i] == (uint32_t)i;
+		if (k < 2) {	/* and the steps sum to the whole */
+			uint64_t sum = 0;
+
+			for (i = first; i < first + n; i++)
+				sum += a[i];
+			ok &= (uint64_t)sorted[n - 1] < sum;
+		}
+		if (!ok && (*bad)++ < 16)
+			fprintf(stderr, "# atomic %d's returns over threads %d..%d are no sequence\n",
+				k, first, first + n - 1);
+		EXPECT_TRUE(ok);
+	}
+	for (i = 0; i < n; i++) {
+		sorted[i] = old[9 * NA + first + i];
+		bag[i] = b[first + i];
+	}
+	sorted[n] = fin[9];
+	bag[n] = init[9];
+	qsort(sorted, n + 1, 4, cmp_u32);
+	qsort(bag, n + 1, 4, cmp_u32);
+	EXPECT_EQ(0, memcmp(sorted, bag, (n + 1) * 4));
+	ok = fin[10] <= (uint32_t)(first + n) && fin[10] >= init[10];
+	for (i = first; i < first + n; i++)
+		ok &= (old[10 * NA + i] == (uint32_t)i) ==
+		      ((uint32_t)i >= init[10] && (uint32_t)i < fin[10]);
+	if (!ok && (*bad)++ < 16)
+		fprintf(stderr, "# cmpxchg over threads %d..%d: final %u\n",
+			first, first + n - 1, fin[10]);
+	EXPECT_TRUE(ok);
+}
+
+TEST_F(cc, family_atomics_global_and_local)
+{
+	static const char *const names[] = { "atomic", "atom" };
+	static const char *const types[] = { "int", "uint" };
+	static const char *const spaces[] = { "global", "local" };
+	static const uint32_t init[NAC] = {
+		5, 1000000, 7, 3, 0x7fff0000, 0x00010000, 0xffffffff, 0, 0x5a5a5a5a,
+		42, 0,
+	};
+	uint32_t init1[NAC];	/* the second group's: cmpxchg from 64 */
+	struct vmgpu_program *prog = build(_metadata, atom_src, "-vmgpu-isa=2");
+	ALLOC(uint32_t, g, 2 * NAC);
+	ALLOC(uint32_t, old, NAC * NA);
+	ALLOC(uint32_t, a, NA);
+	ALLOC(uint32_t, b, NA);
+	uint64_t va[4] = { g_va, old_va, a_va, b_va };
+	int i, n, t, sp, bad = 0;
+
+	ASSERT_NE(NULL, prog);
+	memcpy(init1, init, sizeof(init));
+	init1[10] = 64;
+	for (i = 0; i < NA; i++) {
+		a[i] = 1 + rng() % 1000;
+		b[i] = (uint32_t)rng() << 8 ^ rng();
+	}
+	b[17] = 0;
+	b[99] = 0x80000000u;
+	for (n = 0; n < 2; n++)
+		for (t = 0; t < 2; t++)
+			for (sp = 0; sp < 2; sp++) {
+				char name[48];
+				struct ck c;
+				int k;
+
+				snprintf(name, sizeof(name), "at_%s_%s_%s", names[n],
+					 types[t], spaces[sp]);
+				memcpy(g, init, sizeof(init));
+				memcpy(g + NAC, init1, sizeof(init1));
+				memset(old, 0xa5, NAC * NA * 4);
+				load_isa(_metadata, prog, name, 2, &c);
+				for (k = 0; k < 4; k++)
+					set_u64(&c, k, va[k]);
+				ASSERT_EQ(0, run1d(self->tm, &c, NA, 64));
+				vg_kernel_free(c.k);
+				if (sp)		/* each group its own cells */
+					for (k = 0; k < 2; k++)
+						atom_check(_metadata, t == 0, k ? init1 : init,
+							   g + k * NAC, old, a, b, 64 * k,
+							   64, &bad);
+				else
+					atom_check(_metadata, t == 0, init, g, old,
+						   a, b, 0, NA, &bad);
+			}
 	vmgpu_program_destroy(prog);
 }
 
