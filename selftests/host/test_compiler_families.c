@@ -17,7 +17,8 @@
  * and vloada_half/vstorea_half over global, local, private and constant
  * memory; the asynchronous copies between global and local memory;
  * atomic_* and atom_* on int and uint in global and local memory (the
- * values they return as well as the cells' final ones). The
+ * values they return as well as the cells' final ones); the work-item
+ * functions of every dimension, past the third too. The
  * other compiler tests check most families at one or two widths; these
  * check every width on the same inputs, so a width whose scalarisation
  * or library form differs shows as a wrong element (issue 24).
@@ -1410,6 +1411,74 @@ TEST_F(cc, family_atomics_global_and_local)
 					atom_check(_metadata, t == 0, init, g, old,
 						   a, b, 0, NA, &bad);
 			}
+	vmgpu_program_destroy(prog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Work-item functions: every dimension, also as a value known late     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * wi: for dimensions 0 to 4 and 100, given as a run-time value (not a
+ * constant the compiler folds), the seven functions that take one; past
+ * the work's dimensions sizes are 1 and ids 0 (OpenCL C 1.2, 6.12.1).
+ */
+static const char wi_src[] =
+	"kernel void wi(global uint *o, global const uint *dims)\n"
+	"{\n"
+	"	size_t g = get_global_id(0) + get_global_size(0) *\n"
+	"		   (get_global_id(1) + get_global_size(1) * get_global_id(2));\n"
+	"	for (int k = 0; k < 6; k++) {\n"
+	"		uint d = dims[k];\n"
+	"		global uint *p = o + (g * 6 + k) * 8;\n"
+	"		p[0] = get_global_id(d); p[1] = get_global_size(d);\n"
+	"		p[2] = get_local_id(d); p[3] = get_local_size(d);\n"
+	"		p[4] = get_group_id(d); p[5] = get_num_groups(d);\n"
+	"		p[6] = get_global_offset(d); p[7] = get_work_dim();\n"
+	"	}\n"
+	"}\n";
+
+TEST_F(cc, family_work_item_every_dimension)
+{
+	static const uint32_t dims[6] = { 0, 1, 2, 3, 4, 100 };
+	const uint32_t grid[3] = { 3, 2, 2 }, block[3] = { 4, 2, 3 };
+	const uint32_t n = 3 * 4 * 2 * 2 * 2 * 3;
+	struct vmgpu_program *prog = build(_metadata, wi_src, NULL);
+	ALLOC(uint32_t, o, n * 6 * 8);
+	ALLOC(uint32_t, dv, 6);
+	uint32_t x, y, z, k, bad = 0;
+	struct ck c;
+
+	ASSERT_NE(NULL, prog);
+	memcpy(dv, dims, sizeof(dims));
+	memset(o, 0xa5, n * 6 * 8 * 4);
+	load(_metadata, prog, "wi", &c);
+	set_u64(&c, 0, o_va);
+	set_u64(&c, 1, dv_va);
+	ASSERT_EQ(0, run_portion(self->tm, &c, grid, block, NULL, NULL, 0));
+	vg_kernel_free(c.k);
+	for (z = 0; z < 6; z++)
+		for (y = 0; y < 4; y++)
+			for (x = 0; x < 12; x++)
+				for (k = 0; k < 6; k++) {
+					uint32_t id[3] = { x, y, z }, d = dims[k], want[8], f;
+					const uint32_t *p = o + (((z * 4 + y) * 12 + x) * 6 + k) * 8;
+
+					want[0] = d < 3 ? id[d] : 0;
+					want[1] = d < 3 ? grid[d] * block[d] : 1;
+					want[2] = d < 3 ? id[d] % block[d] : 0;
+					want[3] = d < 3 ? block[d] : 1;
+					want[4] = d < 3 ? id[d] / block[d] : 0;
+					want[5] = d < 3 ? grid[d] : 1;
+					want[6] = 0;
+					want[7] = 3;
+					for (f = 0; f < 8; f++) {
+						if (p[f] != want[f] && bad++ < 16)
+							fprintf(stderr, "# work-item (%u, %u, %u) function %u of dimension %u: %u, want %u\n",
+								x, y, z, f, d, p[f], want[f]);
+						EXPECT_EQ(want[f], p[f]);
+					}
+				}
 	vmgpu_program_destroy(prog);
 }
 
