@@ -540,6 +540,20 @@ float OVL expm1(float x)
  * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
  * *e and the part beside e*ln2 come back separately for log2.
  */
+/* R(s^2) */
+INL float __vmgpu_log_R(float s)
+{
+	float z = s * s, w = z * z;
+	float t1 = w * (0.40000972152f + w * 0.24279078841f);
+	float t2 = z * (0.66666662693f + w * 0.28498786688f);
+	return t2 + t1;
+}
+/* log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)) */
+INL float __vmgpu_log1p_small(float f)
+{
+	float s = f / (2.0f + f), hfsq = 0.5f * f * f;
+	return s * (hfsq + __vmgpu_log_R(s)) - hfsq + f;
+}
 /* The reduction both take: *e, f = m - 1, s and R(s^2); returns f. */
 INL float __vmgpu_log_reduce(float x, float *e_out, float *s_out, float *r_out)
 {
@@ -558,19 +572,16 @@ INL float __vmgpu_log_reduce(float x, float *e_out, float *s_out, float *r_out)
 	}
 	float f = m - 1.0f;
 	float s = f / (2.0f + f);
-	float z = s * s, w = z * z;
-	float t1 = w * (0.40000972152f + w * 0.24279078841f);
-	float t2 = z * (0.66666662693f + w * 0.28498786688f);
 	*e_out = (float)e;
 	*s_out = s;
-	*r_out = t2 + t1;
+	*r_out = __vmgpu_log_R(s);
 	return f;
 }
 INL float __vmgpu_log_parts(float x, float *e_out)
 {
-	float s, R, f = __vmgpu_log_reduce(x, e_out, &s, &R);
-	float hfsq = 0.5f * f * f;
-	return s * (hfsq + R) - hfsq + f;
+	float e, s, R, f = __vmgpu_log_reduce(x, &e, &s, &R);
+	*e_out = e;
+	return __vmgpu_log1p_small(f);
 }
 INL int __vmgpu_log_special(float x, float *res)
 {
@@ -605,18 +616,20 @@ float OVL log2(float x)
 	return e + r * 1.44269504088896341f;
 }
 float OVL log10(float x) { return log(x) * 0.434294481903251828f; }
-/* log(1 + x) = log(u) x / (u - 1), u = 1 + x rounded (Goldberg): the
- * factor corrects u's rounding error */
+/* log1p: with 1 + x in [sqrt(1/2), sqrt(2)), log's polynomial on f = x,
+ * which is exact (log(u) x / (u - 1) was 2.002 ulp off near 2^-15);
+ * beyond, log(u) + c / u, c the rounding error of u = 1 + x */
 float OVL log1p(float x)
 {
 	float u = 1.0f + x;
 	if (x != x || u == __builtin_inff())
 		return x + u;
-	if (u == 1.0f)
-		return x;
 	if (x <= -1.0f)
 		return x == -1.0f ? -__builtin_inff() : __builtin_nanf("");
-	return log(u) * (x / (u - 1.0f));
+	if (x > -0.29289322f && x < 0.41421356f)
+		return __vmgpu_log1p_small(x);
+	float c = u > 2.0f ? 1.0f - (u - x) : x - (u - 1.0f);
+	return log(u) + c / u;
 }
 float OVL native_log(float x) { return log(x); }
 float OVL half_log(float x) { return log(x); }
