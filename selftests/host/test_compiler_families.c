@@ -32,8 +32,8 @@
 #include "testcc.h"
 #include "vmgpu/compiler.h"
 
-static const int widths[] = { 1, 2, 3, 4, 8, 16 };
 #define NW 6
+static const int widths[NW] = { 1, 2, 3, 4, 8, 16 };
 
 /*
  * What every family's source starts with: V(T, n) the type of width n
@@ -66,6 +66,8 @@ static const char prelude[] =
 	"#define CVM(T, n, m) CVM_##n(T, m)\n"
 	"#define WIDTHS(K, ...) K(1, __VA_ARGS__) K(2, __VA_ARGS__) K(3, __VA_ARGS__)\\\n"
 	"	K(4, __VA_ARGS__) K(8, __VA_ARGS__) K(16, __VA_ARGS__)\n";
+
+static uint64_t rnd64(void) { return (uint64_t)rng() << 40 ^ (uint64_t)rng() << 20 ^ rng(); }
 
 /* prelude + @body, one string (freed by the caller) */
 static char *with_prelude(const char *body)
@@ -144,6 +146,16 @@ static double r_div(double x, double y, double z) { return x / y; }
 static double r_recip(double x, double y, double z) { return 1 / x; }
 static double r_pown(double x, double y, double z) { return pow(x, (int)y); }
 static double r_ldexp(double x, double y, double z) { return ldexp(x, (int)y); }
+static double r_modf_f(double x, double y, double z) { return modf(x, &y); }
+static double r_modf_i(double x, double y, double z) { modf(x, &y); return y; }
+static double r_frexp_m(double x, double y, double z) { int e; return frexp(x, &e); }
+static double r_frexp_e(double x, double y, double z) { int e; frexp(x, &e); return e; }
+
+/* fract: fmin(x - floor(x), 0x1.fffffep-1f), 0 for an infinity */
+static double r_fract(double x, double y, double z)
+{
+	return isinf(x) ? 0 : isnan(x) ? x : fmin(x - floor(x), 0x1.fffffep-1);
+}
 
 /* powr: pow for x >= 0 alone, and its own special values (OpenCL C
  * 1.2, 7.5.1) */
@@ -214,6 +226,16 @@ static const struct ffn math_fns[] = {
 	{ "ldexp(x, CV(int, n)(y))", r_ldexp, 0, { -10, -300 }, { 10, 300 }, SX | ZS },
 	{ "nextafter(x, y)", r_nextafter, 0, { -10, -10 }, { 10, 10 }, SX | SY | ZS },
 	{ "logb(x)", r_logb, 0, { 1e-44f }, { 1e38f }, SX },
+	/* the results through a pointer (private t and q) */
+	{ "fract(x, &t)", r_fract, 0, { -100 }, { 100 }, SX },
+	{ "(fract(x, &t), t)", r_floor, 0, { -100 }, { 100 }, SX | ZS },
+	{ "modf(x, &t)", r_modf_f, 0, { -100 }, { 100 }, SX | ZS },
+	{ "(modf(x, &t), t)", r_modf_i, 0, { -100 }, { 100 }, SX | ZS },
+	{ "frexp(x, &q)", r_frexp_m, 0, { -1e30f }, { 1e30f }, SX | ZS },
+	{ "CV(float, n)((frexp(x, &q), q))", r_frexp_e, 0, { -1e30f }, { 1e30f },
+	  SX | FIN },
+	{ "sincos(x, &t)", r_sin, 4, { -1e4f }, { 1e4f }, SX | ZS },
+	{ "(sincos(x, &t), t)", r_cos, 4, { -1e4f }, { 1e4f }, SX },
 	{ "x / y", r_div, 2.5, { -1e30f, -1e30f }, { 1e30f, 1e30f }, SX | SY | ZS },
 	{ "native_sin(x)", r_sin, 4, { -100 }, { 100 }, 0 },
 	{ "native_exp(x)", r_exp, 3, { -80 }, { 80 }, 0 },
@@ -234,15 +256,9 @@ static const struct ffn math_fns[] = {
 	{ "half_powr(x, y)", r_powr, 8192, { 1e-3f, -8 }, { 16, 8 }, 0 },
 };
 
-static double clamp_d(double x, double lo, double hi)
-{
-	return fmin(fmax(x, lo), hi);
-}
-
-static double r_clamp(double x, double y, double z)
-{
-	return clamp_d(x, fmin(y, z), fmax(y, z));
-}
+/* clamp: fmin(fmax(x, lo), hi) (OpenCL C 1.2, 6.12.4) */
+#define clamp_d(x, lo, hi) fmin(fmax(x, lo), hi)
+static double r_clamp(double x, double y, double z) { return clamp_d(x, fmin(y, z), fmax(y, z)); }
 
 static double r_clamp_s(double x, double y, double z) { return clamp_d(x, -1.5, 2); }
 static double r_degrees(double x, double y, double z) { return x * (180 / M_PI); }
@@ -345,7 +361,8 @@ static char *ffn_source(const char *fam, const struct ffn *fns, int nf)
 		"#define K(n, fam, f) kernel void fam##_##f##_##n(global const float *X,\\\n"
 		"	global const float *Y, global const float *Z, global float *O)\\\n"
 		"	{ int i = get_global_id(0); V(float, n) x = LD(n, i, X),\\\n"
-		"	  y = LD(n, i, Y), z = LD(n, i, Z); ST(n, F##f(n), i, O); }\n");
+		"	  y = LD(n, i, Y), z = LD(n, i, Z), t = 0; V(int, n) q = 0;\\\n"
+		"	  ST(n, F##f(n), i, O); }\n");
 	for (f = 0; f < nf && len < cap - 512; f++)
 		len += (size_t)snprintf(body + len, cap - len,
 			"#define F%d(n) %s\nWIDTHS(K, %s, %d)\n", f, fns[f].expr,
@@ -544,8 +561,7 @@ static void int_family_type(struct __test_metadata *_metadata,
 
 		if (e >= 256)
 			for (k = 0; k < 3; k++)
-				v[k] = (int64_t)((uint64_t)rng() << 40 ^
-					 (uint64_t)rng() << 20 ^ rng());
+				v[k] = (int64_t)rnd64();
 		memcpy(a + e * t->bytes, &v[0], t->bytes);
 		memcpy(b + e * t->bytes, &v[1], t->bytes);
 		memcpy(c + e * t->bytes, &v[2], t->bytes);
@@ -646,10 +662,6 @@ static const char rel_src[] =
 	"WIDTHS(RK, long, long, ulong) WIDTHS(RK, ulong, long, ulong)\n"
 	"WIDTHS(RK, float, int, uint)\n";
 
-static uint64_t rnd64(void)
-{
-	return (uint64_t)rng() << 40 ^ (uint64_t)rng() << 20 ^ rng();
-}
 
 static void rel_family_type(struct __test_metadata *_metadata,
 			    struct testmem *tm, struct vmgpu_program *prog,
