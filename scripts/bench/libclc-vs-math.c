@@ -2,7 +2,7 @@
 /*
  * vmgpu's built-in float math against LLVM's libclc on the vmgpu device
  * (issue 24: how the built-in library is made). Each function of OpenCL
- * C 1.2's float math is compiled twice into a kernel that applies it to
+ * C 1.2's float math (and some half_* and native_*) is compiled twice into a kernel that applies it to
  * one input per work-item: with vmgpu_program_build() (the library of
  * clclib*.cpp), and with vmgpu_program_compile() + vmgpu_program_link()
  * of the kernel's object and libclc's bitcode (scripts/bench/libclc-vs
@@ -104,6 +104,7 @@ static double powr_d(double x, double y)
 	return pow(x, y);
 }
 static double lgamma_d(double x) { return lgamma(x); }
+static double fdiv_d(double x, double y) { return x / y; }
 
 /*
  * One row: an OpenCL C statement setting the float r from the floats a
@@ -196,6 +197,18 @@ static const struct fn fns[] = {
 	F1("tanpi", "tanpi", tanpi_d, 6, -1e4f, 1e4f),
 	F1("tgamma", "tgamma", tgamma, 16, -30, 35),
 	F1("trunc", "trunc", trunc, 0, -1e4f, 1e4f),
+	/* half_*: 8192 ulp; native_*: the implementation's */
+	F1("half_exp", "half_exp", exp, 8192, -87, 88),
+	F1("half_log", "half_log", log, 8192, 1e-30f, 1e30f),
+	F1("half_sin", "half_sin", sin, 8192, -1e4f, 1e4f),
+	F1("half_sqrt", "half_sqrt", sqrt, 8192, 0, 1e6f),
+	F2("half_divide", "half_divide", fdiv_d, 8192, -10, 10, -10, 10),
+	F1("native_exp", "native_exp", exp, -1, -87, 88),
+	F1("native_log", "native_log", log, -1, 1e-30f, 1e30f),
+	F1("native_sin", "native_sin", sin, -1, -1e4f, 1e4f),
+	F1("native_cos", "native_cos", cos, -1, -1e4f, 1e4f),
+	F1("native_sqrt", "native_sqrt", sqrt, -1, 0, 1e6f),
+	F2("native_divide", "native_divide", fdiv_d, -1, -10, 10, -10, 10),
 };
 
 static const char kernel_fmt[] =
