@@ -656,7 +656,9 @@ INL float __vmgpu_log_parts_ext(float x, float *e_out, float *lo)
 	*lo = ((f - rh) - hfsq) - hfe + s * (hfsq + R);
 	return rh;
 }
-INL float __vmgpu_pow_pos(float ax, float y)
+/* ax^(y + yl), ax > 0 finite, yl a small correction of y (pown's low
+ * bits) that its products with log2(ax)'s parts carry exactly enough */
+INL float __vmgpu_pow_pos(float ax, float y, float yl)
 {
 	float e, rl, rh = __vmgpu_log_parts_ext(ax, &e, &rl);
 	float r = rh + rl;
@@ -668,7 +670,7 @@ INL float __vmgpu_pow_pos(float ax, float y)
 	float q = y * t, qe = __builtin_fmaf(y, t, -q);
 	float hi = p + q;
 	float lo = __builtin_fabsf(p) >= __builtin_fabsf(q) ? (p - hi) + q : (q - hi) + p;
-	lo += pe + qe + y * tl;
+	lo += pe + qe + y * tl + yl * e + yl * t;
 	if (hi > 150.0f)
 		return __builtin_inff();
 	if (hi < -160.0f)
@@ -701,7 +703,7 @@ float OVL pow(float x, float y)
 		return y > 0.0f ? sgn * __builtin_inff() : sgn * 0.0f;
 	if (x < 0.0f && !__vmgpu_is_int(y))
 		return __builtin_nanf("");
-	return sgn * __vmgpu_pow_pos(ax, y);
+	return sgn * __vmgpu_pow_pos(ax, y, 0.0f);
 }
 /* powr: x >= 0 only, and its own special values (OpenCL C 1.2, 7.5.1):
  * 0^0, inf^0 and 1^inf are NaN, (-0)^y is +0^y */
@@ -717,7 +719,24 @@ float OVL powr(float x, float y)
 		return y < 0.0f ? __builtin_inff() : 0.0f;
 	return pow(x, y);
 }
-float OVL pown(float x, int n) { return pow(x, (float)n); }
+/* pown: n's sign and parity taken from n, not from a float that may have
+ * rounded them away; past 2^24, n as (n - l) + l, l its low 8 bits, both
+ * exact floats */
+float OVL pown(float x, int n)
+{
+	if (n == 0)
+		return 1.0f;
+	float ax = __builtin_fabsf(x), sgn = x < 0.0f && (n & 1) ? -1.0f : 1.0f;
+	if (x != x)
+		return x;
+	if (ax == 0.0f)
+		return n > 0 ? ((n & 1) ? x : 0.0f) :
+		       ((n & 1) ? __builtin_copysignf(__builtin_inff(), x) : __builtin_inff());
+	if (ax == __builtin_inff())
+		return n > 0 ? sgn * __builtin_inff() : sgn * 0.0f;
+	int l = n >= -(1 << 24) && n <= 1 << 24 ? 0 : n & 0xff;
+	return sgn * __vmgpu_pow_pos(ax, (float)(n - l), (float)l);
+}
 float OVL native_powr(float x, float y) { return powr(x, y); }
 /* cbrt: |x| = m 2^(3k), m in [1, 8): exp2(log2(m) / 3) (some 15 ulp
  * off), then a Newton step */
