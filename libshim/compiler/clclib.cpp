@@ -870,7 +870,18 @@ float OVL cos(float x)
 	v = (q & 1) ? __vmgpu_sin_poly(r) : __vmgpu_cos_poly(r);
 	return ((q + 1) & 2) ? -v : v;
 }
-float OVL tan(float x) { return sin(x) / cos(x); }
+/* tan: one reduction, sin/cos of r, or -cos/sin a quadrant on */
+float OVL tan(float x)
+{
+	int q;
+	if (__builtin_fabsf(x) == __builtin_inff())
+		return __builtin_nanf("");
+	if (x == 0.0f)		/* as sin: -0 stays -0 */
+		return x;
+	float r = __vmgpu_reduce(x, &q), s = __vmgpu_sin_poly(r),
+	      k = __vmgpu_cos_poly(r);
+	return (q & 1) ? -k / s : s / k;
+}
 /* sincos: one reduction, the same values as sin and cos */
 INL float __vmgpu_sincos(float x, float *c)
 {
