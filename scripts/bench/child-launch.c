@@ -31,25 +31,9 @@
 
 static const char child_src[] = TK_ATOM_ADD_SRC;
 
-/* The parent: thread t launches the child at args+0 (4 blocks). */
-static const char parent_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r4, 0\n"
-	"	mov r5, 0\n"
-	"	mov r6, 4\n"
-	"	launch [r0], r4, r6\n"
-	"	exit\n";
-
-/* The same parent for the host's way: no launch, the same length. */
-static const char parent_host_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r4, 0\n"
-	"	mov r5, 0\n"
-	"	mov r6, 4\n"
-	"	nop\n"
-	"	exit\n";
+/* The parent, and the same for the host's way (testkernels.h). */
+static const char parent_src[] = TK_LAUNCH_PARENT_SRC;
+static const char parent_host_src[] = TK_LAUNCH_PARENT_HOST_SRC;
 
 struct rig {
 	struct testhost *th;

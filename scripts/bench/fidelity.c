@@ -55,6 +55,7 @@
 #include "core/device.h"
 #include "core/trace.h"
 #include "testhost.h"
+#include "testkernels.h"
 
 #define VA0	0x40000000ull
 #define RW	(VMGPU_PTE_READ | VMGPU_PTE_WRITE)
@@ -679,32 +680,11 @@ static void balance(const struct vg_config *c)
 
 #define CHILDREN 32
 
-static const char child_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r2, 1\n"
-	"	atom.add r3, [r0], r2\n"
-	"	exit\n";
-
-/* Thread t launches the child whose TMD is at args+0 (4 blocks). */
-static const char parent_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r4, 0\n"
-	"	mov r5, 0\n"
-	"	mov r6, 4\n"
-	"	launch [r0], r4, r6\n"
-	"	exit\n";
-
-/* The host's way: no launch, the same length. */
-static const char parent_host_src[] =
-	".args 8\n"
-	"	ldarg.64 r0, 0\n"
-	"	mov r4, 0\n"
-	"	mov r5, 0\n"
-	"	mov r6, 4\n"
-	"	nop\n"
-	"	exit\n";
+static const char child_src[] = TK_ATOM_ADD_SRC;
+/* Thread t launches the child whose TMD is at args+0 (4 blocks); the
+ * host's way: no launch, the same length. */
+static const char parent_src[] = TK_LAUNCH_PARENT_SRC;
+static const char parent_host_src[] = TK_LAUNCH_PARENT_HOST_SRC;
 
 struct child_result {
 	double mean, first, makespan;

@@ -37,4 +37,20 @@
 	"	st.32 [r2], r4\n"		\
 	"	exit\n"
 
+/*
+ * A parent that launches, from each thread, the child whose task
+ * descriptor is at args+0 (4 blocks), and the same parent with a nop for
+ * the launch, of the same length: the host's way, for comparison.
+ */
+#define TK_LAUNCH_PARENT_BODY(launch_or_nop)	\
+	".args 8\n"				\
+	"	ldarg.64 r0, 0\n"		\
+	"	mov r4, 0\n"			\
+	"	mov r5, 0\n"			\
+	"	mov r6, 4\n"			\
+	"	" launch_or_nop "\n"		\
+	"	exit\n"
+#define TK_LAUNCH_PARENT_SRC	TK_LAUNCH_PARENT_BODY("launch [r0], r4, r6")
+#define TK_LAUNCH_PARENT_HOST_SRC	TK_LAUNCH_PARENT_BODY("nop")
+
 #endif /* VMGPU_TESTKERNELS_H */
