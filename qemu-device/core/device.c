@@ -153,6 +153,7 @@ void vg_device_free(struct vg_device *dev)
     }
     vg_trace_destroy(&dev->sink.trace);
     vg_links_destroy(&dev->links);
+    vg_wtimes_destroy(&dev->wtimes);
     pthread_mutex_destroy(&dev->sink.lock);
     free(dev);
 }
@@ -221,6 +222,11 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
     dev->host = *host;
     pthread_mutex_init(&dev->sink.lock, NULL);
     vg_links_init(&dev->links, cfg->gpus, cfg->link_topology);
+    if (vg_wtimes_init(&dev->wtimes)) {
+        dev->cfg.gpus = 0;
+        vg_device_free(dev);
+        return NULL;
+    }
     cost_from_config(&dev->cost, cfg);
     vg_trace_init(&dev->sink.trace, &dev->host);
     for (i = 0; i < cfg->gpus; i++) {
