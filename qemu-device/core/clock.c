@@ -56,12 +56,24 @@ static bool ev_before(const struct vg_event *a, const struct vg_event *b)
     return a->seq < b->seq;
 }
 
+uint64_t vg_evq_reserve(struct vg_evq *q)
+{
+    return q->next_seq++;
+}
+
 int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind, uint32_t gpu,
                 uint32_t gen, uint32_t a, uint32_t b)
 {
+    return vg_evq_push_seq(q, time, q->next_seq++, kind, gpu, gen, a, b);
+}
+
+int vg_evq_push_seq(struct vg_evq *q, vg_time_t time, uint64_t seq,
+                    uint32_t kind, uint32_t gpu, uint32_t gen, uint32_t a,
+                    uint32_t b)
+{
     struct vg_event ev = {
         .time = time < q->now ? q->now : time,
-        .seq = q->next_seq++,
+        .seq = seq,
         .kind = kind,
         .gpu = gpu,
         .gen = gen,

@@ -65,6 +65,14 @@ bool vg_evq_peek(const struct vg_evq *q, vg_time_t *time);
  */
 int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind, uint32_t gpu,
                 uint32_t gen, uint32_t a, uint32_t b);
+/*
+ * A sequence number for an event queued later (vg_evq_push_seq()): it
+ * runs among events of its time as if queued now.
+ */
+uint64_t vg_evq_reserve(struct vg_evq *q);
+int vg_evq_push_seq(struct vg_evq *q, vg_time_t time, uint64_t seq,
+                    uint32_t kind, uint32_t gpu, uint32_t gen, uint32_t a,
+                    uint32_t b);
 /* Take the earliest event and advance now to it; false if empty. */
 bool vg_evq_pop(struct vg_evq *q, struct vg_event *ev);
 
