@@ -261,6 +261,14 @@ $(O)/bench/compiler: $(O)/rel/scripts/bench/compiler.o $(LIBCORE_A) \
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
 
+# The built-in math against libclc's (scripts/bench/libclc-vs runs it)
+# builds with this compiler and runs the interpreter: linked as the
+# compiler's benchmark.
+$(O)/bench/libclc-vs-math: $(O)/rel/scripts/bench/libclc-vs-math.o \
+		$(LIBCORE_A) $(LIBVMGPU_A)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(DRM_LIBS) $(CC_LIBS) -pthread -lm
+
 # The compile-time benchmark loads the compiler it times (a libvmgpu.so,
 # this build's or an older one's) with dlopen(): linked with nothing else.
 $(O)/bench/compile-time: $(O)/rel/scripts/bench/compile-time.o | $(LIBVMGPU_SO)

@@ -52,6 +52,8 @@ struct VmgpuState {
 
     MemoryRegion mmio;
     struct vg_config cfg;
+    char *preset;          /* preset=: the base the other properties change */
+    vg_setting_mask given; /* settings set as properties: they win */
     struct vg_device *core;
     VmgpuRunner runner[VMGPU_MAX_GPUS];
     unsigned int runners; /* gpus, or 1 with time-order=1 */
@@ -279,6 +281,11 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
     char err[160];
     unsigned int i;
 
+    if (s->preset &&
+        vg_config_preset(&s->cfg, s->preset, s->given, err, sizeof(err))) {
+        error_setg(errp, "vmgpu: %s", err);
+        return;
+    }
     if (vg_config_check(&s->cfg, err, sizeof(err))) {
         error_setg(errp, "vmgpu: %s", err);
         return;
@@ -350,28 +357,62 @@ static void vmgpu_reset(DeviceState *dev)
 
 /*
  * One uint32 property per setting of the model, made from its settings
- * list (core/config.h) when the class is initialised; the last entry
- * stays zero, the end of the list.
+ * list (core/config.h) when the class is initialised, then preset; the
+ * last entry stays zero, the end of the list.
  */
 static Property vmgpu_properties[sizeof(struct vg_config) / sizeof(uint32_t) +
-                                 1];
+                                 2];
+
+/* qdev_prop_uint32, noting the setting as given so that a preset spares it */
+static PropertyInfo vmgpu_prop_setting;
+
+static void vmgpu_set_setting(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    VmgpuState *s = VMGPU(obj);
+    Property *prop = opaque;
+    ptrdiff_t i = prop - vmgpu_properties;
+    Error *local_err = NULL;
+
+    /* the setting's index in vg_settings() */
+    assert(i >= 0 && i < 64);
+    qdev_prop_uint32.set(obj, v, name, opaque, &local_err);
+    if (local_err) {
+        error_propagate(errp, local_err);
+        return;
+    }
+    s->given |= 1ull << i;
+}
+
+/* The properties' defaults went through the setter: none is given yet. */
+static void vmgpu_instance_init(Object *obj)
+{
+    VMGPU(obj)->given = 0;
+}
 
 static void vmgpu_properties_init(void)
 {
     const struct vg_setting *set;
     size_t i, n;
 
+    vmgpu_prop_setting = qdev_prop_uint32;
+    vmgpu_prop_setting.set = vmgpu_set_setting;
     set = vg_settings(&n);
-    assert(n < ARRAY_SIZE(vmgpu_properties));
+    assert(n + 1 < ARRAY_SIZE(vmgpu_properties));
     for (i = 0; i < n; i++) {
         vmgpu_properties[i] = (Property) {
             .name = set[i].name,
-            .info = &qdev_prop_uint32,
+            .info = &vmgpu_prop_setting,
             .offset = offsetof(VmgpuState, cfg) + set[i].offset,
             .set_default = true,
             .defval.u = set[i].def,
         };
     }
+    vmgpu_properties[n] = (Property) {
+        .name = "preset",
+        .info = &qdev_prop_string,
+        .offset = offsetof(VmgpuState, preset),
+    };
 }
 
 /* The model's state lives outside QEMU's reach; refuse to migrate. */
@@ -403,6 +444,9 @@ static void vmgpu_class_init(ObjectClass *klass, void *data)
         object_class_property_set_description(klass, set[i].name,
                                               set[i].doc);
     }
+    object_class_property_set_description(
+        klass, "preset",
+        "named configuration the other properties change (h100-like)");
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
@@ -410,6 +454,7 @@ static const TypeInfo vmgpu_info = {
     .name = TYPE_VMGPU,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(VmgpuState),
+    .instance_init = vmgpu_instance_init,
     .class_init = vmgpu_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

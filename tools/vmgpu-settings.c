@@ -3,8 +3,9 @@
  * vmgpu-settings: the device model's settings (QOM properties of
  * -device vmgpu), from the one list in qemu-device/core/config.h.
  *
- *   vmgpu-settings          a table: name, default, range, unit, doc
- *   vmgpu-settings --rst    the table of Documentation/device-model.rst
+ *   vmgpu-settings          a table: name, default, range, unit, doc; then
+ *                           each preset's settings, values and sources
+ *   vmgpu-settings --rst    the tables of Documentation/device-model.rst
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@ static const struct tool tool = {
 	.usage =
 	"usage: vmgpu-settings [--rst]\n"
 	"Print the device model's settings (the properties of -device vmgpu):\n"
-	"name, default, range, unit, meaning.\n"
+	"name, default, range, unit, meaning; then the presets (preset=NAME):\n"
+	"the settings each sets, their values and sources.\n"
 	"  --rst           as the reStructuredText table of the documentation\n"
 	"  -h, --help      this help\n"
 	"  --version       the version\n",
@@ -46,6 +48,52 @@ static void print_rst(const struct vg_setting *s, size_t n)
 	printf("%s\n", rule);
 }
 
+/* Each preset's settings, value and source. */
+static void print_presets_rst(void)
+{
+	static const char rule[] =
+		"===================  ==========  "
+		"=================================================================";
+	const struct vg_setting *s;
+	const struct vg_preset *p;
+	size_t n, ns, i, k;
+
+	s = vg_settings(&ns);
+	p = vg_presets(&n);
+	for (i = 0; i < n; i++) {
+		printf("\nPreset ``%s``: %s.\n\n", p[i].name, p[i].doc);
+		printf("%s\n", rule);
+		printf("%-19s  %-10s  %s\n", "Property", "Value", "Source");
+		printf("%s\n", rule);
+		for (k = 0; k < p[i].count; k++) {
+			char name[40];
+
+			snprintf(name, sizeof(name), "``%s``",
+				 s[vg_setting_index(p[i].values[k].offset)].name);
+			printf("%-19s  %-10u  %s\n", name, p[i].values[k].value,
+			       p[i].values[k].source);
+		}
+		printf("%s\n", rule);
+	}
+}
+
+static void print_presets(void)
+{
+	const struct vg_setting *s;
+	const struct vg_preset *p;
+	size_t n, ns, i, k;
+
+	s = vg_settings(&ns);
+	p = vg_presets(&n);
+	for (i = 0; i < n; i++) {
+		printf("\npreset=%s: %s\n", p[i].name, p[i].doc);
+		for (k = 0; k < p[i].count; k++)
+			printf("  %-16s %10u  %s\n",
+			       s[vg_setting_index(p[i].values[k].offset)].name,
+			       p[i].values[k].value, p[i].values[k].source);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -67,10 +115,12 @@ int main(int argc, char **argv)
 		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
 	if (rst) {
 		print_rst(s, n);
+		print_presets_rst();
 		return 0;
 	}
 	for (i = 0; i < n; i++)
 		printf("%-16s %10u  %u..%u %s  %s\n", s[i].name, s[i].def,
 		       s[i].min, s[i].max, s[i].unit, s[i].doc);
+	print_presets();
 	return 0;
 }

@@ -422,9 +422,20 @@ float OVL rint(float x)
 		return __builtin_copysignf((a + 8388608.0f) - 8388608.0f, x);
 	return x;
 }
-float OVL fract(float x, global float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
-float OVL fract(float x, private float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
-float OVL fract(float x, local float *ip) { float f = floor(x); *ip = f; return fmin(x - f, 0x1.fffffep-1f); }
+/* fract: NaN for NaN (fmin would drop it), a zero of x's sign for an
+ * infinity or an integer (as modf) */
+INL float __vmgpu_fract(float x, float *ip)
+{
+	float f = floor(x), r = fmin(x - f, 0x1.fffffep-1f);
+	*ip = f;
+	if (x != x)
+		return x;
+	return r == 0.0f || __builtin_fabsf(x) == __builtin_inff() ?
+	       __builtin_copysignf(0.0f, x) : r;
+}
+float OVL fract(float x, global float *ip) { float f; float r = __vmgpu_fract(x, &f); *ip = f; return r; }
+float OVL fract(float x, private float *ip) { return __vmgpu_fract(x, ip); }
+float OVL fract(float x, local float *ip) { float f; float r = __vmgpu_fract(x, &f); *ip = f; return r; }
 
 /* ---- exponentials and logarithms ---- */
 /* 2^k * e^r for |r| <= ~0.35: Taylor to degree 7, two exact scalings */
@@ -506,7 +517,7 @@ INL float __vmgpu_expm1_poly(float r)
 /* e^x - 1 = 2^k (e^r - 1) + (2^k - 1), each part exact or nearly */
 float OVL expm1(float x)
 {
-	if (x != x)
+	if (x != x || x == 0.0f)	/* -0 stays -0 */
 		return x;
 	if (x > 88.8f)
 		return __builtin_inff();
@@ -529,6 +540,20 @@ float OVL expm1(float x)
  * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
  * *e and the part beside e*ln2 come back separately for log2.
  */
+/* R(s^2) */
+INL float __vmgpu_log_R(float s)
+{
+	float z = s * s, w = z * z;
+	float t1 = w * (0.40000972152f + w * 0.24279078841f);
+	float t2 = z * (0.66666662693f + w * 0.28498786688f);
+	return t2 + t1;
+}
+/* log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)) */
+INL float __vmgpu_log1p_small(float f)
+{
+	float s = f / (2.0f + f), hfsq = 0.5f * f * f;
+	return s * (hfsq + __vmgpu_log_R(s)) - hfsq + f;
+}
 /* The reduction both take: *e, f = m - 1, s and R(s^2); returns f. */
 INL float __vmgpu_log_reduce(float x, float *e_out, float *s_out, float *r_out)
 {
@@ -547,19 +572,16 @@ INL float __vmgpu_log_reduce(float x, float *e_out, float *s_out, float *r_out)
 	}
 	float f = m - 1.0f;
 	float s = f / (2.0f + f);
-	float z = s * s, w = z * z;
-	float t1 = w * (0.40000972152f + w * 0.24279078841f);
-	float t2 = z * (0.66666662693f + w * 0.28498786688f);
 	*e_out = (float)e;
 	*s_out = s;
-	*r_out = t2 + t1;
+	*r_out = __vmgpu_log_R(s);
 	return f;
 }
 INL float __vmgpu_log_parts(float x, float *e_out)
 {
-	float s, R, f = __vmgpu_log_reduce(x, e_out, &s, &R);
-	float hfsq = 0.5f * f * f;
-	return s * (hfsq + R) - hfsq + f;
+	float e, s, R, f = __vmgpu_log_reduce(x, &e, &s, &R);
+	*e_out = e;
+	return __vmgpu_log1p_small(f);
 }
 INL int __vmgpu_log_special(float x, float *res)
 {
@@ -594,18 +616,20 @@ float OVL log2(float x)
 	return e + r * 1.44269504088896341f;
 }
 float OVL log10(float x) { return log(x) * 0.434294481903251828f; }
-/* log(1 + x) = log(u) x / (u - 1), u = 1 + x rounded (Goldberg): the
- * factor corrects u's rounding error */
+/* log1p: with 1 + x in [sqrt(1/2), sqrt(2)), log's polynomial on f = x,
+ * which is exact (log(u) x / (u - 1) was 2.002 ulp off near 2^-15);
+ * beyond, log(u) + c / u, c the rounding error of u = 1 + x */
 float OVL log1p(float x)
 {
 	float u = 1.0f + x;
 	if (x != x || u == __builtin_inff())
 		return x + u;
-	if (u == 1.0f)
-		return x;
 	if (x <= -1.0f)
 		return x == -1.0f ? -__builtin_inff() : __builtin_nanf("");
-	return log(u) * (x / (u - 1.0f));
+	if (x > -0.29289322f && x < 0.41421356f)
+		return __vmgpu_log1p_small(x);
+	float c = u > 2.0f ? 1.0f - (u - x) : x - (u - 1.0f);
+	return log(u) + c / u;
 }
 float OVL native_log(float x) { return log(x); }
 float OVL half_log(float x) { return log(x); }
@@ -662,24 +686,37 @@ float OVL pow(float x, float y)
 	if (x != x || y != y)
 		return __builtin_nanf("");
 	float ax = __builtin_fabsf(x), sgn = 1.0f;
-	if (x < 0.0f) {
-		if (!__vmgpu_is_int(y))
-			return __builtin_nanf("");
-		if (__vmgpu_is_odd(y))
-			sgn = -1.0f;
-	}
+	/* C99 F.9.4.4: infinite y, then zero and infinite x, before a
+	 * negative x with y not an integer is NaN */
+	if (__builtin_fabsf(y) == __builtin_inff())
+		return ax == 1.0f ? 1.0f :
+		       (ax > 1.0f) == (y > 0.0f) ? __builtin_inff() : 0.0f;
+	if (x < 0.0f && __vmgpu_is_odd(y))
+		sgn = -1.0f;
 	if (ax == 0.0f)
 		return y > 0.0f ? (__vmgpu_is_odd(y) ? x : 0.0f) :
 		       (__vmgpu_is_odd(y) ? __builtin_copysignf(__builtin_inff(), x) :
 			__builtin_inff());
 	if (ax == __builtin_inff())
 		return y > 0.0f ? sgn * __builtin_inff() : sgn * 0.0f;
-	if (__builtin_fabsf(y) == __builtin_inff())
-		return (ax > 1.0f) == (y > 0.0f) ? __builtin_inff() :
-		       (ax == 1.0f ? 1.0f : 0.0f);
+	if (x < 0.0f && !__vmgpu_is_int(y))
+		return __builtin_nanf("");
 	return sgn * __vmgpu_pow_pos(ax, y);
 }
-float OVL powr(float x, float y) { return x < 0.0f ? __builtin_nanf("") : pow(x, y); }
+/* powr: x >= 0 only, and its own special values (OpenCL C 1.2, 7.5.1):
+ * 0^0, inf^0 and 1^inf are NaN, (-0)^y is +0^y */
+float OVL powr(float x, float y)
+{
+	if (x < 0.0f || x != x || y != y)
+		return __builtin_nanf("");
+	if (y == 0.0f)
+		return x == 0.0f || x == __builtin_inff() ? __builtin_nanf("") : 1.0f;
+	if (x == 1.0f)
+		return __builtin_fabsf(y) == __builtin_inff() ? __builtin_nanf("") : 1.0f;
+	if (x == 0.0f)
+		return y < 0.0f ? __builtin_inff() : 0.0f;
+	return pow(x, y);
+}
 float OVL pown(float x, int n) { return pow(x, (float)n); }
 float OVL native_powr(float x, float y) { return powr(x, y); }
 /* cbrt: |x| = m 2^(3k), m in [1, 8): exp2(log2(m) / 3) (some 15 ulp
@@ -713,8 +750,8 @@ float OVL hypot(float x, float y)
 	return __builtin_sqrtf(__builtin_fmaf(x, x, y * y)) * (1.0f / s);
 }
 
-/* ---- trigonometry: Cody-Waite reduction by pi/2, polynomials on
- * [-pi/4, pi/4]; accurate for |x| up to about 1e5 ---- */
+/* ---- trigonometry: x reduced by pi/2 to r in [-pi/4, pi/4] (Cody-Waite
+ * below 2^15, Payne-Hanek above), polynomials there ---- */
 INL float __vmgpu_sin_poly(float r)
 {
 	float z = r * r;
@@ -736,8 +773,57 @@ INL float __vmgpu_cos_poly(float r)
 	float hz = 0.5f * z, w = 1.0f - hz;
 	return w + (((1.0f - w) - hz) + z * z * p);
 }
+/* Word k of 2/pi's binary fraction, 32 bits each, bits 32(k-1)+1 to 32k;
+ * word 0 (the bits from -31 to 0) is zero. */
+INL uint __vmgpu_2opi(int k)
+{
+	return k == 1 ? 0xa2f9836eu : k == 2 ? 0x4e441529u :
+	       k == 3 ? 0xfc2757d1u : k == 4 ? 0xf534ddc0u :
+	       k == 5 ? 0xdb629599u : k == 6 ? 0x3c439041u :
+	       k == 7 ? 0xfe5163abu : 0u;
+}
+/*
+ * Payne-Hanek, |x| >= 2^15 (finite): x = m 2^E, m of 24 bits, so
+ * x (2/pi) mod 4 = m W 2^-94 mod 4 for W the 96 bits of 2/pi from bit
+ * E - 1 on (the bits before weigh multiples of 4, those after less than
+ * 2^-70 of a quarter turn): the quadrant is the product's bits 95-94, its
+ * next 62 bits the fraction f, rounded to the nearest quadrant and
+ * turned into radians as a sum of two floats (r = f pi/2 2^-62).
+ */
+INL float __vmgpu_reduce_large(float x, int *q)
+{
+	uint ax = as_uint(x) & 0x7fffffffu;
+	int i0 = (int)(ax >> 23) - 127 - 24;	/* E - 1 */
+	int k = (i0 + 31) >> 5, p = (i0 + 31) & 31;
+	uint w0 = __vmgpu_2opi(k), w1 = __vmgpu_2opi(k + 1),
+	     w2 = __vmgpu_2opi(k + 2), w3 = __vmgpu_2opi(k + 3);
+	/* OpenCL C shifts by a count modulo 32: p == 0 apart */
+	uint W2 = p ? (w0 << p) | (w1 >> (32 - p)) : w0;
+	uint W1 = p ? (w1 << p) | (w2 >> (32 - p)) : w1;
+	uint W0 = p ? (w2 << p) | (w3 >> (32 - p)) : w2;
+	ulong m = (ax & 0x007fffffu) | 0x00800000u;
+	ulong p0 = m * W0, p1 = m * W1 + (p0 >> 32), p2 = m * W2 + (p1 >> 32);
+	int quad = (int)(p2 >> 30) & 3;
+	long f = (long)(((p2 & 0x3fffffffu) << 32) | (p1 & 0xffffffffu));
+	if (f >= (1L << 61)) {
+		quad++;
+		f -= 1L << 62;
+	}
+	/* f as fh + fl: the ISA converts 32-bit integers only */
+	int hi = (int)(f >> 32);
+	float fh = (float)hi * 0x1p32f;
+	float fl = (float)(hi - (int)(float)hi) * 0x1p32f + (float)(uint)f;
+	float t = fh * 1.57079637e+00f;
+	float e = __builtin_fmaf(fh, 1.57079637e+00f, -t);
+	float r = (t + (e + __builtin_fmaf(fh, -4.37113883e-08f,
+					   fl * 1.57079637e+00f))) * 0x1p-62f;
+	*q = as_int(x) < 0 ? -quad : quad;
+	return as_int(x) < 0 ? -r : r;
+}
 INL float __vmgpu_reduce(float x, int *q)
 {
+	if (__builtin_fabsf(x) >= 0x1p15f)
+		return __vmgpu_reduce_large(x, q);
 	float k = rint(x * 0.636619772367581343f);
 	float r = __builtin_fmaf(k, -1.57079625129699707031f, x);
 	r = __builtin_fmaf(k, -7.54978941586159635335e-08f, r);
@@ -750,6 +836,8 @@ float OVL sin(float x)
 	int q;
 	if (__builtin_fabsf(x) == __builtin_inff())
 		return __builtin_nanf("");
+	if (x == 0.0f)		/* -0 stays -0: the reduction's sums give +0 */
+		return x;
 	float r = __vmgpu_reduce(x, &q), v;
 	v = (q & 1) ? __vmgpu_cos_poly(r) : __vmgpu_sin_poly(r);
 	return (q & 2) ? -v : v;
@@ -771,6 +859,10 @@ INL float __vmgpu_sincos(float x, float *c)
 	if (__builtin_fabsf(x) == __builtin_inff()) {
 		*c = __builtin_nanf("");
 		return __builtin_nanf("");
+	}
+	if (x == 0.0f) {	/* as sin: -0 stays -0 */
+		*c = 1.0f;
+		return x;
 	}
 	float r = __vmgpu_reduce(x, &q), s = __vmgpu_sin_poly(r),
 	      k = __vmgpu_cos_poly(r);

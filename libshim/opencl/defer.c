@@ -468,25 +468,12 @@ void *vcl_defer_map(cl_command_queue q, cl_mem m, cl_bool blocking,
 	cl_int err = cmd_new(&c, C_MAP, CL_COMMAND_MAP_BUFFER, q, m, NULL);
 
 	if (!err && !blocking && offset <= m->size) {
-		/*
-		 * Not blocking: the pointer the map will give, now — the
-		 * program's memory, or the runtime's mapping, made now if
-		 * there is none yet (as memory.c would, which then keeps it).
-		 */
-		pthread_mutex_lock(&m->lock);
-		if (!m->host_ptr && !m->rt_map &&
-		    vmgpu_rt_buffer_map(m->ctx->platform->rt, m->buf,
-					VMGPU_RT_MAP_READ | VMGPU_RT_MAP_WRITE,
-					&m->rt_map))
-			m->rt_map = NULL;
-		mapped = m->host_ptr ? m->host_ptr : m->rt_map;
-		pthread_mutex_unlock(&m->lock);
-		if (!mapped)
-			err = CL_MAP_FAILURE;
-		else
-			mapped = (char *)mapped + offset;
-		if (err)
+		/* Not blocking: the pointer the map will give, now. */
+		mapped = vcl_mem_map_ptr(m, offset);
+		if (!mapped) {
+			err = CL_OUT_OF_HOST_MEMORY;
 			drop(c);
+		}
 	}
 	if (!err) {
 		c->flags = flags;

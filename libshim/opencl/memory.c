@@ -45,8 +45,7 @@ static void mem_free(struct _cl_mem *m)
 		mnext = mp->next;
 		free(mp);
 	}
-	if (m->rt_map)
-		vmgpu_rt_buffer_unmap(c->platform->rt, m->buf);
+	free(m->shadow);
 	if (m->buf && !m->parent)
 		vmgpu_rt_release(c->platform->rt, m->buf);
 	pthread_mutex_destroy(&m->lock);
@@ -196,11 +195,40 @@ cl_int vcl_clSetMemObjectDestructorCallback(cl_mem memobj,
 	return CL_SUCCESS;
 }
 
+/*
+ * Under the root's lock: where the root's bytes are mapped to, the
+ * program's memory or the shadow, made now if need be; NULL when out of
+ * memory.
+ */
+static char *map_base(struct _cl_mem *root)
+{
+	if (!root->host_ptr && !root->shadow)
+		root->shadow = malloc(root->size);
+	return root->host_ptr ? root->host_ptr : root->shadow;
+}
+
+/*
+ * A deferred map's pointer, given before the map runs (defer.c): the
+ * one clEnqueueMapBuffer will give, as the map's base stays where it is
+ * to the buffer's end. A sub-buffer's bytes are its buffer's, from its
+ * origin on.
+ */
+void *vcl_mem_map_ptr(struct _cl_mem *m, size_t offset)
+{
+	struct _cl_mem *root = root_of(m);
+	char *base;
+
+	pthread_mutex_lock(&root->lock);
+	base = map_base(root);
+	pthread_mutex_unlock(&root->lock);
+	return base ? base + m->origin + offset : NULL;
+}
+
 /* Under the root's lock: whether mapping @ptr is of @m's range. */
 static cl_uint vcl_map_of(struct _cl_mem *m, void *ptr)
 {
 	struct _cl_mem *root = root_of(m);
-	char *base = root->host_ptr ? root->host_ptr : root->rt_map;
+	char *base = root->host_ptr ? root->host_ptr : root->shadow;
 
 	return base && (char *)ptr >= base + m->origin &&
 	       (char *)ptr < base + m->origin + m->size;
@@ -813,7 +841,8 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct vcl_map *mp = NULL;
 	struct _cl_mem *root;
-	void *base = NULL;
+	char *base = NULL;
+	size_t start;
 	cl_ulong t0;
 	cl_int err;
 	int r = 0;
@@ -849,30 +878,31 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	if (!mp)
 		goto fail;
 	root = root_of(buffer);
+	start = buffer->origin + offset;
 	pthread_mutex_lock(&root->lock);
-	if (root->host_ptr) {
-		/* The program's memory gets the buffer's bytes. */
-		r = vmgpu_rt_buffer_read(p->rt, root->buf, 0, root->host_ptr,
-					 root->size);
-		base = root->host_ptr;
-	} else {
-		if (!root->rt_map)
-			r = vmgpu_rt_buffer_map(p->rt, root->buf,
-						VMGPU_RT_MAP_READ |
-						VMGPU_RT_MAP_WRITE,
-						&root->rt_map);
-		base = root->rt_map;
-	}
-	if (!r) {
-		mp->ptr = (char *)base + buffer->origin + offset;
-		mp->flags = map_flags;
-		mp->next = root->maps;
-		root->maps = mp;
-	}
+	base = map_base(root);
 	pthread_mutex_unlock(&root->lock);
+	if (!base)
+		goto fail;
+	/*
+	 * Only the mapped bytes move, so that maps of the buffer's other
+	 * bytes, and kernels using those, are left alone; a map that only
+	 * writes (CL_MAP_WRITE_INVALIDATE_REGION) moves none.
+	 */
+	if (!(map_flags & CL_MAP_WRITE_INVALIDATE_REGION))
+		r = vmgpu_rt_buffer_read(p->rt, root->buf, start, base + start,
+					 size);
 	err = CL_MAP_FAILURE;
 	if (r)
 		goto fail;
+	mp->ptr = base + start;
+	mp->flags = map_flags;
+	mp->start = start;
+	mp->size = size;
+	pthread_mutex_lock(&root->lock);
+	mp->next = root->maps;
+	root->maps = mp;
+	pthread_mutex_unlock(&root->lock);
 	err = end(command_queue, CL_COMMAND_MAP_BUFFER, 0, t0, event);
 	if (errcode_ret)
 		*errcode_ret = err;
@@ -917,16 +947,13 @@ cl_int vcl_clEnqueueUnmapMemObject(cl_command_queue command_queue,
 			*pp = mp->next;
 			break;
 		}
-	if (mp && root->host_ptr && (mp->flags & ~CL_MAP_READ))
-		r = vmgpu_rt_buffer_write(p->rt, root->buf, 0, root->host_ptr,
-					  root->size);
-	if (mp && !root->maps && root->rt_map) {
-		r = vmgpu_rt_buffer_unmap(p->rt, root->buf);
-		root->rt_map = NULL;
-	}
 	pthread_mutex_unlock(&root->lock);
 	if (!mp)
 		return CL_INVALID_VALUE;
+	/* What the map let the program write goes back: those bytes only. */
+	if (mp->flags & ~CL_MAP_READ)
+		r = vmgpu_rt_buffer_write(p->rt, root->buf, mp->start, mp->ptr,
+					  mp->size);
 	free(mp);
 	return end(command_queue, CL_COMMAND_UNMAP_MEM_OBJECT, r, t0, event);
 }

@@ -85,6 +85,7 @@ struct _cl_context {
 struct vcl_map {
 	void *ptr;
 	cl_map_flags flags;
+	size_t start, size;		/* its bytes, in the root buffer */
 	struct vcl_map *next;
 };
 
@@ -121,13 +122,14 @@ struct _cl_mem {
 	struct _cl_mem *parent;
 	size_t origin;
 	/*
-	 * Mappings handed out, and the runtime's mapping while there is one:
-	 * kept in the buffer a sub-buffer is of, as the runtime maps one
-	 * buffer once.
+	 * Mappings handed out, kept in the buffer a sub-buffer is of, and
+	 * the host memory they point into when it is not the program's
+	 * (host_ptr): made at the first map, kept to the buffer's end so
+	 * that a map's pointer stays valid however other maps come and go.
 	 */
 	pthread_mutex_t lock;
 	struct vcl_map *maps;
-	void *rt_map;
+	char *shadow;
 	/* Destructor callbacks, called last first at the free. */
 	struct vcl_mem_cb *cbs;
 };
@@ -275,6 +277,7 @@ int vcl_program_build_lib(struct _cl_program *pr, const char *options,
 
 /* memory.c: drop a reference to a buffer. */
 void vcl_mem_put(struct _cl_mem *m);
+void *vcl_mem_map_ptr(struct _cl_mem *m, size_t offset);
 
 /* event.c */
 /* The host clock in ns, for the stamps of host commands. */

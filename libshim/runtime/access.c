@@ -81,38 +81,49 @@ int vmgpu_rt_buffer_unmap(struct vmgpu_rt *rt, vmgpu_rt_handle buf)
 	return r;
 }
 
+/*
+ * A read or write of part of a buffer: under the runtime's lock, not
+ * through a map, so that accesses to one buffer from several threads, and
+ * a kernel using it meanwhile, do not find it taken (a map is exclusive);
+ * it waits, as a map would, for the instances it conflicts with.
+ */
 static int rt_copy(struct vmgpu_rt *rt, vmgpu_rt_handle buf, uint64_t offset,
 		   void *data, uint64_t bytes, bool write)
 {
-	void *p;
+	struct rt_buffer *b;
+	struct rt_obj *o;
+	uint32_t d;
 	int r;
 
 	if (!rt || (!data && bytes))
 		return -EINVAL;
-	r = vmgpu_rt_buffer_map(rt, buf, write ? VMGPU_RT_MAP_WRITE :
-				VMGPU_RT_MAP_READ, &p);
-	if (r)
-		return r;
 	pthread_mutex_lock(&rt->lock);
-	{
-		struct rt_obj *o;
-
-		r = rt_lookup(rt, buf, RT_KIND_BUFFER, &o);
-		if (!r && (offset > ((struct rt_buffer *)o)->bytes ||
-			   bytes > ((struct rt_buffer *)o)->bytes - offset))
-			r = rt_err(rt, -EINVAL, "range %llu+%llu outside %llu",
-				   (unsigned long long)offset,
-				   (unsigned long long)bytes,
-				   (unsigned long long)((struct rt_buffer *)o)->bytes);
+	r = rt_lookup(rt, buf, RT_KIND_BUFFER, &o);
+	if (r)
+		goto out;
+	b = (struct rt_buffer *)o;
+	if (offset > b->bytes || bytes > b->bytes - offset) {
+		r = rt_err(rt, -EINVAL, "range %llu+%llu outside %llu",
+			   (unsigned long long)offset,
+			   (unsigned long long)bytes,
+			   (unsigned long long)b->bytes);
+		goto out;
 	}
+	wait_idle(rt, b, write);
+	r = rt_buffer_to_host(rt, b);
+	if (r) {
+		r = rt_err(rt, r, "buffer has no valid copy");
+		goto out;
+	}
+	if (write) {
+		for (d = 0; d < rt->nphys; d++)
+			b->copy[d].valid = false;
+		memcpy((uint8_t *)b->host + offset, data, bytes);
+	} else {
+		memcpy(data, (uint8_t *)b->host + offset, bytes);
+	}
+out:
 	pthread_mutex_unlock(&rt->lock);
-	if (!r && bytes) {
-		if (write)
-			memcpy((uint8_t *)p + offset, data, bytes);
-		else
-			memcpy(data, (uint8_t *)p + offset, bytes);
-	}
-	vmgpu_rt_buffer_unmap(rt, buf);
 	return r;
 }
 

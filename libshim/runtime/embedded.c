@@ -53,6 +53,8 @@ struct rt_embedded {
 	struct emb_mem mem;
 	struct emb_gpu gpu[VMGPU_MAX_GPUS];
 	char *trace_path;			/* trace=: kept records go here */
+	char preset[32];			/* preset=, applied last */
+	vg_setting_mask given;			/* settings named explicitly */
 };
 
 /* ---- The embedding: guest memory, interrupts, wake-ups ---- */
@@ -367,6 +369,19 @@ static int emb_setting(struct rt_embedded *e, const char *item, size_t len,
 		}
 		return 0;
 	}
+	if (!strcmp(buf, "preset")) {
+		if (!*value) {
+			snprintf(err, errlen, "preset=: no preset name");
+			return -EINVAL;
+		}
+		if (strlen(value) >= sizeof(e->preset)) {
+			snprintf(err, errlen, "preset=%.40s...: no such preset",
+				 value);
+			return -EINVAL;
+		}
+		strcpy(e->preset, value);
+		return 0;
+	}
 	if (!strcmp(buf, "memory"))
 		return emb_value(buf, value, EMB_MEMORY_MIN, EMB_MEMORY_MAX,
 				 &e->memory_mb, err, errlen);
@@ -380,8 +395,10 @@ static int emb_setting(struct rt_embedded *e, const char *item, size_t len,
 		return -EINVAL;
 	}
 	r = emb_value(buf, value, s[i].min, s[i].max, &v, err, errlen);
-	if (!r)
+	if (!r) {
 		memcpy((uint8_t *)&e->cfg + s[i].offset, &v, sizeof(v));
+		e->given |= 1ull << i;
+	}
 	return r;
 }
 
@@ -403,6 +420,10 @@ static int emb_parse(struct rt_embedded *e, const char *config, char *err,
 			return r;
 		p += len + (p[len] == ',');
 	}
+	/* A preset is the base: settings named beside it win, in any order. */
+	if (e->preset[0] &&
+	    vg_config_preset(&e->cfg, e->preset, e->given, err, errlen))
+		return -EINVAL;
 	if (vg_config_check(&e->cfg, err, errlen))
 		return -EINVAL;
 	return 0;

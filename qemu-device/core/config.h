@@ -101,4 +101,37 @@ void vg_config_defaults(struct vg_config *cfg);
 /* 0 if @cfg is usable, else -1 with a message in @err. */
 int vg_config_check(const struct vg_config *cfg, char *err, size_t errlen);
 
+/*
+ * A named configuration: a few settings at values taken from one real
+ * GPU (Documentation/fidelity.rst), each with its source. The rest keep
+ * whatever they were.
+ */
+struct vg_preset_value {
+    size_t offset; /* in struct vg_config */
+    uint32_t value;
+    const char *source; /* where the value comes from */
+};
+
+struct vg_preset {
+    const char *name; /* -device vmgpu,preset=NAME; VMGPU_EMBEDDED */
+    const char *doc;
+    const struct vg_preset_value *values;
+    size_t count;
+};
+
+/* Masks of settings, bit i for setting i of vg_settings(). */
+typedef uint64_t vg_setting_mask;
+
+/* The presets; *n gets their number. */
+const struct vg_preset *vg_presets(size_t *n);
+/* The index in vg_settings() of the setting at @offset, or -1. */
+int vg_setting_index(size_t offset);
+/*
+ * Set @cfg's settings to preset @name's values, except those in @keep
+ * (settings given explicitly, which win over the preset whatever their
+ * order). 0, or -1 with a message naming the presets in @err.
+ */
+int vg_config_preset(struct vg_config *cfg, const char *name,
+                     vg_setting_mask keep, char *err, size_t errlen);
+
 #endif

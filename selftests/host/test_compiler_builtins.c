@@ -565,87 +565,6 @@ static const char int_src[] =
 	"		0, i + 16 + (g & 12));\n"
 	"}\n";
 
-/* the reference: in __int128, then saturated or wrapped to w bits */
-static __int128 wrap(__int128 v, int w, int sgn)
-{
-	unsigned __int128 m = w == 128 ? ~(unsigned __int128)0 :
-			      ((unsigned __int128)1 << w) - 1;
-	unsigned __int128 u = (unsigned __int128)v & m;
-
-	if (sgn && w < 128 && (u >> (w - 1)) & 1)
-		return (__int128)(u | ~m);
-	return (__int128)u;
-}
-
-static __int128 sat(__int128 v, int w, int sgn)
-{
-	__int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0,
-		 hi = sgn ? ((__int128)1 << (w - 1)) - 1 : ((__int128)1 << w) - 1;
-
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static __int128 int_ref(int f, __int128 x, __int128 y, __int128 z, int w, int sgn)
-{
-	unsigned __int128 ux = (unsigned __int128)wrap(x, w, 0), m;
-	__int128 lo, hi;
-	int k, n;
-
-	if (!sgn && w == 64 && f >= 4 && f <= 6) {	/* past __int128's range */
-		unsigned __int128 p = (unsigned __int128)x * (unsigned __int128)y;
-
-		if (f == 4)
-			return (__int128)(p >> 64);
-		if (f == 5)
-			return (__int128)((p >> 64) + (unsigned __int128)z);
-		p += (unsigned __int128)z;
-		return p > UINT64_MAX ? (__int128)UINT64_MAX : (__int128)p;
-	}
-	switch (f) {
-	case 0: return sat(x + y, w, sgn);
-	case 1: return sat(x - y, w, sgn);
-	case 2: return (x + y) >> 1;
-	case 3: return (x + y + 1) >> 1;
-	case 4: return wrap((x * y) >> w, w, sgn);
-	case 5: return wrap(((x * y) >> w) + z, w, sgn);
-	case 6: return sat(x * y + z, w, sgn);
-	case 7: return wrap(x > y ? x - y : y - x, w, sgn);
-	case 8: return wrap(x < 0 ? -x : x, w, sgn);
-	case 9:
-		for (n = 0, k = w - 1; k >= 0 && !((ux >> k) & 1); k--)
-			n++;
-		return n;
-	case 10:
-		for (n = 0, k = 0; k < w; k++)
-			n += (ux >> k) & 1;
-		return n;
-	case 11:
-		k = (int)((unsigned __int128)wrap(y, w, 0) % w);
-		m = w == 128 ? ~(unsigned __int128)0 : ((unsigned __int128)1 << w) - 1;
-		return wrap((__int128)(((ux << k) | (k ? ux >> (w - k) : 0)) & m), w, sgn);
-	case 12: return x < y ? x : y;
-	case 13: return x > y ? x : y;
-	default:
-		lo = y < z ? y : z;
-		hi = y > z ? y : z;
-		return x < lo ? lo : x > hi ? hi : x;
-	}
-}
-
-struct itype {
-	const char *name;
-	int bytes, sgn, vec;
-};
-
-static __int128 get_int(const void *p, int i, const struct itype *t)
-{
-	const uint8_t *b = (const uint8_t *)p + (size_t)i * t->bytes;
-	uint64_t u = 0;
-
-	memcpy(&u, b, t->bytes);
-	return wrap((__int128)u, t->bytes * 8, t->sgn);
-}
-
 TEST_F(cc, integer_functions_every_type)
 {
 	static const struct itype types[] = {
@@ -693,7 +612,7 @@ TEST_F(cc, integer_functions_every_type)
 			for (i = 0; i < 256; i++) {
 				__int128 x = get_int(a, i / 16, t), y = get_int(b, i % 16, t),
 					 z = get_int(cz, (i / 16 + i % 16) % 16, t);
-				__int128 want = wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn),
+				__int128 want = int_wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn),
 					 got = get_int(o, f * 256 + i, t);
 
 				if (got != want && bad++ < 8)
@@ -717,7 +636,7 @@ TEST_F(cc, integer_functions_every_type)
 			for (i = 0; i < 256; i++) {
 				__int128 x = get_int(a, i / 16, t), y = get_int(b, i % 16, t),
 					 z = get_int(cz, (i / 16 + i % 16) % 16, t);
-				__int128 want = wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn);
+				__int128 want = int_wrap(int_ref(f, x, y, z, w, t->sgn), w, t->sgn);
 
 				if (get_int(ov, f * 256 + i, t) != want && bad++ < 16)
 					fprintf(stderr, "# %s%d function %d element %d: %lld, want %lld\n",

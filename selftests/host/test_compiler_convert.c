@@ -329,47 +329,8 @@ TEST_F(cc, convert_every_width)
 /* ------------------------------------------------------------------ */
 /* half as storage: vload_half of every bit pattern, vstore_half in every
  * rounding mode against a reference that searches the halves, and the
- * vector and aligned forms over global and private memory */
-
-static double h2d(uint16_t h)
-{
-	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
-
-	if (e == 0x1f)
-		v = m ? NAN : INFINITY;
-	return (h & 0x8000) ? -v : v;
-}
-
-/* mode 0 nearest even, 1 toward zero, 2 up, 3 down */
-static uint16_t d2h_ref(float f, int mode)
-{
-	uint16_t s = signbit(f) ? 0x8000 : 0, lo = 0, hi = 0x7bff, r;
-	double a = fabs((double)f), dl, dh;
-	int away;
-
-	if (isinf(f))
-		return s | 0x7c00;
-	while (lo < hi) {		/* the largest finite half <= a */
-		uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
-
-		if (h2d(mid) <= a)
-			lo = mid;
-		else
-			hi = (uint16_t)(mid - 1);
-	}
-	dl = h2d(lo);
-	if (dl == a)
-		return s | lo;
-	dh = lo == 0x7bff ? 65536.0 : h2d((uint16_t)(lo + 1));
-	if (mode == 0)
-		away = a - dl > dh - a || (a - dl == dh - a && (lo & 1));
-	else
-		away = mode == 2 ? !s : mode == 3 ? s != 0 : 0;
-	r = away ? (uint16_t)(lo + 1) : lo;
-	return s | r;
-}
-
+ * vector and aligned forms over global and private memory (the
+ * references half_value() and half_round() in testcc.h) */
 static const char half_src[] =
 	"kernel void hl(global const half *h, global float *o)\n"
 	"{ int i = get_global_id(0); o[i] = vload_half(i, h); }\n"
@@ -414,7 +375,7 @@ TEST_F(cc, half_loads_and_stores)
 	set_u64(&c, 1, f_va);
 	ASSERT_EQ(0, run1d(self->tm, &c, 65536, 128));
 	for (i = 0; i < 65536; i++) {
-		double want = h2d((uint16_t)i);
+		double want = half_value((uint16_t)i);
 
 		if (isnan(want) ? !isnan(f[i]) : (double)f[i] != want ||
 		    !signbit(f[i]) != !signbit(want))
@@ -429,7 +390,7 @@ TEST_F(cc, half_loads_and_stores)
 		uint32_t r = rng();
 
 		if (i < 2048)	/* around every half: exact, halfway, between */
-			x[i] = (float)(h2d((uint16_t)(r & 0xfbff)) *
+			x[i] = (float)(half_value((uint16_t)(r & 0xfbff)) *
 				       (1 + (double)(i % 5 - 2) * 0x1p-12));
 		else
 			memcpy(&x[i], &r, 4);
@@ -452,7 +413,7 @@ TEST_F(cc, half_loads_and_stores)
 					bad++;
 				continue;
 			}
-			want = d2h_ref(x[i], m ? m - 1 : 0);
+			want = half_round(x[i], m ? m - 1 : 0);
 			if (got != want && bad++ < 10)
 				fprintf(stderr, "# vstore_half mode %u (%a): %#x, want %#x\n",
 					m, x[i], got, want);

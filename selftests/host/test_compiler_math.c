@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "mathref.h"
 #include "testcc.h"
 #include "vmgpu/compiler.h"
 
@@ -49,44 +50,7 @@ struct mathcase {
 	double max_ulp;			/* documented bound */
 };
 
-static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
 static double fma_ref(double x, double y) { return (double)fmaf((float)x, (float)y, 0.5f); }
-static double atan2pi_d(double y, double x) { return atan2(y, x) / M_PI; }
-/* sin(pi x), the argument reduced exactly to [-1/2, 1/2] first: exact
- * zeros where they are */
-static double sinpi_d(double x)
-{
-	double t = fmod(x, 2.0);
-
-	if (t > 1)
-		t -= 2;
-	else if (t < -1)
-		t += 2;
-	if (t > 0.5)
-		t = 1 - t;
-	else if (t < -0.5)
-		t = -1 - t;
-	return sin(M_PI * t);
-}
-static double cospi_d(double x) { return sinpi_d(fabs(x) + 0.5); }
-static double tanpi_d(double x) { return sinpi_d(x) / cospi_d(x); }
-static double ldexp_d(double x, double n) { return ldexp(x, (int)(float)n); }
-static double rootn_d(double x, double y)
-{
-	int n = (int)(float)y;
-
-	if (n == 0 || (x < 0 && !(n & 1)))
-		return NAN;
-	return x < 0 ? -pow(-x, 1.0 / n) : pow(x, 1.0 / n);
-}
-static double maxmag_d(double x, double y)
-{
-	return fabs(x) > fabs(y) ? x : fabs(y) > fabs(x) ? y : fmax(x, y);
-}
-static double minmag_d(double x, double y)
-{
-	return fabs(x) < fabs(y) ? x : fabs(y) < fabs(x) ? y : fmin(x, y);
-}
 
 static const struct mathcase math_cases[] = {
 	{ "k_sqrt", sqrt, NULL, 0, 1e6f, 0, 0, 0 },
@@ -168,23 +132,6 @@ static const struct mathcase math_cases[] = {
 	{ "k_rootn", NULL, rootn_d, -1e30f, 1e30f, -40, 40, 2 },
 	{ "k_rootn", NULL, rootn_d, 0.5f, 2, -3, 3, 2 },
 };
-
-static double ulp_error(float got, double ref)
-{
-	float rf = (float)ref;
-	double ulp;
-
-	if (isnan(ref))
-		return isnan(got) ? 0 : 1e9;
-	if (isinf(rf))
-		return got == rf ? 0 : (isinf(got) ? 1e9 : fabs(ref - got) /
-					ldexp(1.0, 127 - 23));
-	if (fabsf(rf) < 0x1p-126f)
-		ulp = 0x1p-149;
-	else
-		ulp = ldexp(1.0, ilogb(rf) - 23);
-	return fabs((double)got - ref) / ulp;
-}
 
 TEST_F(cc, math_builtins_ulp)
 {

@@ -12,6 +12,7 @@
 #define VMGPU_TESTCC_H
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +204,150 @@ static inline int run1d(struct testmem *tm, struct ck *c, uint32_t n,
 	uint32_t g[3] = { div_up(n, bs), 1, 1 }, b[3] = { bs, 1, 1 };
 
 	return run_portion(tm, c, g, b, NULL, NULL, 0);
+}
+
+/*
+ * The integer functions of OpenCL C (6.12.3) in C: computed in __int128,
+ * then saturated or wrapped to w bits, signed or not. int_ref()'s
+ * functions by number: add_sat, sub_sat, hadd, rhadd, mul_hi, mad_hi,
+ * mad_sat, abs_diff, abs, clz, popcount, rotate, min, max, clamp(x,
+ * min(y, z), max(y, z)), mul24, mad24 (their operands already 24-bit).
+ */
+enum {
+	IF_ADD_SAT, IF_SUB_SAT, IF_HADD, IF_RHADD, IF_MUL_HI, IF_MAD_HI,
+	IF_MAD_SAT, IF_ABS_DIFF, IF_ABS, IF_CLZ, IF_POPCOUNT, IF_ROTATE, IF_MIN,
+	IF_MAX, IF_CLAMP, IF_MUL24, IF_MAD24,
+};
+
+static inline __int128 int_wrap(__int128 v, int w, int sgn)
+{
+	/* the low w bits moved to the top and back (GCC's >> of a signed
+	 * value is arithmetic) */
+	if (w >= 128)
+		return v;
+	if (sgn)
+		return (__int128)((unsigned __int128)v << (128 - w)) >> (128 - w);
+	return (__int128)(((unsigned __int128)v << (128 - w)) >> (128 - w));
+}
+
+static inline __int128 int_sat(__int128 v, int w, int sgn)
+{
+	__int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0,
+		 hi = sgn ? ((__int128)1 << (w - 1)) - 1 : ((__int128)1 << w) - 1;
+
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline __int128 int_ref(int f, __int128 x, __int128 y, __int128 z,
+			       int w, int sgn)
+{
+	unsigned __int128 ux = (unsigned __int128)int_wrap(x, w, 0), m;
+	__int128 lo, hi;
+	int k, n;
+
+	if (!sgn && w == 64 && f >= IF_MUL_HI && f <= IF_MAD_SAT) {
+		/* past __int128's range */
+		unsigned __int128 p = (unsigned __int128)x * (unsigned __int128)y;
+
+		if (f == IF_MUL_HI)
+			return (__int128)(p >> 64);
+		if (f == IF_MAD_HI)
+			return (__int128)((p >> 64) + (unsigned __int128)z);
+		p += (unsigned __int128)z;
+		return p > UINT64_MAX ? (__int128)UINT64_MAX : (__int128)p;
+	}
+	switch (f) {
+	case IF_ADD_SAT: return int_sat(x + y, w, sgn);
+	case IF_SUB_SAT: return int_sat(x - y, w, sgn);
+	case IF_HADD: return (x + y) >> 1;
+	case IF_RHADD: return (x + y + 1) >> 1;
+	case IF_MUL_HI: return int_wrap((x * y) >> w, w, sgn);
+	case IF_MAD_HI: return int_wrap(((x * y) >> w) + z, w, sgn);
+	case IF_MAD_SAT: return int_sat(x * y + z, w, sgn);
+	case IF_ABS_DIFF: return int_wrap(x > y ? x - y : y - x, w, sgn);
+	case IF_ABS: return int_wrap(x < 0 ? -x : x, w, sgn);
+	case IF_CLZ:
+		for (n = 0, k = w - 1; k >= 0 && !((ux >> k) & 1); k--)
+			n++;
+		return n;
+	case IF_POPCOUNT:
+		for (n = 0, k = 0; k < w; k++)
+			n += (ux >> k) & 1;
+		return n;
+	case IF_ROTATE:
+		k = (int)((unsigned __int128)int_wrap(y, w, 0) % w);
+		m = w == 128 ? ~(unsigned __int128)0 : ((unsigned __int128)1 << w) - 1;
+		return int_wrap((__int128)(((ux << k) | (k ? ux >> (w - k) : 0)) & m),
+				w, sgn);
+	case IF_MIN: return x < y ? x : y;
+	case IF_MAX: return x > y ? x : y;
+	case IF_CLAMP:
+		lo = y < z ? y : z;
+		hi = y > z ? y : z;
+		return x < lo ? lo : x > hi ? hi : x;
+	case IF_MUL24: return int_wrap(x * y, w, sgn);
+	default: return int_wrap(x * y + z, w, sgn);
+	}
+}
+
+/* an integer type of OpenCL C: its name, size, signedness */
+struct itype {
+	const char *name;
+	int bytes, sgn, vec;
+};
+
+/* element i of an array of t, sign- or zero-extended */
+static inline __int128 get_int(const void *p, int i, const struct itype *t)
+{
+	const uint8_t *b = (const uint8_t *)p + (size_t)i * t->bytes;
+	unsigned __int128 u = 0;
+	int k;
+
+	for (k = t->bytes - 1; k >= 0; k--)	/* little-endian */
+		u = u << 8 | b[k];
+	return int_wrap((__int128)u, t->bytes * 8, t->sgn);
+}
+
+/* the value of half h (IEEE binary16) */
+static inline double half_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+
+	if (e == 0x1f)
+		v = m ? NAN : INFINITY;
+	return (h & 0x8000) ? -v : v;
+}
+
+/* f rounded to a half (not NaN), mode 0 to nearest even, 1 toward zero,
+ * 2 up, 3 down: the largest finite half <= |f| searched, then the
+ * mode's choice between it and the next */
+static inline uint16_t half_round(float f, int mode)
+{
+	uint16_t s = signbit(f) ? 0x8000 : 0, lo = 0, hi = 0x7bff, r;
+	double a = fabs((double)f), dl, dh;
+	int away;
+
+	if (isinf(f))
+		return s | 0x7c00;
+	while (lo < hi) {
+		uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+
+		if (half_value(mid) <= a)
+			lo = mid;
+		else
+			hi = (uint16_t)(mid - 1);
+	}
+	dl = half_value(lo);
+	if (dl == a)
+		return s | lo;
+	dh = lo == 0x7bff ? 65536.0 : half_value((uint16_t)(lo + 1));
+	if (mode == 0)
+		away = a - dl > dh - a || (a - dl == dh - a && (lo & 1));
+	else
+		away = mode == 2 ? !s : mode == 3 ? s != 0 : 0;
+	r = away ? (uint16_t)(lo + 1) : lo;
+	return s | r;
 }
 
 FIXTURE(cc) {

@@ -346,7 +346,10 @@ int vmgpu_rt_buffer_create(struct vmgpu_rt *rt, vmgpu_rt_handle ctx,
 int vmgpu_rt_buffer_map(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
 			uint32_t flags, void **ptr);
 int vmgpu_rt_buffer_unmap(struct vmgpu_rt *rt, vmgpu_rt_handle buf);
-/* Copies through a mapping. */
+/*
+ * Copies of part of a buffer: each waits as a mapping would, but takes
+ * none, so several threads may read and write one buffer, mapped or not.
+ */
 int vmgpu_rt_buffer_write(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
 			  uint64_t offset, const void *data, uint64_t bytes);
 int vmgpu_rt_buffer_read(struct vmgpu_rt *rt, vmgpu_rt_handle buf,
