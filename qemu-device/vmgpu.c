@@ -30,10 +30,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(VmgpuState, VMGPU)
 /*
  * One thread per GPU runs that GPU (vg_device_run_gpu); vCPUs and other
  * GPUs only kick it, so no GPU waits for another and no vCPU for any.
- * With the setting time-order=1 one thread runs every GPU, always the
- * earliest event first (vg_device_run, as the host tests do): device
+ * With the setting time-order=1 one thread runs every GPU's events,
+ * always the earliest first (vg_device_run, as the host tests do), and
+ * each GPU's blocks run on an executor thread of the model's own: device
  * time is then exact across GPUs and repeatable for the same host
- * actions, and the GPUs share that thread (no vCPU waits for it either).
+ * actions, and the GPUs' blocks still run in parallel (no vCPU waits for
+ * any of these threads either).
  */
 typedef struct VmgpuRunner {
     VmgpuState *s;
@@ -310,6 +312,14 @@ static void vmgpu_realize(PCIDevice *pdev, Error **errp)
     }
 
     s->runners = s->cfg.time_order ? 1 : s->cfg.gpus;
+    if (s->runners == 1 && s->cfg.gpus > 1 &&
+        vg_device_executors(s->core, true)) {
+        vg_device_free(s->core);
+        s->core = NULL;
+        msix_uninit_exclusive_bar(pdev);
+        error_setg(errp, "vmgpu: cannot start the GPUs' executor threads");
+        return;
+    }
     for (i = 0; i < s->runners; i++) {
         VmgpuRunner *r = &s->runner[i];
 

@@ -56,12 +56,24 @@ static bool ev_before(const struct vg_event *a, const struct vg_event *b)
     return a->seq < b->seq;
 }
 
+uint64_t vg_evq_reserve(struct vg_evq *q)
+{
+    return q->next_seq++;
+}
+
 int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind, uint32_t gpu,
                 uint32_t gen, uint32_t a, uint32_t b)
 {
+    return vg_evq_push_seq(q, time, q->next_seq++, kind, gpu, gen, a, b);
+}
+
+int vg_evq_push_seq(struct vg_evq *q, vg_time_t time, uint64_t seq,
+                    uint32_t kind, uint32_t gpu, uint32_t gen, uint32_t a,
+                    uint32_t b)
+{
     struct vg_event ev = {
         .time = time < q->now ? q->now : time,
-        .seq = q->next_seq++,
+        .seq = seq,
         .kind = kind,
         .gpu = gpu,
         .gen = gen,
@@ -134,21 +146,152 @@ static uint32_t wtimes_bucket(uint64_t line)
     return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 52);
 }
 
+/* A word's or a line's key: never 0, the two kinds never equal. */
+static uint64_t wtimes_key(uint64_t unit, bool line)
+{
+    return 1ull << 63 | unit << 1 | line;
+}
+
+static uint32_t wtimes_hash(uint64_t key, uint32_t cap)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+#define WTIMES_INITIAL_CAP 4096
+
+int vg_wtimes_init(struct vg_wtimes *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->slot = calloc(WTIMES_INITIAL_CAP, sizeof(*w->slot));
+    if (!w->slot) {
+        return -1;
+    }
+    w->cap = WTIMES_INITIAL_CAP;
+    pthread_mutex_init(&w->lock, NULL);
+    return 0;
+}
+
+void vg_wtimes_destroy(struct vg_wtimes *w)
+{
+    if (w->slot) {
+        pthread_mutex_destroy(&w->lock);
+    }
+    free(w->slot);
+    w->slot = NULL;
+}
+
 void vg_wtimes_clear(struct vg_wtimes *w)
+{
+    pthread_mutex_lock(&w->lock);
+    memset(w->slot, 0, (size_t)w->cap * sizeof(*w->slot));
+    w->used = 0;
+    memset(w->bucket, 0, sizeof(w->bucket));
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The line a key covers (a word's line), for the buckets. */
+static uint64_t wtimes_key_line(uint64_t key)
+{
+    uint64_t unit = (key & ~(1ull << 63)) >> 1;
+
+    return key & 1 ? unit
+                   : unit >> (VG_WTIMES_LINE_SHIFT - VG_WTIMES_WORD_SHIFT);
+}
+
+static void raise_time(vg_time_t *p, vg_time_t t)
+{
+    *p = t > *p ? t : *p;
+}
+
+/* Lock held: every key's time into the buckets; the table empty. */
+static void wtimes_fold(struct vg_wtimes *w)
 {
     uint32_t i;
 
-    for (i = 0; i < VG_WTIMES_BUCKETS; i++) {
-        __atomic_store_n(&w->bucket[i], 0, __ATOMIC_RELAXED);
+    for (i = 0; i < w->cap; i++) {
+        if (w->slot[i].key) {
+            raise_time(&w->bucket[wtimes_bucket(wtimes_key_line(
+                           w->slot[i].key))],
+                       w->slot[i].t);
+        }
     }
+    memset(w->slot, 0, (size_t)w->cap * sizeof(*w->slot));
+    w->used = 0;
+}
+
+/* Lock held: double the table, or fold it when it may not grow. */
+static void wtimes_grow(struct vg_wtimes *w)
+{
+    struct vg_wtime_slot *n, *old = w->slot;
+    uint32_t cap = w->cap * 2, i, h;
+
+    n = cap <= 2 * VG_WTIMES_MAX_KEYS ? calloc(cap, sizeof(*n)) : NULL;
+    if (!n) {
+        wtimes_fold(w); /* later, never earlier */
+        return;
+    }
+    for (i = 0; i < w->cap; i++) {
+        if (!old[i].key) {
+            continue;
+        }
+        for (h = wtimes_hash(old[i].key, cap); n[h].key; h = (h + 1) & (cap - 1)) {
+        }
+        n[h] = old[i];
+    }
+    free(old);
+    w->slot = n;
+    w->cap = cap;
+}
+
+/* Lock held. */
+static void wtimes_put(struct vg_wtimes *w, uint64_t key, vg_time_t t)
+{
+    uint32_t h;
+
+    if (2 * (w->used + 1) > w->cap) {
+        wtimes_grow(w);
+    }
+    for (h = wtimes_hash(key, w->cap); w->slot[h].key;
+         h = (h + 1) & (w->cap - 1)) {
+        if (w->slot[h].key == key) {
+            raise_time(&w->slot[h].t, t);
+            return;
+        }
+    }
+    w->slot[h].key = key;
+    w->slot[h].t = t;
+    w->used++;
+}
+
+/* Lock held. */
+static vg_time_t wtimes_get(const struct vg_wtimes *w, uint64_t key)
+{
+    uint32_t h;
+
+    for (h = wtimes_hash(key, w->cap); w->slot[h].key;
+         h = (h + 1) & (w->cap - 1)) {
+        if (w->slot[h].key == key) {
+            return w->slot[h].t;
+        }
+    }
+    return 0;
 }
 
 void vg_wtimes_record(struct vg_wtimes *w, uint64_t va, uint64_t len,
                       vg_time_t t)
 {
-    uint64_t line, last;
+    uint64_t line, last, word;
 
-    if (!len) {
+    if (!len || va + len < va) {
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    if (len <= VG_WTIMES_WORD_MAX) {
+        last = (va + len - 1) >> VG_WTIMES_WORD_SHIFT;
+        for (word = va >> VG_WTIMES_WORD_SHIFT; word <= last; word++) {
+            wtimes_put(w, wtimes_key(word, false), t);
+        }
+        pthread_mutex_unlock(&w->lock);
         return;
     }
     last = (va + len - 1) >> VG_WTIMES_LINE_SHIFT;
@@ -156,28 +299,33 @@ void vg_wtimes_record(struct vg_wtimes *w, uint64_t va, uint64_t len,
     if (last - line >= VG_WTIMES_BUCKETS) {
         /* A large write: every bucket (never too early, only later). */
         for (line = 0; line < VG_WTIMES_BUCKETS; line++) {
-            vg_time_raise(&w->bucket[line], t);
+            raise_time(&w->bucket[line], t);
         }
-        return;
+    } else {
+        for (; line <= last; line++) {
+            wtimes_put(w, wtimes_key(line, true), t);
+        }
     }
-    for (; line <= last; line++) {
-        vg_time_raise(&w->bucket[wtimes_bucket(line)], t);
-    }
+    pthread_mutex_unlock(&w->lock);
 }
 
-vg_time_t vg_wtimes_lookup(const struct vg_wtimes *w, uint64_t va, uint64_t len)
+vg_time_t vg_wtimes_lookup(struct vg_wtimes *w, uint64_t va, uint64_t len)
 {
-    uint64_t line, last;
-    vg_time_t t = 0, b;
+    uint64_t word, last, line;
+    vg_time_t t = 0;
 
-    if (!len) {
+    if (!len || va + len < va) {
         return 0;
     }
-    last = (va + len - 1) >> VG_WTIMES_LINE_SHIFT;
-    for (line = va >> VG_WTIMES_LINE_SHIFT; line <= last; line++) {
-        b = __atomic_load_n(&w->bucket[wtimes_bucket(line)], __ATOMIC_RELAXED);
-        t = b > t ? b : t;
+    last = (va + len - 1) >> VG_WTIMES_WORD_SHIFT;
+    pthread_mutex_lock(&w->lock);
+    for (word = va >> VG_WTIMES_WORD_SHIFT; word <= last; word++) {
+        line = word >> (VG_WTIMES_LINE_SHIFT - VG_WTIMES_WORD_SHIFT);
+        raise_time(&t, wtimes_get(w, wtimes_key(word, false)));
+        raise_time(&t, wtimes_get(w, wtimes_key(line, true)));
+        raise_time(&t, w->bucket[wtimes_bucket(line)]);
     }
+    pthread_mutex_unlock(&w->lock);
     return t;
 }
 

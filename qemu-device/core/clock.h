@@ -17,6 +17,7 @@
 #ifndef VG_CLOCK_H
 #define VG_CLOCK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,14 @@ bool vg_evq_peek(const struct vg_evq *q, vg_time_t *time);
  */
 int vg_evq_push(struct vg_evq *q, vg_time_t time, uint32_t kind, uint32_t gpu,
                 uint32_t gen, uint32_t a, uint32_t b);
+/*
+ * A sequence number for an event queued later (vg_evq_push_seq()): it
+ * runs among events of its time as if queued now.
+ */
+uint64_t vg_evq_reserve(struct vg_evq *q);
+int vg_evq_push_seq(struct vg_evq *q, vg_time_t time, uint64_t seq,
+                    uint32_t kind, uint32_t gpu, uint32_t gen, uint32_t a,
+                    uint32_t b);
 /* Take the earliest event and advance now to it; false if empty. */
 bool vg_evq_pop(struct vg_evq *q, struct vg_event *ev);
 
@@ -103,24 +112,45 @@ static inline void vg_time_raise(vg_time_t *p, vg_time_t t)
 /*
  * Write times of the whole device (Documentation/device-model.rst,
  * "Device time across GPUs"): the latest device time a GPU wrote each
- * 64-byte line of GPU virtual memory. A bucket keeps the latest write to
- * any line that hashes to it, so a lookup is never earlier than the real
- * write (at worst later). Shared by every GPU's runner, lock-free.
+ * word of GPU virtual memory that a command may wait for. Exact, not
+ * hashed: a small write (up to VG_WTIMES_WORD_MAX bytes: WRITE_VALUE,
+ * TIMESTAMP, a dependency entry, a queue item) records each 8-byte word
+ * it covers, a larger one (a block's stores, a copy's rows) each 64-byte
+ * line, under its own key, so a write to one entry never makes another
+ * entry look later. The table holds up to VG_WTIMES_MAX_KEYS keys; past
+ * that its times are folded into buckets of lines (the latest write of
+ * any line hashing to the bucket) and it starts again empty, so a
+ * lookup is never earlier than the real write, at worst later, and only
+ * after that many distinct words and lines were written. Shared by every
+ * GPU's runner, under its own lock (a leaf).
  */
 #define VG_WTIMES_LINE_SHIFT 6
+#define VG_WTIMES_WORD_SHIFT 3
+#define VG_WTIMES_WORD_MAX   16
 #define VG_WTIMES_BUCKETS    4096
+#define VG_WTIMES_MAX_KEYS   (1u << 18)
 
-struct vg_wtimes {
-    vg_time_t bucket[VG_WTIMES_BUCKETS];
+struct vg_wtime_slot {
+    uint64_t key; /* 0: empty */
+    vg_time_t t;
 };
 
+struct vg_wtimes {
+    pthread_mutex_t lock;
+    struct vg_wtime_slot *slot; /* open addressing, cap a power of 2 */
+    uint32_t cap, used;
+    vg_time_t bucket[VG_WTIMES_BUCKETS]; /* times folded out of slot[] */
+};
+
+int vg_wtimes_init(struct vg_wtimes *w);
+void vg_wtimes_destroy(struct vg_wtimes *w);
+/* Forget every write (device reset). */
 void vg_wtimes_clear(struct vg_wtimes *w);
 /* A GPU wrote [@va, @va + @len) at @t. */
 void vg_wtimes_record(struct vg_wtimes *w, uint64_t va, uint64_t len,
                       vg_time_t t);
-/* No earlier than the latest GPU write to [@va, @va + @len); 0: none. */
-vg_time_t vg_wtimes_lookup(const struct vg_wtimes *w, uint64_t va,
-                           uint64_t len);
+/* The latest GPU write to [@va, @va + @len); 0: none. */
+vg_time_t vg_wtimes_lookup(struct vg_wtimes *w, uint64_t va, uint64_t len);
 
 /* Memory classes as seen from the executing GPU. */
 enum vg_mem_class {

@@ -125,25 +125,43 @@ int vg_ce_start(struct vg_copy_engine *ce, vg_time_t ready, uint32_t serial,
                 uint64_t *fault_va)
 {
     struct vg_gpu_common *gc = ce->gc;
-    uint64_t bytes_by_loc[VMGPU_LOC_COUNT] = { 0 };
     struct vg_ce_job *j = vg_ce_head(ce);
-    vg_time_t end;
     int code;
 
     if (ready < vg_gpu_now(gc)) {
         ready = vg_gpu_now(gc);
     }
+    /* One of an abandoned packet not priced yet: its turn is now. */
+    vg_ce_price(ce);
+    memset(ce->bytes_by_loc, 0, sizeof(ce->bytes_by_loc));
     code = copy_walk(ce->mmu, &j->copy, false, j->flags & VMGPU_COPY_REPLICATE,
-                     &gc->abort, bytes_by_loc, fault_va);
+                     &gc->abort, ce->bytes_by_loc, fault_va);
     if (code) {
         return code;
     }
     j->start = ready;
-    end = vg_gpu_price_bytes(gc, ready + gc->cost->cp_cmd, bytes_by_loc, true);
     ce->busy = true;
+    ce->unpriced = true;
+    ce->ready = ready + gc->cost->cp_cmd;
+    ce->serial = serial;
+    ce->tag = ce->seq;
+    ce->ev_seq = vg_evq_reserve(&gc->evq);
     gc->cnt[VMGPU_CNT_BYTES_COPY] += (uint64_t)j->copy.width * j->copy.height;
-    vg_gpu_post(gc, end, VG_EV_COPY_DONE, ce->seq, serial);
+    vg_gpu_pending_push(gc, VG_PENDING_COPY, ce->ready);
     return VMGPU_FAULT_NONE;
+}
+
+void vg_ce_price(struct vg_copy_engine *ce)
+{
+    struct vg_gpu_common *gc = ce->gc;
+    vg_time_t end;
+
+    if (!ce->unpriced) {
+        return;
+    }
+    ce->unpriced = false;
+    end = vg_gpu_price_bytes(gc, ce->ready, ce->bytes_by_loc, true);
+    vg_gpu_post_seq(gc, end, ce->ev_seq, VG_EV_COPY_DONE, ce->tag, ce->serial);
 }
 
 int vg_ce_finish(struct vg_copy_engine *ce, struct vg_ce_job *done,

@@ -46,11 +46,19 @@ struct vg_copy_engine {
     uint32_t head, count;
     bool busy;    /* the head copy started; its VG_EV_COPY_DONE is due */
     uint32_t seq; /* tags VG_EV_COPY_DONE; bumped by a reset */
+    /* The started copy until it is priced (VG_PENDING_COPY). */
+    bool unpriced;
+    vg_time_t ready;
+    uint64_t ev_seq, bytes_by_loc[VMGPU_LOC_COUNT];
+    uint32_t serial, tag; /* tag: seq at the start */
 };
 
 void vg_ce_init(struct vg_copy_engine *ce, struct vg_gpu_common *gc,
                 struct vg_mmu *mmu);
-/* Forget every copy, queued or in flight (GPU reset, abandoned packet). */
+/*
+ * Forget every copy, queued or in flight (GPU reset, abandoned packet);
+ * a copy not priced yet still books its bytes when its turn comes.
+ */
 void vg_ce_reset(struct vg_copy_engine *ce);
 
 static inline bool vg_ce_idle(const struct vg_copy_engine *ce)
@@ -76,13 +84,16 @@ static inline struct vg_ce_job *vg_ce_head(struct vg_copy_engine *ce)
 void vg_ce_push(struct vg_copy_engine *ce, const uint8_t *cmd, uint32_t pc,
                 uint32_t slot);
 /*
- * Start the head copy at @ready (not before now): check every page and
- * price it; VG_EV_COPY_DONE (a: the engine's seq, b: @serial) follows at
- * its end. Returns VMGPU_FAULT_NONE, or the fault of the first page that
- * cannot be accessed (*fault_va) and starts nothing.
+ * Start the head copy at @ready (not before now): check every page; it
+ * is priced by vg_ce_price() (the GPU's VG_PENDING_COPY), and
+ * VG_EV_COPY_DONE (a: the engine's seq, b: @serial) follows at its end.
+ * Returns VMGPU_FAULT_NONE, or the fault of the first page that cannot
+ * be accessed (*fault_va) and starts nothing.
  */
 int vg_ce_start(struct vg_copy_engine *ce, vg_time_t ready, uint32_t serial,
                 uint64_t *fault_va);
+/* Price the started copy: book its bytes, queue its VG_EV_COPY_DONE. */
+void vg_ce_price(struct vg_copy_engine *ce);
 /*
  * The head copy reached its end: move the bytes and take it off the
  * queue into *@done. Returns VMGPU_FAULT_NONE, or a fault when page

@@ -47,6 +47,7 @@ struct vg_gpu {
      */
     vg_time_t next_ev;
     vg_time_t held_at;
+    bool dropped; /* a reset dropped its blocks not priced yet */
 };
 
 #define VG_TIME_NEVER UINT64_MAX
@@ -69,6 +70,13 @@ struct vg_device {
     struct vg_wtimes wtimes;
     struct vg_links links; /* GPU-GPU links, shared by the GPUs */
     uint32_t held;         /* runners held back: a bit per GPU (atomic) */
+    /*
+     * vg_device_run(): the GPU of each block issued and not priced, in
+     * issue order over all GPUs (a ring), so that blocks are priced, and
+     * book the links, in the order they were issued.
+     */
+    uint8_t *issued;
+    uint32_t issued_cap, issued_head, issued_len;
     struct vg_gpu gpu[VMGPU_MAX_GPUS];
 };
 
@@ -124,13 +132,16 @@ static int wd_set(struct vg_gpu *g, const struct vg_wd_regs *w);
 /* Runner side: drop everything the GPU was doing (after a reset). */
 static void gpu_drop(struct vg_gpu *g, bool clock)
 {
+    /* First: the executor stops using the packet's kernels and memory. */
+    vg_sms_reset(&g->sms);
+    g->dropped = true;
     vg_cp_reset(&g->cp);
     vg_wdist_reset(&g->wd);
     /* The reset's policy: the settings (always valid with no task). */
     wd_set(g, &g->c.wd_reset);
     g->wd_pending = false;
-    vg_sms_reset(&g->sms);
     vg_ce_reset(&g->ce);
+    g->ce.unpriced = false; /* its place in the pending ring goes too */
     vg_gpu_common_drop(&g->c, clock);
     /* The roots come back from the (reset) registers at the next walk. */
     vg_mmu_invalidate(&g->mmu, ~0u);
@@ -144,6 +155,7 @@ void vg_device_free(struct vg_device *dev)
     if (!dev) {
         return;
     }
+    vg_device_executors(dev, false);
     for (i = 0; i < dev->cfg.gpus; i++) {
         struct vg_gpu *g = &dev->gpu[i];
 
@@ -153,7 +165,9 @@ void vg_device_free(struct vg_device *dev)
     }
     vg_trace_destroy(&dev->sink.trace);
     vg_links_destroy(&dev->links);
+    vg_wtimes_destroy(&dev->wtimes);
     pthread_mutex_destroy(&dev->sink.lock);
+    free(dev->issued);
     free(dev);
 }
 
@@ -190,7 +204,7 @@ static int gpu_init(struct vg_device *dev, struct vg_gpu *g, uint32_t index)
     g->c.wd_reset.slots = pol.table_slots;
     memcpy(g->c.wd_reset.order, pol.sm_order, sizeof(pol.sm_order));
     vg_ce_init(&g->ce, &g->c, &g->mmu);
-    if (vg_sms_init(&g->sms, &g->c, &g->wd)) {
+    if (vg_sms_init(&g->sms, &g->c, &g->wd, &g->c.mmu_regs, &g->mmu)) {
         vg_gpu_common_destroy(&g->c);
         return -1;
     }
@@ -221,6 +235,11 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
     dev->host = *host;
     pthread_mutex_init(&dev->sink.lock, NULL);
     vg_links_init(&dev->links, cfg->gpus, cfg->link_topology);
+    if (vg_wtimes_init(&dev->wtimes)) {
+        dev->cfg.gpus = 0;
+        vg_device_free(dev);
+        return NULL;
+    }
     cost_from_config(&dev->cost, cfg);
     vg_trace_init(&dev->sink.trace, &dev->host);
     for (i = 0; i < cfg->gpus; i++) {
@@ -229,6 +248,12 @@ struct vg_device *vg_device_new(const struct vg_config *cfg,
             vg_device_free(dev);
             return NULL;
         }
+        dev->issued_cap += dev->gpu[i].c.pending_cap;
+    }
+    dev->issued = calloc(dev->issued_cap, 1);
+    if (!dev->issued) {
+        vg_device_free(dev);
+        return NULL;
     }
     device_reset(dev); /* no runner to kick yet */
     return dev;
@@ -980,6 +1005,54 @@ static void run_event(struct vg_gpu *g, const struct vg_event *ev)
 }
 
 /*
+ * The earliest time @g can run something: its next event, or the
+ * earliest end of its oldest work not priced yet. False if neither.
+ */
+static bool gpu_next_time(const struct vg_device *dev, const struct vg_gpu *g,
+                          vg_time_t *t)
+{
+    const struct vg_pending *p = vg_gpu_pending_head(&g->c);
+    bool have = vg_evq_peek(&g->c.evq, t);
+
+    if (p && (!have || p->bound < *t)) {
+        *t = p->bound;
+        have = true;
+    }
+    return have;
+}
+
+/* Price @g's oldest work not priced (its unit queues its end event). */
+static void gpu_price_one(struct vg_gpu *g)
+{
+    const struct vg_pending *p = vg_gpu_pending_head(&g->c);
+
+    if (!p) {
+        return;
+    }
+    if (p->kind == VG_PENDING_BLOCK) {
+        vg_sms_price_next(&g->sms);
+    } else {
+        vg_ce_price(&g->ce);
+    }
+    vg_gpu_pending_pop(&g->c);
+}
+
+/*
+ * Runner threads: price @g's work that could end by @t (all if @all),
+ * in the order it began, before the GPU runs an event at or after the
+ * earliest end of one.
+ */
+static void gpu_price_until(struct vg_gpu *g, vg_time_t t, bool all)
+{
+    const struct vg_pending *p;
+
+    while ((p = vg_gpu_pending_head(&g->c)) && (all || p->bound <= t)) {
+        gpu_price_one(g);
+    }
+    vg_gpu_pending_new(&g->c);
+}
+
+/*
  * Conservative synchronisation of the runner threads: a GPU whose command
  * processor waits for memory another GPU may write runs its next event
  * (at @e) only once no other GPU can still write at an earlier time: each
@@ -995,7 +1068,7 @@ static bool gpu_held(struct vg_device *dev, struct vg_gpu *g)
     vg_time_t e;
 
     if (dev->cfg.gpus == 1 || !vg_cp_waits_for_memory(&g->cp) ||
-        !vg_evq_peek(&g->c.evq, &e)) {
+        !gpu_next_time(dev, g, &e)) {
         __atomic_fetch_and(&dev->held, ~bit, __ATOMIC_SEQ_CST);
         return false;
     }
@@ -1049,6 +1122,8 @@ void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)
             gpu_commit(dev, g);
             break; /* kicked when another GPU moves past our event */
         }
+        more = vg_evq_peek(&g->c.evq, &next);
+        gpu_price_until(g, next, !more);
         more = vg_evq_pop(&g->c.evq, &ev);
         if (more) {
             /* It may write at this event's time. */
@@ -1056,18 +1131,44 @@ void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu)
             run_event(g, &ev);
         }
         gpu_commit(dev, g);
-        gpu_moved(dev, g, vg_evq_peek(&g->c.evq, &next) ? next : VG_TIME_NEVER);
+        gpu_moved(dev, g, gpu_next_time(dev, g, &next) ? next : VG_TIME_NEVER);
+        more |= vg_gpu_pending_head(&g->c) != NULL;
     } while (more);
+}
+
+/* vg_device_run(): note the work @g began, in the device's order. */
+static void note_issued(struct vg_device *dev, struct vg_gpu *g)
+{
+    uint32_t n = vg_gpu_pending_new(&g->c), i, j, k;
+
+    if (g->dropped) {
+        /* A reset dropped its blocks: forget their places. */
+        g->dropped = false;
+        for (i = j = 0; i < dev->issued_len; i++) {
+            k = dev->issued[(dev->issued_head + i) % dev->issued_cap];
+            if (k != g->c.index) {
+                dev->issued[(dev->issued_head + j++) % dev->issued_cap] = k;
+            }
+        }
+        dev->issued_len = j;
+    }
+    while (n--) {
+        dev->issued[(dev->issued_head + dev->issued_len++) % dev->issued_cap] =
+            (uint8_t)g->c.index;
+    }
 }
 
 /*
  * Every GPU from this thread: always the earliest event (by its GPU's
  * clock; ties go to the lower GPU), requests taken between two events,
  * so the same inputs give the same interleaving and the same trace.
+ * Blocks are priced in the order they were issued, on any GPU, before
+ * any event at or after the earliest end of the oldest: with executors
+ * their interpreters run meanwhile, and nothing else changes.
  */
 void vg_device_run(struct vg_device *dev)
 {
-    struct vg_gpu *next;
+    struct vg_gpu *next, *p;
     struct vg_event ev;
     vg_time_t t, best = 0;
     uint32_t i;
@@ -1080,9 +1181,23 @@ void vg_device_run(struct vg_device *dev)
             if (gpu_sync(g)) {
                 gpu_commit(dev, g);
             }
+            note_issued(dev, g);
             if (vg_evq_peek(&g->c.evq, &t) && (!next || t < best)) {
                 next = g;
                 best = t;
+            }
+        }
+        if (dev->issued_len) {
+            const struct vg_pending *w;
+
+            p = &dev->gpu[dev->issued[dev->issued_head]];
+            w = vg_gpu_pending_head(&p->c);
+            if (!w || !next || w->bound <= best) {
+                dev->issued_head = (dev->issued_head + 1) % dev->issued_cap;
+                dev->issued_len--;
+                gpu_price_one(p);
+                gpu_commit(dev, p);
+                continue;
             }
         }
         if (!next) {
@@ -1091,7 +1206,23 @@ void vg_device_run(struct vg_device *dev)
         vg_evq_pop(&next->c.evq, &ev);
         run_event(next, &ev);
         gpu_commit(dev, next);
+        note_issued(dev, next);
     }
+}
+
+int vg_device_executors(struct vg_device *dev, bool on)
+{
+    uint32_t i;
+
+    for (i = 0; i < dev->cfg.gpus; i++) {
+        if (!on) {
+            vg_sms_executor_stop(&dev->gpu[i].sms);
+        } else if (vg_sms_executor_start(&dev->gpu[i].sms)) {
+            vg_device_executors(dev, false);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1152,6 +1283,8 @@ uint64_t vg_device_now_ns(struct vg_device *dev)
 void vg_device_tlb_stats(struct vg_device *dev, unsigned int gpu,
                          uint64_t *hits, uint64_t *misses)
 {
-    *hits = gpu < dev->cfg.gpus ? dev->gpu[gpu].mmu.hits : 0;
-    *misses = gpu < dev->cfg.gpus ? dev->gpu[gpu].mmu.misses : 0;
+    const struct vg_gpu *g = &dev->gpu[gpu];
+
+    *hits = gpu < dev->cfg.gpus ? g->mmu.hits + g->sms.mmu.hits : 0;
+    *misses = gpu < dev->cfg.gpus ? g->mmu.misses + g->sms.mmu.misses : 0;
 }

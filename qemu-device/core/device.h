@@ -55,6 +55,16 @@ void vg_device_run_gpu(struct vg_device *dev, unsigned int gpu);
  * events in (time, GPU) order, so the run is deterministic.
  */
 void vg_device_run(struct vg_device *dev);
+/*
+ * With @on, each GPU runs its blocks' interpreter on a thread of its own
+ * (an executor) while vg_device_run() goes on with the events that
+ * cannot depend on them: the GPUs' blocks run in parallel and the run
+ * gives the same results, timeline and trace as without (device-model.rst,
+ * "Parallel and exact"). With runner threads (vg_device_run_gpu()) the
+ * runners already are parallel: leave it off. Call while nothing runs;
+ * -1 if a thread could not start (then none runs).
+ */
+int vg_device_executors(struct vg_device *dev, bool on);
 
 /* ---- For host tests and host tools (not used by the QEMU glue) ---- */
 

@@ -3,6 +3,7 @@
  * The per-GPU helpers every unit reports through (gpu_common.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_common.h"
@@ -20,10 +21,17 @@ int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
     gc->sink = sink;
     gc->wtimes = wtimes;
     gc->links = links;
+    /* Every block of the GPU resident, and the copy engine's copy. */
+    gc->pending_cap = cfg->sms * cfg->sm_blocks + 1;
+    gc->pending = calloc(gc->pending_cap, sizeof(*gc->pending));
+    if (!gc->pending) {
+        return -1;
+    }
     pthread_mutex_init(&gc->reg_lock, NULL);
     gc->mmu_regs.lock = &gc->reg_lock;
     if (vg_evq_init(&gc->evq)) {
         pthread_mutex_destroy(&gc->reg_lock);
+        free(gc->pending);
         return -1;
     }
     return 0;
@@ -31,6 +39,8 @@ int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
 
 void vg_gpu_common_destroy(struct vg_gpu_common *gc)
 {
+    free(gc->pending);
+    gc->pending = NULL;
     vg_evq_destroy(&gc->evq);
     pthread_mutex_destroy(&gc->reg_lock);
 }
@@ -48,6 +58,38 @@ void vg_gpu_common_drop(struct vg_gpu_common *gc, bool clock)
     gc->irq_out = false;
     gc->mem_out = false;
     gc->pub_wait_value = false;
+    gc->pending_len = gc->pending_new = 0;
+}
+
+void vg_gpu_pending_push(struct vg_gpu_common *gc, uint32_t kind,
+                         vg_time_t bound)
+{
+    struct vg_pending *p;
+
+    if (gc->pending_len == gc->pending_cap) {
+        return; /* the units' limits make this impossible */
+    }
+    p = &gc->pending[(gc->pending_head + gc->pending_len) % gc->pending_cap];
+    p->kind = kind;
+    p->bound = bound;
+    gc->pending_len++;
+    gc->pending_new++;
+}
+
+void vg_gpu_pending_pop(struct vg_gpu_common *gc)
+{
+    if (gc->pending_len) {
+        gc->pending_head = (gc->pending_head + 1) % gc->pending_cap;
+        gc->pending_len--;
+    }
+}
+
+uint32_t vg_gpu_pending_new(struct vg_gpu_common *gc)
+{
+    uint32_t n = gc->pending_new;
+
+    gc->pending_new = 0;
+    return n;
 }
 
 bool vg_gpu_regs_begin(struct vg_gpu_common *gc)
@@ -136,11 +178,18 @@ void vg_gpu_trace(struct vg_gpu_common *gc, uint8_t kind, uint16_t sm,
 void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
                  uint32_t a, uint32_t b)
 {
+    vg_gpu_post_seq(gc, time, vg_evq_reserve(&gc->evq), kind, a, b);
+}
+
+void vg_gpu_post_seq(struct vg_gpu_common *gc, vg_time_t time, uint64_t seq,
+                     uint32_t kind, uint32_t a, uint32_t b)
+{
     /*
      * Out of host memory the event is lost and that GPU stops making
      * progress; there is nothing better to do without an event to run.
      */
-    if (vg_evq_push(&gc->evq, time, kind, gc->index, gc->exec_gen, a, b)) {
+    if (vg_evq_push_seq(&gc->evq, time, seq, kind, gc->index, gc->exec_gen, a,
+                        b)) {
         fprintf(stderr, "vmgpu: event queue out of memory\n");
     }
 }

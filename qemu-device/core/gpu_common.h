@@ -101,6 +101,22 @@ enum {
     VG_REQ_WD = 1 << 3,   /* WD_* committed: apply regs.wd_policy */
 };
 
+/*
+ * Work that books shared servers (a block issued, a copy started) and is
+ * not priced yet, in the order it began: the event loop prices it in
+ * that order (device-model.rst, "Parallel and exact"), before the GPU
+ * runs an event at or after @bound, the earliest its end can be.
+ */
+enum {
+    VG_PENDING_BLOCK = 1, /* the SMs' oldest unpriced block */
+    VG_PENDING_COPY,      /* the copy engine's started copy */
+};
+
+struct vg_pending {
+    uint32_t kind;
+    vg_time_t bound;
+};
+
 /* Where trace records go: one sink for the whole device. */
 struct vg_trace_sink {
     pthread_mutex_t lock; /* also the device's global registers */
@@ -139,6 +155,10 @@ struct vg_gpu_common {
     bool irq_out;                /* an interrupt cause was raised */
     bool mem_out;                /* this GPU changed memory */
     bool pub_wait_value;         /* last regs.wait_value published */
+    /* Not priced yet, in the order begun (a ring of @pending_cap). */
+    struct vg_pending *pending;
+    uint32_t pending_cap, pending_head, pending_len;
+    uint32_t pending_new; /* of which begun since vg_gpu_pending_new() */
 };
 
 int vg_gpu_common_init(struct vg_gpu_common *gc, uint32_t index,
@@ -184,6 +204,22 @@ void vg_gpu_trace_record(struct vg_gpu_common *gc,
 /* Queue an event of this GPU at @time (never before now). */
 void vg_gpu_post(struct vg_gpu_common *gc, vg_time_t time, uint32_t kind,
                  uint32_t a, uint32_t b);
+/* The same with a sequence number from vg_evq_reserve(&gc->evq). */
+void vg_gpu_post_seq(struct vg_gpu_common *gc, vg_time_t time, uint64_t seq,
+                     uint32_t kind, uint32_t a, uint32_t b);
+/* Work that books shared servers began; priced before @bound. */
+void vg_gpu_pending_push(struct vg_gpu_common *gc, uint32_t kind,
+                         vg_time_t bound);
+/* The oldest work not priced; NULL if none. */
+static inline const struct vg_pending *
+vg_gpu_pending_head(const struct vg_gpu_common *gc)
+{
+    return gc->pending_len ? &gc->pending[gc->pending_head] : NULL;
+}
+/* Forget the oldest (its unit prices it). */
+void vg_gpu_pending_pop(struct vg_gpu_common *gc);
+/* How much work began since the last call. */
+uint32_t vg_gpu_pending_new(struct vg_gpu_common *gc);
 /*
  * This GPU changed memory: other GPUs waiting for memory are asked to
  * poll again when the event ends (the event loop sends the requests).

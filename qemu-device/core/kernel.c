@@ -70,6 +70,10 @@ int vg_kernel_load(struct vg_kernel **out, const void *image, size_t bytes,
         k->code[pc].a = VMGPU_INSN_A(w);
         k->code[pc].b = VMGPU_INSN_B(w);
         k->code[pc].imm = VMGPU_INSN_IMM(w);
+        if ((k->code[pc].op & ~VMGPU_OP_IMM) >= VMGPU_OP_ATOM_ADD &&
+            (k->code[pc].op & ~VMGPU_OP_IMM) <= VMGPU_OP_ATOM_CAS) {
+            k->global_atomics = true;
+        }
     }
     k->code[h.code_insns].op = VG_OP_END;
     *out = k;

@@ -8,6 +8,7 @@
 #ifndef VG_KERNEL_H
 #define VG_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,7 @@ struct vg_insn {
 /* A validated, pre-decoded executable. */
 struct vg_kernel {
     uint32_t num_regs, shared_bytes, args_bytes, code_insns;
+    bool global_atomics; /* it has ATOM_* (global memory) instructions */
     struct vg_insn code[]; /* code_insns + 1 (the VG_OP_END sentinel) */
 };
 

@@ -3,10 +3,16 @@
  * The GPU-to-GPU links of the device (SPEC R10): which links exist (the
  * topology: all-to-all, or a ring where GPU k is linked to k - 1 and
  * k + 1), the route of a transfer between two GPUs (a ring takes the
- * shorter way round, clockwise on a tie), one FIFO server per link that
- * every transfer crossing it books (concurrent transfers share the
- * link: a link carries one transfer at a time, both directions
- * included), and the bytes each link carried.
+ * shorter way round, clockwise on a tie), the busy intervals of each
+ * link in device time, which every transfer crossing it books (a link
+ * carries one transfer at a time, both directions included), and the
+ * bytes each link carried.
+ *
+ * A transfer takes the earliest interval, from the time it is ready,
+ * that is free on every link of its route: what decides is device time,
+ * not which GPU's runner booked first, so a GPU that ran ahead does not
+ * make a link look busy at an earlier time to a GPU behind it. Only
+ * transfers that overlap in device time share a link.
  *
  * Shared by every GPU's runner: the servers and counts are under the
  * links' own lock, a leaf (nothing else is taken while it is held).
@@ -27,6 +33,20 @@ enum vg_link_topology {
     VG_LINK_RING = 1,       /* GPU k linked to k - 1 and k + 1 (mod N) */
 };
 
+/*
+ * The busy intervals of one link, sorted and disjoint; before @floor it
+ * counts as busy (intervals dropped when the calendar was full: the
+ * oldest, so a transfer is at worst later, never earlier).
+ */
+#define VG_LINK_INTERVALS 128
+
+struct vg_link_cal {
+    uint32_t n;
+    vg_time_t floor;
+    vg_time_t start[VG_LINK_INTERVALS];
+    vg_time_t end[VG_LINK_INTERVALS];
+};
+
 /* One link crossed by a route: its two GPUs, lower first. */
 struct vg_link_hop {
     uint8_t a, b;
@@ -37,7 +57,7 @@ struct vg_links {
     uint32_t gpus;
     uint32_t topology; /* enum vg_link_topology */
     /* [a][b] with a < b: the link between GPUs a and b, if it exists. */
-    struct vg_server server[VMGPU_MAX_GPUS][VMGPU_MAX_GPUS];
+    struct vg_link_cal cal[VMGPU_MAX_GPUS][VMGPU_MAX_GPUS];
     uint64_t bytes[VMGPU_MAX_GPUS][VMGPU_MAX_GPUS];
 };
 
@@ -54,8 +74,9 @@ uint32_t vg_links_route(const struct vg_links *l, uint32_t from, uint32_t to,
 /*
  * Move @bytes between GPUs @from and @to, @dur on each link of the route
  * (cut-through: the transfer holds every link of its route at once). With
- * @book, it starts when @ready and every link of the route are free and
- * books them until its end; without, it starts at @ready. Counts the
+ * @book, it starts at the earliest time from @ready at which every link
+ * of the route is free for @dur, and books that interval on each;
+ * without, it starts at @ready. Counts the
  * bytes on each link either way. Returns the end (no latency); *@start
  * and *@nhops get the start and the number of links crossed.
  */

@@ -45,7 +45,11 @@ void vg_mmu_regs_set_root(struct vg_mmu_regs *r, uint32_t slot, uint64_t root)
 
 void vg_mmu_regs_invalidate(struct vg_mmu_regs *r, uint32_t slots)
 {
-    r->flush |= slots & ((1u << VMGPU_AS_SLOTS) - 1);
+    uint32_t s;
+
+    for (s = 0; s < VMGPU_AS_SLOTS; s++) {
+        r->inval[s] += slots >> s & 1;
+    }
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -67,11 +71,14 @@ static void mmu_sync(struct vg_mmu *mmu)
     struct vg_mmu_regs *r = mmu->regs;
     uint32_t s, flush;
 
+    flush = 0;
     pthread_mutex_lock(r->lock);
     mmu->regs_seq = r->seq;
-    flush = r->flush;
-    r->flush = 0;
     for (s = 0; s < VMGPU_AS_SLOTS; s++) {
+        if (mmu->inval_seen[s] != r->inval[s]) {
+            mmu->inval_seen[s] = r->inval[s];
+            flush |= 1u << s;
+        }
         if (mmu->root[s] != r->root[s]) {
             mmu->root[s] = r->root[s];
             flush |= 1u << s;
@@ -186,6 +193,7 @@ void vg_mmu_replicate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
         vg_mmu_replicas_clear(mmu);
     }
     rep->slot = slot;
+    mmu->rep_gen++;
     for (page = va & ~PAGE_MASK; page < end; page += VMGPU_PAGE_SIZE) {
         uint32_t i = replica_pos(rep, page);
 
@@ -212,6 +220,20 @@ void vg_mmu_replicas_clear(struct vg_mmu *mmu)
         tlb_drop_page(mmu, rep->slot, rep->page[i]);
     }
     rep->n = 0;
+    mmu->rep_gen++;
+}
+
+void vg_mmu_replicas_set(struct vg_mmu *mmu, const struct vg_mmu_replicas *rep)
+{
+    uint32_t i;
+
+    vg_mmu_replicas_clear(mmu);
+    mmu->rep.slot = rep->slot;
+    mmu->rep.n = rep->n;
+    memcpy(mmu->rep.page, rep->page, rep->n * sizeof(rep->page[0]));
+    for (i = 0; i < rep->n; i++) {
+        tlb_drop_page(mmu, rep->slot, rep->page[i]);
+    }
 }
 
 int vg_mmu_translate(struct vg_mmu *mmu, uint32_t slot, uint64_t va, bool write,

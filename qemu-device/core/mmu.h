@@ -41,7 +41,8 @@ struct vg_mmu_regs {
     pthread_mutex_t *lock;
     uint32_t seq; /* bumped by every change; read without @lock */
     uint64_t root[VMGPU_AS_SLOTS];
-    uint32_t flush; /* slots to flush, taken by the MMU */
+    /* Invalidations of each slot so far: every MMU following it flushes. */
+    uint32_t inval[VMGPU_AS_SLOTS];
 };
 
 /* Register-side updates, called with @r->lock held. */
@@ -81,6 +82,7 @@ struct vg_mmu {
     const struct vg_host *host;
     struct vg_mmu_regs *regs; /* NULL: roots only by vg_mmu_set_root() */
     uint32_t regs_seq;        /* regs->seq last taken */
+    uint32_t inval_seen[VMGPU_AS_SLOTS]; /* regs->inval last taken */
     uint32_t gpu;             /* owner: prices locations */
     uint32_t num_gpus;        /* locations of GPUs >= this fault */
     uint64_t root[VMGPU_AS_SLOTS];
@@ -90,6 +92,7 @@ struct vg_mmu {
     uint64_t hits, misses; /* whole GPU */
     uint64_t slot_hits[VMGPU_AS_SLOTS], slot_misses[VMGPU_AS_SLOTS];
     struct vg_mmu_replicas rep;
+    uint32_t rep_gen; /* bumped whenever rep changes */
 };
 
 void vg_mmu_init(struct vg_mmu *mmu, const struct vg_host *host, uint32_t gpu,
@@ -120,6 +123,11 @@ void vg_mmu_replicate(struct vg_mmu *mmu, uint32_t slot, uint64_t va,
                       uint64_t len);
 /* Drop every replica (the packet ended, or the GPU was reset). */
 void vg_mmu_replicas_clear(struct vg_mmu *mmu);
+/*
+ * Make @mmu's replicas @rep (another MMU's of the same GPU, which the
+ * SMs' MMU follows: sm.c), dropping the TLB entries either set names.
+ */
+void vg_mmu_replicas_set(struct vg_mmu *mmu, const struct vg_mmu_replicas *rep);
 
 /* The interface the interpreter uses for slot @slot. */
 const struct vg_memif *vg_mmu_memif(struct vg_mmu *mmu, uint32_t slot);

@@ -38,7 +38,8 @@ static void observe_task(void *opaque, const struct vg_wd_task *t,
 }
 
 int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
-                struct vg_wdist *wd)
+                struct vg_wdist *wd, struct vg_mmu_regs *regs,
+                const struct vg_mmu *cp_mmu)
 {
     uint32_t s;
 
@@ -49,8 +50,17 @@ int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
     sms->slots_per_sm = gc->cfg->sm_blocks;
     wd->observe = observe_task;
     wd->observe_opaque = sms;
+    vg_mmu_init(&sms->mmu, gc->host, gc->index, gc->cfg->gpus);
+    vg_mmu_attach(&sms->mmu, regs);
+    sms->cp_mmu = cp_mmu;
+    sms->rep_gen = cp_mmu->rep_gen;
+    /* Every block of the GPU can be issued and not priced at once. */
+    sms->issued_cap = sms->num_sms * sms->slots_per_sm;
+    sms->issued = calloc(sms->issued_cap, sizeof(*sms->issued));
     sms->interp = vg_interp_new();
-    if (!sms->interp) {
+    if (!sms->interp || !sms->issued) {
+        vg_interp_free(sms->interp);
+        free(sms->issued);
         return -1;
     }
     for (s = 0; s < sms->num_sms; s++) {
@@ -68,6 +78,8 @@ void vg_sms_destroy(struct vg_sms *sms)
 {
     uint32_t s, b;
 
+    vg_sms_executor_stop(sms);
+
     for (s = 0; s < sms->num_sms; s++) {
         if (!sms->sm[s].slots) {
             continue;
@@ -80,12 +92,20 @@ void vg_sms_destroy(struct vg_sms *sms)
     }
     vg_interp_free(sms->interp);
     sms->interp = NULL;
+    free(sms->issued);
+    sms->issued = NULL;
 }
+
+static void exec_drain(struct vg_sms *sms);
 
 void vg_sms_reset(struct vg_sms *sms)
 {
     uint32_t s, i;
 
+    exec_drain(sms);
+    sms->issued_len = 0;
+    vg_mmu_replicas_clear(&sms->mmu);
+    vg_mmu_invalidate(&sms->mmu, ~0u);
     for (s = 0; s < sms->num_sms; s++) {
         sms->sm[s].pipe.free_at = 0;
         for (i = 0; i < sms->slots_per_sm; i++) {
@@ -97,19 +117,166 @@ void vg_sms_reset(struct vg_sms *sms)
     sms->wake_at = 0;
 }
 
+/* Run the block of @slot on SM @sm in the interpreter (any thread). */
+static void interpret(struct vg_sms *sms, uint32_t sm,
+                      struct vg_block_slot *slot)
+{
+    const struct vg_launch *l = &slot->launch;
+    uint64_t misses = sms->mmu.misses;
+    uint32_t pos[3];
+
+    pos[0] = slot->block % l->grid[0];
+    pos[1] = slot->block / l->grid[0] % l->grid[1];
+    pos[2] = slot->block / l->grid[0] / l->grid[1];
+    memset(&slot->stats, 0, sizeof(slot->stats));
+    memset(&slot->fault, 0, sizeof(slot->fault));
+    slot->result = vg_interp_run_items(sms->interp, l, pos, slot->item_base,
+                                       slot->item_count, sm, slot->log,
+                                       &slot->d->budget, &slot->stats,
+                                       &slot->fault);
+    slot->tlb_misses = sms->mmu.misses - misses;
+    __atomic_store_n(&slot->ran, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- The executor: a thread running the GPU's blocks in issue order ---- */
+
+static void exec_apply(struct vg_sms *sms, struct vg_sms_job *j)
+{
+    if (j->slot) {
+        interpret(sms, j->sm, j->slot);
+    } else {
+        vg_mmu_replicas_set(&sms->mmu, j->rep);
+        free(j->rep);
+    }
+}
+
+static void *exec_thread(void *opaque)
+{
+    struct vg_sms *sms = opaque;
+    struct vg_sms_exec *x = sms->exec;
+    struct vg_sms_job j;
+
+    pthread_mutex_lock(&x->lock);
+    for (;;) {
+        while (!x->len && !x->stop) {
+            pthread_cond_wait(&x->work, &x->lock);
+        }
+        if (!x->len) {
+            break;
+        }
+        j = x->q[x->head];
+        pthread_mutex_unlock(&x->lock);
+        exec_apply(sms, &j);
+        pthread_mutex_lock(&x->lock);
+        x->head = (x->head + 1) % x->cap;
+        x->len--;
+        pthread_cond_broadcast(&x->done);
+    }
+    pthread_mutex_unlock(&x->lock);
+    return NULL;
+}
+
+/* Hand @j to the executor, or apply it now without one. */
+static void exec_push(struct vg_sms *sms, struct vg_sms_job j)
+{
+    struct vg_sms_exec *x = sms->exec;
+
+    if (!x) {
+        exec_apply(sms, &j);
+        return;
+    }
+    pthread_mutex_lock(&x->lock);
+    /* The ring holds every resident block and a replica change each. */
+    while (x->len == x->cap) {
+        pthread_cond_wait(&x->done, &x->lock);
+    }
+    x->q[(x->head + x->len) % x->cap] = j;
+    x->len++;
+    pthread_cond_signal(&x->work);
+    pthread_mutex_unlock(&x->lock);
+}
+
+/* Wait until the executor has run everything handed to it. */
+static void exec_drain(struct vg_sms *sms)
+{
+    struct vg_sms_exec *x = sms->exec;
+
+    if (!x) {
+        return;
+    }
+    pthread_mutex_lock(&x->lock);
+    while (x->len) {
+        pthread_cond_wait(&x->done, &x->lock);
+    }
+    pthread_mutex_unlock(&x->lock);
+}
+
+int vg_sms_executor_start(struct vg_sms *sms)
+{
+    struct vg_sms_exec *x;
+
+    if (sms->exec) {
+        return 0;
+    }
+    x = calloc(1, sizeof(*x));
+    if (!x) {
+        return -1;
+    }
+    x->cap = 2 * sms->issued_cap;
+    x->q = calloc(x->cap, sizeof(*x->q));
+    if (!x->q) {
+        free(x);
+        return -1;
+    }
+    pthread_mutex_init(&x->lock, NULL);
+    pthread_cond_init(&x->work, NULL);
+    pthread_cond_init(&x->done, NULL);
+    sms->exec = x;
+    if (pthread_create(&x->thread, NULL, exec_thread, sms)) {
+        sms->exec = NULL;
+        pthread_cond_destroy(&x->done);
+        pthread_cond_destroy(&x->work);
+        pthread_mutex_destroy(&x->lock);
+        free(x->q);
+        free(x);
+        return -1;
+    }
+    return 0;
+}
+
+void vg_sms_executor_stop(struct vg_sms *sms)
+{
+    struct vg_sms_exec *x = sms->exec;
+
+    if (!x) {
+        return;
+    }
+    pthread_mutex_lock(&x->lock);
+    x->stop = true;
+    pthread_cond_signal(&x->work);
+    pthread_mutex_unlock(&x->lock);
+    pthread_join(x->thread, NULL); /* after it ran what it had */
+    sms->exec = NULL;
+    pthread_cond_destroy(&x->done);
+    pthread_cond_destroy(&x->work);
+    pthread_mutex_destroy(&x->lock);
+    free(x->q);
+    free(x);
+}
+
+/*
+ * Issue the block @cta: take a slot, hand the block to the interpreter
+ * (the executor, or at once) and keep it for pricing.
+ */
 static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
 {
     struct vg_dispatch *d = (struct vg_dispatch *)cta->task;
-    uint32_t sm = cta->sm, block = cta->block;
+    uint32_t sm = cta->sm, block = cta->block, i;
     struct vg_gpu_common *gc = sms->gc;
-    const struct vg_cost *cost = gc->cost;
     struct vg_sm *s = &sms->sm[sm];
     struct vg_block_slot *slot = NULL;
-    struct vg_block_stats stats;
-    vg_time_t now = vg_gpu_now(gc), t0, end;
-    uint64_t bytes = 0;
-    uint32_t pos[3], i, loc;
-    int r;
+    vg_time_t now = vg_gpu_now(gc);
+    struct vg_sms_job j = { .sm = sm };
 
     for (i = 0; i < sms->slots_per_sm; i++) {
         if (!s->slots[i].used) {
@@ -117,8 +284,8 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
             break;
         }
     }
-    if (!slot) { /* the distributor's block limit makes this impossible */
-        return;
+    if (!slot || sms->issued_len == sms->issued_cap) {
+        return; /* the distributor's block limit makes this impossible */
     }
     if (!slot->log) {
         slot->log = vg_storelog_new(); /* once per slot, then reused */
@@ -127,14 +294,81 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
         gc->host->trace_block_issue(gc->host->opaque, gc->index, sm, d->index,
                                     block, now / VG_PS_PER_NS);
     }
-    pos[0] = block % d->launch.grid[0];
-    pos[1] = block / d->launch.grid[0] % d->launch.grid[1];
-    pos[2] = block / d->launch.grid[0] / d->launch.grid[1];
-    memset(&stats, 0, sizeof(stats));
-    memset(&slot->fault, 0, sizeof(slot->fault));
-    r = vg_interp_run_items(sms->interp, &d->launch, pos, cta->item_base,
-                            cta->item_count, sm, slot->log, &d->budget, &stats,
-                            &slot->fault);
+    if (sms->rep_gen != sms->cp_mmu->rep_gen) {
+        /* The blocks issued from now on read the command processor's. */
+        j.rep = malloc(sizeof(*j.rep));
+        if (j.rep) {
+            sms->rep_gen = sms->cp_mmu->rep_gen;
+            *j.rep = sms->cp_mmu->rep;
+            exec_push(sms, j);
+        }
+    }
+    slot->used = true;
+    slot->d = d;
+    slot->serial = d->serial;
+    slot->block = block;
+    slot->start = now;
+    slot->end = now;
+    slot->wd_slot = d->task.slot;
+    slot->item_base = cta->item_base;
+    slot->item_count = cta->item_count;
+    slot->launch = d->launch;
+    if (d->launch.mem >= sms->cp_mmu->memif &&
+        d->launch.mem < sms->cp_mmu->memif + VMGPU_AS_SLOTS) {
+        /* The same address space, through the SMs' MMU. */
+        slot->launch.mem = vg_mmu_memif(
+            &sms->mmu, (uint32_t)(d->launch.mem - sms->cp_mmu->memif));
+    }
+    slot->ran = 0;
+    slot->seq = vg_evq_reserve(&gc->evq);
+    sms->resident++;
+    if (!d->started) {
+        d->started = true;
+        d->start = now;
+    }
+    sms->issued[(sms->issued_head + sms->issued_len) % sms->issued_cap] =
+        (struct vg_sms_issued) { .sm = (uint16_t)sm,
+                                 .slot = (uint16_t)(slot - s->slots) };
+    sms->issued_len++;
+    vg_gpu_pending_push(gc, VG_PENDING_BLOCK, now + gc->cost->block_launch);
+    if (d->launch.kernel && d->launch.kernel->global_atomics) {
+        /* Its atomics act in issue order, not the executors' order. */
+        exec_drain(sms);
+        interpret(sms, sm, slot);
+        return;
+    }
+    j.slot = slot;
+    exec_push(sms, j);
+}
+
+void vg_sms_price_next(struct vg_sms *sms)
+{
+    struct vg_gpu_common *gc = sms->gc;
+    const struct vg_cost *cost = gc->cost;
+    struct vg_sms_issued b;
+    struct vg_block_slot *slot;
+    struct vg_sm *s;
+    vg_time_t t0, end;
+    uint64_t bytes = 0;
+    uint32_t loc;
+
+    if (!sms->issued_len) {
+        return;
+    }
+    b = sms->issued[sms->issued_head];
+    sms->issued_head = (sms->issued_head + 1) % sms->issued_cap;
+    sms->issued_len--;
+    s = &sms->sm[b.sm];
+    slot = &s->slots[b.slot];
+    if (!__atomic_load_n(&slot->ran, __ATOMIC_ACQUIRE)) {
+        struct vg_sms_exec *x = sms->exec;
+
+        pthread_mutex_lock(&x->lock);
+        while (!__atomic_load_n(&slot->ran, __ATOMIC_ACQUIRE)) {
+            pthread_cond_wait(&x->done, &x->lock);
+        }
+        pthread_mutex_unlock(&x->lock);
+    }
 
     /*
      * Price the block: its warp instructions on the SM's issue pipeline
@@ -142,36 +376,26 @@ static void run_block(struct vg_sms *sms, const struct vg_wd_cta *cta)
      * its global bytes on the GPU's memory channels by location, then
      * one exposed latency of the slowest memory it touched.
      */
-    t0 = now + cost->block_launch;
-    end = vg_server_book(&s->pipe, t0, vg_cost_issue(cost, stats.warp_instrs));
-    t0 = vg_gpu_price_bytes(gc, t0, stats.bytes, true);
+    t0 = slot->start + cost->block_launch;
+    end = vg_server_book(&s->pipe, t0,
+                         vg_cost_issue(cost, slot->stats.warp_instrs));
+    t0 = vg_gpu_price_bytes(gc, t0, slot->stats.bytes, true);
     end = t0 > end ? t0 : end;
     for (loc = 0; loc < VMGPU_LOC_COUNT; loc++) {
-        bytes += stats.bytes[loc];
+        bytes += slot->stats.bytes[loc];
         if (vg_mem_class_of(loc, gc->index) == VG_MEM_LINK) {
             gc->cnt[VMGPU_CNT_BYTES_REMOTE_READ] +=
-                stats.bytes[loc] - stats.wbytes[loc];
+                slot->stats.bytes[loc] - slot->stats.wbytes[loc];
         }
     }
-    gc->cnt[VMGPU_CNT_WARP_INSTRS] += stats.warp_instrs;
-    gc->cnt[VMGPU_CNT_THREAD_INSTRS] += stats.thread_instrs;
-
-    slot->used = true;
-    slot->d = d;
-    slot->serial = d->serial;
-    slot->block = block;
-    slot->start = now;
+    gc->cnt[VMGPU_CNT_WARP_INSTRS] += slot->stats.warp_instrs;
+    gc->cnt[VMGPU_CNT_THREAD_INSTRS] += slot->stats.thread_instrs;
+    gc->cnt[VMGPU_CNT_TLB_MISSES] += slot->tlb_misses;
     slot->end = end;
-    slot->faulted = r != 0;
-    slot->warp_instrs = stats.warp_instrs;
+    slot->faulted = slot->result != 0;
+    slot->warp_instrs = slot->stats.warp_instrs;
     slot->bytes = bytes;
-    slot->wd_slot = d->task.slot;
-    sms->resident++;
-    if (!d->started) {
-        d->started = true;
-        d->start = now;
-    }
-    vg_gpu_post(gc, end, VG_EV_BLOCK_DONE, sm, (uint32_t)(slot - s->slots));
+    vg_gpu_post_seq(gc, end, slot->seq, VG_EV_BLOCK_DONE, b.sm, b.slot);
 }
 
 void vg_sms_issue(struct vg_sms *sms)

@@ -3,10 +3,25 @@
  * The SMs of one GPU: block issue (from the work distributor), residency
  * (a slot per resident block), pricing in device time, and completion.
  *
- * A block runs in the interpreter when it is issued; its stores wait in
- * its slot's store log, and its end time is priced from its instructions
- * on the SM's issue pipeline and its bytes on the GPU's memory channels.
- * At that time a VG_EV_BLOCK_DONE event retires it: the log is applied
+ * A block runs in the interpreter when it is issued, against memory as
+ * it is at that time; its stores wait in its slot's store log. Its end
+ * time is priced from its instructions on the SM's issue pipeline and
+ * its bytes on the GPU's memory channels and the links, later: the
+ * event loop prices the blocks issued on every GPU in the order they
+ * were issued (vg_sms_price_next()), before it runs any event at or
+ * after a block's issue time plus the block launch latency, the
+ * earliest it can end. So the interpreter may run the block on another
+ * thread meanwhile, the GPU's executor (vg_sms_executor_start()), while
+ * the event loop goes on: the blocks of several GPUs issued within that
+ * latency of each other run in parallel, and every booking, event and
+ * trace record is made in the same order as with the block run at once
+ * (Documentation/device-model.rst, "Device time across GPUs"). A kernel
+ * with global atomics runs at issue on the event loop's thread, after
+ * the blocks issued before it, so its atomics act in issue order.
+ * The SMs translate through an MMU of their own, which follows the
+ * GPU's register file and the command processor's read replicas.
+ *
+ * At its end a VG_EV_BLOCK_DONE event retires it: the log is applied
  * (or discarded), its resources go back to the distributor, and the
  * outcome is handed back to the event loop, which passes it on to the
  * command processor. The SMs never call the command processor.
@@ -19,6 +34,7 @@
 #ifndef VG_SM_H
 #define VG_SM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -65,6 +81,37 @@ struct vg_block_slot {
     struct vg_fault_info fault;
     uint64_t warp_instrs, bytes;
     uint32_t wd_slot; /* its task's task-table slot at issue */
+    /* Issued, not priced yet: what the interpreter needs and gives. */
+    uint64_t seq; /* its VG_EV_BLOCK_DONE's place among equal times */
+    uint32_t item_base, item_count;
+    struct vg_launch launch; /* the dispatch's, through the SMs' MMU */
+    struct vg_block_stats stats;
+    uint64_t tlb_misses;
+    int result;
+    uint32_t ran; /* the interpreter is done with it (atomic) */
+};
+
+/* A block issued and not priced yet: its SM and slot. */
+struct vg_sms_issued {
+    uint16_t sm;
+    uint16_t slot;
+};
+
+/* A job of the GPU's executor thread. */
+struct vg_sms_job {
+    struct vg_block_slot *slot; /* a block to run, or NULL: */
+    struct vg_mmu_replicas *rep; /* replicas to take (malloc()ed) */
+    uint32_t sm;
+};
+
+/* The GPU's executor: a thread that runs the issued blocks in order. */
+struct vg_sms_exec {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    struct vg_sms_job *q; /* ring of @cap jobs */
+    uint32_t cap, head, len;
+    bool stop;
 };
 
 struct vg_sm {
@@ -80,6 +127,13 @@ struct vg_sms {
     uint32_t resident; /* blocks issued and not retired */
     uint64_t wake_at;  /* a VG_EV_WD_WAKE is queued for then (0: none) */
     struct vg_sm sm[VMGPU_MAX_SMS];
+    struct vg_mmu mmu;        /* the SMs' own: the executor's thread uses it */
+    const struct vg_mmu *cp_mmu; /* whose read replicas it follows */
+    uint32_t rep_gen;         /* cp_mmu->rep_gen last taken */
+    /* Blocks issued and not priced, in issue order (a ring). */
+    struct vg_sms_issued *issued;
+    uint32_t issued_cap, issued_head, issued_len;
+    struct vg_sms_exec *exec; /* NULL: blocks run at issue */
 };
 
 /* What retiring a block means for its dispatch. */
@@ -100,10 +154,26 @@ struct vg_block_outcome {
 };
 
 int vg_sms_init(struct vg_sms *sms, struct vg_gpu_common *gc,
-                struct vg_wdist *wd);
+                struct vg_wdist *wd, struct vg_mmu_regs *regs,
+                const struct vg_mmu *cp_mmu);
 void vg_sms_destroy(struct vg_sms *sms);
-/* Drop every resident block and its stores (GPU reset). */
+/*
+ * Drop every resident block and its stores (GPU reset), once the
+ * executor has stopped running them (the reset's abort stops a block
+ * within a slice).
+ */
 void vg_sms_reset(struct vg_sms *sms);
+/* Run blocks on an executor thread from now on; -1 if none could start. */
+int vg_sms_executor_start(struct vg_sms *sms);
+/* Back to running blocks at issue (waits for the executor's blocks). */
+void vg_sms_executor_stop(struct vg_sms *sms);
+/*
+ * Price the oldest block issued and not priced (waiting for the
+ * executor to have run it) and queue its VG_EV_BLOCK_DONE: the GPU's
+ * VG_PENDING_BLOCK (gpu_common.h), before the GPU runs an event at or
+ * after its issue time plus the cost model's block launch latency.
+ */
+void vg_sms_price_next(struct vg_sms *sms);
 /*
  * Issue every block the distributor places now; none once a reset waits
  * for the runner (each would run a slice before it looked at abort). If

@@ -16,10 +16,16 @@
  *
  *   build/bench/multigpu [kernels]     (3..8, default 6)
  *   build/bench/multigpu --svg DIR     the timelines of regions.rst
+ *   build/bench/multigpu --wall        wall time of the 4-GPU chain, the
+ *                                      GPUs' blocks on one thread against
+ *                                      an executor thread per GPU
+ *                                      (vg_device_executors): same results
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "testsplit.h"
 #include "core/trace.h"
@@ -44,7 +50,11 @@ struct variant {
 struct result {
 	uint64_t makespan, idle[4], link_bytes;
 	uint32_t waits, copies;
+	double wall_s, cpu_s;	/* the device's run: host wall and CPU time */
+	uint64_t trace_hash;	/* FNV-1a of the trace records */
 };
+
+static bool executors;		/* a thread per GPU runs its blocks */
 
 static uint32_t kernels = 6;
 static float *reference;	/* mode a's output at the current size */
@@ -95,6 +105,10 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	c.link_bw_mbps = v->link_mbps;
 	th = th_new(96 << 20);
 	th_device_new(th, &c, gpus);
+	if (executors && vg_device_executors(th->dev, true)) {
+		fprintf(stderr, "multigpu: no executor threads\n");
+		exit(1);
+	}
 	vg_device_trace_keep(th->dev, true);
 	th_as_init(th, &as, VA0);
 	for (gpu = 0; gpu < gpus; gpu++) {
@@ -146,7 +160,22 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 		for (i = 0; i < w * h; i++)
 			in[i] = (float)((i * 2654435761u) >> 20);
 	}
-	res->makespan = ts_split_run(&t, start, end);
+	{
+		struct timespec t0, t1;
+		struct rusage u0, u1;
+
+		getrusage(RUSAGE_SELF, &u0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		res->makespan = ts_split_run(&t, start, end);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		getrusage(RUSAGE_SELF, &u1);
+		res->wall_s = (double)(t1.tv_sec - t0.tv_sec) +
+			      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		res->cpu_s = (double)(u1.ru_utime.tv_sec - u0.ru_utime.tv_sec) +
+			     (double)(u1.ru_utime.tv_usec - u0.ru_utime.tv_usec) / 1e6 +
+			     (double)(u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) +
+			     (double)(u1.ru_stime.tv_usec - u0.ru_stime.tv_usec) / 1e6;
+	}
 	out = gather(&t, th, &as, w, h);
 
 	/* Mode a runs first at each size: the others must match it. */
@@ -163,6 +192,10 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	}
 	free(out);
 	rec = vg_device_trace_records(th->dev, &n);
+	res->trace_hash = 14695981039346656037ull;
+	for (i = 0; i < n * sizeof(*rec); i++)
+		res->trace_hash = (res->trace_hash ^ ((const uint8_t *)rec)[i]) *
+				  1099511628211ull;
 	if (svg_path) {
 		FILE *f = fopen(svg_path, "w");
 
@@ -303,6 +336,60 @@ static int pictures(const char *dir)
 	return 0;
 }
 
+/*
+ * Wall time of the 4-GPU compute-heavy chain (balanced, per-region pull):
+ * the device's run with every GPU's blocks on the event loop's thread
+ * against an executor thread per GPU, best of 3 each; the two must give
+ * the same makespan, link bytes and trace records.
+ */
+static int wall(void)
+{
+	static const struct variant v = { "compute-heavy", 0, 4000, 300000, 0 };
+	struct result one = { 0 }, par = { 0 }, r;
+	uint32_t i, m;
+
+	kernels = 4;
+	base = 128;
+	for (m = 0; m < RUNS; m++) {
+		if (m != 0 && m != RUN_PULL)
+			continue;
+		one.wall_s = par.wall_s = 1e30;
+		for (i = 0; i < 6; i++) {
+			executors = i & 1;
+			run(&v, 4, runs[m].mode, runs[m].movement,
+			    runs[m].allocation, &r);
+			if (i < 2 && !executors)
+				one = r;
+			else if (i < 2)
+				par = r;
+			if (r.makespan != one.makespan ||
+			    r.link_bytes != one.link_bytes ||
+			    r.trace_hash != one.trace_hash) {
+				fprintf(stderr, "multigpu: %s differs with%s executors\n",
+					runs[m].name, executors ? "" : "out");
+				return 1;
+			}
+			if (executors && r.wall_s < par.wall_s) {
+				par.wall_s = r.wall_s;
+				par.cpu_s = r.cpu_s;
+			}
+			if (!executors && r.wall_s < one.wall_s) {
+				one.wall_s = r.wall_s;
+				one.cpu_s = r.cpu_s;
+			}
+		}
+		printf("%-22s makespan %llu ns, link bytes %llu, trace %016llx\n"
+		       "%22s one thread %.3f s (CPU %.3f s), executors %.3f s (CPU %.3f s): %.2fx the wall time\n",
+		       runs[m].name, (unsigned long long)one.makespan,
+		       (unsigned long long)one.link_bytes,
+		       (unsigned long long)one.trace_hash, "", one.wall_s,
+		       one.cpu_s, par.wall_s, par.cpu_s,
+		       par.wall_s / one.wall_s);
+	}
+	free(reference);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct variant variants[] = {
@@ -317,10 +404,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "--svg"))
 		return pictures(argv[2]);
+	if (argc > 1 && !strcmp(argv[1], "--wall"))
+		return wall();
 	if (argc > 1) {
 		kernels = (uint32_t)strtoul(argv[1], NULL, 0);
 		if (kernels < 3 || kernels > 8) {
-			fprintf(stderr, "usage: %s [kernels 3..8] | --svg DIR\n",
+			fprintf(stderr, "usage: %s [kernels 3..8] | --svg DIR | --wall\n",
 				argv[0]);
 			return 2;
 		}

@@ -17,6 +17,7 @@
 #include "../ref_kernels.h"
 
 #include "testhost.h"
+#include "core/link.h"
 #include "core/trace.h"
 
 #define VA0	0x40000000ull
@@ -996,6 +997,111 @@ TEST(remote_reads_counted_by_kind)
 	EXPECT_EQ(n * 4, cnt(&r, 1, VMGPU_CNT_LINK_BYTES0));
 	EXPECT_EQ(0, cnt(&r, 0, VMGPU_CNT_BYTES_COPY));
 	th_free(r.th);
+}
+
+/*
+ * A link is booked by device time: a transfer takes the earliest
+ * interval from its ready time that every link of its route has free,
+ * whatever was booked before it for later times (a GPU ahead in device
+ * time does not make the link look busy to one behind).
+ */
+TEST(link_booked_by_device_time)
+{
+	struct vg_links l;
+	vg_time_t start;
+	uint32_t hops;
+
+	vg_links_init(&l, 4, VG_LINK_RING);
+	/* GPU 2, ahead, reads GPU 0 over 0-1 and 1-2 during [1000, 2000). */
+	EXPECT_EQ(2000, vg_links_transfer(&l, 0, 2, 1000, 1000, 64, true,
+					  &start, &hops));
+	EXPECT_EQ(1000, start);
+	EXPECT_EQ(2, hops);
+	/* GPU 1, behind, fits before it on link 0-1. */
+	EXPECT_EQ(500, vg_links_transfer(&l, 0, 1, 0, 500, 64, true, &start,
+					 &hops));
+	EXPECT_EQ(0, start);
+	/* [500, 1000) is free but 600 do not fit: after 2000. */
+	EXPECT_EQ(2600, vg_links_transfer(&l, 1, 0, 400, 600, 64, true,
+					  &start, &hops));
+	EXPECT_EQ(2000, start);
+	/* Link 1-2 alone is free before 1000; 2-3 was never used. */
+	EXPECT_EQ(800, vg_links_transfer(&l, 1, 2, 300, 500, 64, true, &start,
+					 &hops));
+	EXPECT_EQ(300, start);
+	/* Route 0-1-2 at 500: 0-1 busy until 500, 1-2 until 800, then 1000. */
+	EXPECT_EQ(2900, vg_links_transfer(&l, 0, 2, 500, 300, 64, true,
+					  &start, &hops));
+	EXPECT_EQ(2600, start);
+	/* Without booking, a command-buffer fetch starts when ready. */
+	EXPECT_EQ(1100, vg_links_transfer(&l, 0, 1, 1000, 100, 64, false,
+					  &start, &hops));
+	EXPECT_EQ(5 * 64, vg_links_bytes(&l, 1, 0));
+	vg_links_destroy(&l);
+}
+
+/*
+ * A full calendar forgets its oldest interval and counts everything
+ * before its end as busy: later, never earlier.
+ */
+TEST(link_calendar_full_is_conservative)
+{
+	struct vg_links l;
+	vg_time_t start;
+	uint32_t hops, i;
+
+	vg_links_init(&l, 2, VG_LINK_ALL_TO_ALL);
+	for (i = 0; i <= VG_LINK_INTERVALS; i++)
+		vg_links_transfer(&l, 0, 1, 1000ull * i, 10, 1, true, &start,
+				  &hops);
+	/* The first interval, [0, 10), was dropped: 5 starts at 10. */
+	vg_links_transfer(&l, 0, 1, 5, 10, 1, true, &start, &hops);
+	EXPECT_EQ(10, start);
+	/* A gap after the floor is still used. */
+	vg_links_transfer(&l, 0, 1, 1500, 10, 1, true, &start, &hops);
+	EXPECT_EQ(1500, start);
+	vg_links_destroy(&l);
+}
+
+/*
+ * Write times are exact per 8-byte word for small writes (dependency
+ * entries, WRITE_VALUE, TIMESTAMP), per 64-byte line for large ones, and
+ * never earlier than the write once the table overflows.
+ */
+TEST(write_times_exact_per_entry)
+{
+	struct vg_wtimes w;
+	uint64_t i;
+
+	ASSERT_EQ(0, vg_wtimes_init(&w));
+	/* Two entries of one line, written at different times. */
+	vg_wtimes_record(&w, VA0, 8, 100);
+	vg_wtimes_record(&w, VA0 + 8, 8, 500);
+	EXPECT_EQ(100, vg_wtimes_lookup(&w, VA0, 8));
+	EXPECT_EQ(500, vg_wtimes_lookup(&w, VA0 + 8, 8));
+	EXPECT_EQ(0, vg_wtimes_lookup(&w, VA0 + 16, 8));
+	/* A 4-byte flag in the first entry's word. */
+	vg_wtimes_record(&w, VA0 + 4, 4, 300);
+	EXPECT_EQ(300, vg_wtimes_lookup(&w, VA0, 4));
+	/* A block's stores: the whole 64-byte line. */
+	vg_wtimes_record(&w, VA0 + 4096, 64, 700);
+	EXPECT_EQ(700, vg_wtimes_lookup(&w, VA0 + 4096 + 40, 8));
+	EXPECT_EQ(0, vg_wtimes_lookup(&w, VA0 + 4096 + 64, 8));
+	/* Lines that hash alike keep their own times (no shared bucket). */
+	for (i = 0; i < 10000; i++)
+		vg_wtimes_record(&w, VA0 + (1ull << 20) + 64 * i, 8, 1000 + i);
+	EXPECT_EQ(100 + 200, vg_wtimes_lookup(&w, VA0, 8));
+	EXPECT_EQ(1000 + 1234, vg_wtimes_lookup(&w, VA0 + (1ull << 20) +
+						 64 * 1234, 8));
+	/* Past the table's size: folded, later but never earlier. */
+	for (i = 0; i < VG_WTIMES_MAX_KEYS + 1000; i++)
+		vg_wtimes_record(&w, VA0 + (1ull << 30) + 8 * i, 8, 5000);
+	EXPECT_LE(500, vg_wtimes_lookup(&w, VA0 + 8, 8));
+	EXPECT_LE(1000 + 1234, vg_wtimes_lookup(&w, VA0 + (1ull << 20) +
+						 64 * 1234, 8));
+	vg_wtimes_clear(&w);
+	EXPECT_EQ(0, vg_wtimes_lookup(&w, VA0 + 8, 8));
+	vg_wtimes_destroy(&w);
 }
 
 TEST_HARNESS_MAIN
