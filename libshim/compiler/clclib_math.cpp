@@ -488,10 +488,19 @@ float OVL logb(float x)
 		return x * x;
 	return (float)ilogb(x);
 }
-/* fmod: exact, by shifting and subtracting the mantissas */
-float OVL fmod(float x, float y)
+/*
+ * fmod, exact, and the truncated quotient's low bits: (mx 2^(ex - ey))
+ * mod my on the 24-bit mantissas, eight bits a step by the ISA's 32-bit
+ * division (ix < iy < 2^24, so ix << 8 fits), the quotient's bits
+ * shifted in as they come: 35 steps at most, where one bit a step took
+ * 277 and remquo took three such loops (a float3 remquo of the CTS ran
+ * past the instruction budget). NaN for a NaN, an infinite x or a zero
+ * y; *quo is then 0, as for |x| < |y|.
+ */
+INL float __vmgpu_fmod_quo(float x, float y, uint *quo)
 {
 	float ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
+	*quo = 0;
 	if (x != x || y != y || ax == __builtin_inff() || ay == 0.0f)
 		return __builtin_nanf("");
 	if (ax < ay)
@@ -499,41 +508,46 @@ float OVL fmod(float x, float y)
 	int ex, ey;
 	float mx = __vmgpu_frexp(ax, &ex), my = __vmgpu_frexp(ay, &ey);
 	uint ix = (uint)(mx * 0x1p24f), iy = (uint)(my * 0x1p24f);	/* 24 bits */
-	for (int i = ex - ey; i > 0; i--) {
-		if (ix >= iy)
-			ix -= iy;
-		ix <<= 1;
+	uint q = ix / iy, t;
+	int d = ex - ey;
+	ix %= iy;
+	for (; d >= 8; d -= 8) {
+		t = ix << 8;
+		q = (q << 8) + t / iy;
+		ix = t % iy;
 	}
-	if (ix >= iy)
-		ix -= iy;
-	return __builtin_copysignf(ldexp((float)ix, ey - 24), x);
+	t = ix << d;
+	*quo = (q << d) + t / iy;
+	return __builtin_copysignf(ldexp((float)(t % iy), ey - 24), x);
+}
+float OVL fmod(float x, float y)
+{
+	uint q;
+	return __vmgpu_fmod_quo(x, y, &q);
+}
+/* remainder and remquo: fmod's r = x - n y, n truncated, taken to the
+ * nearest n, ties to even: one y more flips r's sign (|r| - |y|) */
+INL float __vmgpu_remquo(float x, float y, int *quo)
+{
+	uint n;
+	float r = __vmgpu_fmod_quo(x, y, &n);
+	float ay = __builtin_fabsf(y), ar = __builtin_fabsf(r), t = 2.0f * ar;
+	if (r != r) {
+		*quo = 0;
+		return r;
+	}
+	if (t > ay || (t == ay && (n & 1))) {
+		r = as_int(x) < 0 ? ay - ar : ar - ay;
+		n++;
+	}
+	n &= 127;
+	*quo = (as_int(x) ^ as_int(y)) < 0 ? -(int)n : (int)n;
+	return r == 0.0f ? __builtin_copysignf(0.0f, x) : r;
 }
 float OVL remainder(float x, float y)
 {
-	float r = fmod(x, y), ay = __builtin_fabsf(y), ar = __builtin_fabsf(r);
-	if (r != r || x != x)
-		return r;
-	/* r = x - n y with n truncated; to the nearest n, ties to even */
-	float ax = __builtin_fabsf(x), t = 2.0f * ar;
-	int odd = ay < 0x1p127f ? fmod(ax, 2.0f * ay) >= ay : ax >= ay;
-	if (t > ay || (t == ay && odd))	/* one y more: |r| - |y| flips r's sign */
-		r = as_int(x) < 0 ? ay - ar : ar - ay;
-	return r == 0.0f ? __builtin_copysignf(0.0f, x) : r;
-}
-/* remquo: the quotient's 7 low bits, from |x| mod 128|y| */
-INL float __vmgpu_remquo(float x, float y, int *q)
-{
-	float r = remainder(x, y), ax = __builtin_fabsf(x), ay = __builtin_fabsf(y);
-	int n = 0;
-	if (r == r) {
-		float ra = as_int(x) < 0 ? -r : r;	/* remainder(|x|, |y|) */
-		float m = ay < 0x1p120f ? fmod(ax, 128.0f * ay) : ax;
-		n = (int)rint((m - ra) / ay) & 127;
-		if ((as_int(x) ^ as_int(y)) < 0)
-			n = -n;
-	}
-	*q = n;
-	return r;
+	int q;
+	return __vmgpu_remquo(x, y, &q);
 }
 #define PTRFN(AS) \
 float OVL frexp(float x, AS int *e) { int t; float m = __vmgpu_frexp(x, &t); *e = t; return m; } \
