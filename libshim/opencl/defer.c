@@ -459,22 +459,16 @@ cl_int vcl_defer_fill(cl_command_queue q, cl_mem m, const void *pattern,
 	return defer(c, n, list, false, event, false);
 }
 
+/* @at: where a map that does not block maps (memory.c), given at once. */
 void *vcl_defer_map(cl_command_queue q, cl_mem m, cl_bool blocking,
 		    cl_map_flags flags, size_t offset, size_t size, cl_uint n,
-		    const cl_event *list, cl_event *event, cl_int *errcode_ret)
+		    const cl_event *list, cl_event *event, void *at,
+		    cl_int *errcode_ret)
 {
-	void *mapped = NULL;
+	void *mapped = blocking ? NULL : at;
 	struct cmd *c;
 	cl_int err = cmd_new(&c, C_MAP, CL_COMMAND_MAP_BUFFER, q, m, NULL);
 
-	if (!err && !blocking && offset <= m->size) {
-		/* Not blocking: the pointer the map will give, now. */
-		mapped = vcl_mem_map_ptr(m, offset);
-		if (!mapped) {
-			err = CL_OUT_OF_HOST_MEMORY;
-			drop(c);
-		}
-	}
 	if (!err) {
 		c->flags = flags;
 		c->off = offset;

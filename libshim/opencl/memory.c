@@ -208,12 +208,12 @@ static char *map_base(struct _cl_mem *root)
 }
 
 /*
- * A deferred map's pointer, given before the map runs (defer.c): the
- * one clEnqueueMapBuffer will give, as the map's base stays where it is
- * to the buffer's end. A sub-buffer's bytes are its buffer's, from its
- * origin on.
+ * Where a map of @m at @offset puts the bytes, the same for a map that
+ * runs now and one deferred (whose pointer is given at once), as the
+ * map's base stays where it is to the buffer's end. A sub-buffer's bytes
+ * are its buffer's, from its origin on. NULL when out of memory.
  */
-void *vcl_mem_map_ptr(struct _cl_mem *m, size_t offset)
+static void *map_ptr(struct _cl_mem *m, size_t offset)
 {
 	struct _cl_mem *root = root_of(m);
 	char *base;
@@ -841,7 +841,6 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	struct _cl_platform_id *p = vcl_platform(NULL);
 	struct vcl_map *mp = NULL;
 	struct _cl_mem *root;
-	char *base = NULL;
 	size_t start;
 	cl_ulong t0;
 	cl_int err;
@@ -863,11 +862,17 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	     (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))))
 		goto fail;
 	if (vcl_deferred(command_queue, num_events_in_wait_list,
-			 event_wait_list))
+			 event_wait_list)) {
+		void *at = blocking_map ? NULL : map_ptr(buffer, offset);
+
+		err = CL_OUT_OF_HOST_MEMORY;
+		if (!blocking_map && !at)
+			goto fail;
 		return vcl_defer_map(command_queue, buffer, blocking_map,
 				     map_flags, offset, size,
 				     num_events_in_wait_list, event_wait_list,
-				     event, errcode_ret);
+				     event, at, errcode_ret);
+	}
 	t0 = vcl_now_ns();
 	err = vcl_wait_for(command_queue, num_events_in_wait_list,
 			   event_wait_list);
@@ -879,10 +884,8 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 		goto fail;
 	root = root_of(buffer);
 	start = buffer->origin + offset;
-	pthread_mutex_lock(&root->lock);
-	base = map_base(root);
-	pthread_mutex_unlock(&root->lock);
-	if (!base)
+	mp->ptr = map_ptr(buffer, offset);
+	if (!mp->ptr)
 		goto fail;
 	/*
 	 * Only the mapped bytes move, so that maps of the buffer's other
@@ -890,12 +893,11 @@ void *vcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
 	 * writes (CL_MAP_WRITE_INVALIDATE_REGION) moves none.
 	 */
 	if (!(map_flags & CL_MAP_WRITE_INVALIDATE_REGION))
-		r = vmgpu_rt_buffer_read(p->rt, root->buf, start, base + start,
+		r = vmgpu_rt_buffer_read(p->rt, root->buf, start, mp->ptr,
 					 size);
 	err = CL_MAP_FAILURE;
 	if (r)
 		goto fail;
-	mp->ptr = base + start;
 	mp->flags = map_flags;
 	mp->start = start;
 	mp->size = size;

@@ -277,7 +277,6 @@ int vcl_program_build_lib(struct _cl_program *pr, const char *options,
 
 /* memory.c: drop a reference to a buffer. */
 void vcl_mem_put(struct _cl_mem *m);
-void *vcl_mem_map_ptr(struct _cl_mem *m, size_t offset);
 
 /* event.c */
 /* The host clock in ns, for the stamps of host commands. */
@@ -345,7 +344,8 @@ cl_int vcl_defer_fill(cl_command_queue q, cl_mem m, const void *pattern,
 		      cl_uint n, const cl_event *list, cl_event *event);
 void *vcl_defer_map(cl_command_queue q, cl_mem m, cl_bool blocking,
 		    cl_map_flags flags, size_t offset, size_t size, cl_uint n,
-		    const cl_event *list, cl_event *event, cl_int *errcode_ret);
+		    const cl_event *list, cl_event *event, void *at,
+		    cl_int *errcode_ret);
 cl_int vcl_defer_unmap(cl_command_queue q, cl_mem m, void *ptr, cl_uint n,
 		       const cl_event *list, cl_event *event);
 /*

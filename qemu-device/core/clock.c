@@ -234,7 +234,9 @@ static void wtimes_grow(struct vg_wtimes *w)
         if (!old[i].key) {
             continue;
         }
-        for (h = wtimes_hash(old[i].key, cap); n[h].key; h = (h + 1) & (cap - 1)) {
+        h = wtimes_hash(old[i].key, cap);
+        while (n[h].key) {
+            h = (h + 1) & (cap - 1);
         }
         n[h] = old[i];
     }
