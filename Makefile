@@ -198,7 +198,7 @@ $(OCL_SO): $(OCL_OBJ) libshim/opencl/libvmgpu-opencl.map $(LIBRT_A) \
 OCL_HTESTS := $(filter $(O)/host-tests/test_opencl%,$(HTESTS))
 $(OCL_HTESTS): $(O)/host-tests/%: $(O)/asan/selftests/host/%.o | $(OCL_ICD)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) -o $@ $^ -lOpenCL -pthread
+	$(CC) $(SANFLAGS) -o $@ $^ -lOpenCL -pthread -lm
 
 # For the tests: OCL_ICD_VENDORS=$(O)/opencl/vendors finds the build's ICD.
 $(OCL_ICD): $(OCL_SO)

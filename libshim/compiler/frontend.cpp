@@ -119,6 +119,7 @@ bool parse_options(const char *opts, Options &o, std::string &log)
 			   w == "-cl-unsafe-math-optimizations" ||
 			   w == "-cl-denorms-are-zero" ||
 			   w == "-cl-single-precision-constant" ||
+			   w == "-cl-fp32-correctly-rounded-divide-sqrt" ||
 			   w == "-cl-opt-disable" || w == "-cl-std=CL1.2" ||
 			   w == "-cl-std=CL1.1" || w == "-cl-std=CL1.0" ||
 			   w == "-ffp-contract=off" || w == "-ffp-contract=on" ||

@@ -220,9 +220,13 @@ cl_int vcl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
 		U(128);			/* long16, the largest type */
 		break;
 	case CL_DEVICE_SINGLE_FP_CONFIG:
-		/* IEEE round to nearest, fused multiply-add, subnormals kept. */
+		/*
+		 * IEEE round to nearest, fused multiply-add, subnormals
+		 * kept; '/' and sqrt are the ISA's correctly rounded fdiv
+		 * and sqrt whatever the build options.
+		 */
 		v.fp = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA |
-		       CL_FP_DENORM;
+		       CL_FP_DENORM | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
 		n = sizeof(v.fp);
 		break;
 	case CL_DEVICE_DOUBLE_FP_CONFIG:

@@ -64,6 +64,7 @@ static bool compiler_option(const char *w)
 		"-cl-single-precision-constant", "-cl-std=CL1.0",
 		"-cl-std=CL1.1", "-cl-std=CL1.2", "-ffp-contract=off",
 		"-ffp-contract=on", "-ffp-contract=fast",
+		"-cl-fp32-correctly-rounded-divide-sqrt",
 	};
 	size_t i;
 

@@ -8,6 +8,7 @@
  * reqd_work_group_size; kernels of CL_DEVICE_MAX_PARAMETER_SIZE bytes
  * of parameters.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,7 +514,8 @@ TEST(build_options)
 		"-DBUMP=3 -cl-fast-relaxed-math -cl-mad-enable "
 		"-cl-no-signed-zeros -cl-finite-math-only "
 		"-cl-unsafe-math-optimizations -cl-denorms-are-zero "
-		"-cl-single-precision-constant -cl-opt-disable",
+		"-cl-single-precision-constant -cl-opt-disable "
+		"-cl-fp32-correctly-rounded-divide-sqrt",
 		"-DBUMP=3 -cl-kernel-arg-info -I /tmp -Werror",
 	};
 	static const char *const bad[] = {
@@ -990,6 +992,94 @@ TEST(max_parameter_size)
 						    sizeof(log), log, NULL));
 	EXPECT_NE(NULL, strstr(log, "kernel 'many' has 261 parameters, "
 				    "more than 260"));
+	clReleaseProgram(p);
+	env_close(&e);
+}
+
+/*
+ * The devices report CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, and a program
+ * built with -cl-fp32-correctly-rounded-divide-sqrt divides and takes
+ * square roots as IEEE 754 does (the host's SSE): bit for bit, over
+ * random bit patterns, subnormals, infinities and NaNs among them.
+ */
+TEST(correctly_rounded_divide_sqrt)
+{
+	static const char *src =
+		"__kernel void k(__global const float *a, __global const float *b,\n"
+		"		__global float *q, __global float *r)\n"
+		"{ size_t i = get_global_id(0); q[i] = a[i] / b[i]; r[i] = sqrt(a[i]); }\n";
+	enum { N = 4096 };
+	static float a[N], b[N], q[N], r[N];
+	cl_device_fp_config fp = 0;
+	cl_mem ba, bb, bq, br;
+	cl_program p;
+	struct env e;
+	cl_kernel k;
+	size_t g = N;
+	cl_int err;
+	uint32_t x = 12345;
+	int i;
+
+	env_open(_metadata, &e, 0);
+	ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(e.d, CL_DEVICE_SINGLE_FP_CONFIG,
+					      sizeof(fp), &fp, NULL));
+	EXPECT_TRUE(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
+	for (i = 0; i < N; i++) {
+		uint32_t u, v;
+
+		x = x * 1664525u + 1013904223u;
+		u = x;
+		x = x * 1664525u + 1013904223u;
+		v = x;
+		memcpy(&a[i], &u, 4);
+		memcpy(&b[i], &v, 4);
+		if (i % 7 == 0)		/* positive, for sqrt */
+			a[i] = a[i] < 0 ? -a[i] : a[i];
+	}
+	p = built(_metadata, &e, src, "-cl-fp32-correctly-rounded-divide-sqrt",
+		  CL_SUCCESS);
+	k = clCreateKernel(p, "k", &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	ba = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+	bb = clCreateBuffer(e.c, CL_MEM_COPY_HOST_PTR, sizeof(b), b, &err);
+	bq = clCreateBuffer(e.c, CL_MEM_WRITE_ONLY, sizeof(q), NULL, &err);
+	br = clCreateBuffer(e.c, CL_MEM_WRITE_ONLY, sizeof(r), NULL, &err);
+	ASSERT_EQ(CL_SUCCESS, err);
+	clSetKernelArg(k, 0, sizeof(ba), &ba);
+	clSetKernelArg(k, 1, sizeof(bb), &bb);
+	clSetKernelArg(k, 2, sizeof(bq), &bq);
+	clSetKernelArg(k, 3, sizeof(br), &br);
+	ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(e.q, k, 1, NULL, &g, NULL,
+						     0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, bq, CL_TRUE, 0,
+						  sizeof(q), q, 0, NULL, NULL));
+	ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(e.q, br, CL_TRUE, 0,
+						  sizeof(r), r, 0, NULL, NULL));
+	for (i = 0; i < N; i++) {
+		volatile float wq = a[i] / b[i], wr = __builtin_sqrtf(a[i]);
+		uint32_t gq, gr, eq, er;
+
+		memcpy(&gq, &q[i], 4);
+		memcpy(&gr, &r[i], 4);
+		memcpy(&eq, (const float *)&wq, 4);
+		memcpy(&er, (const float *)&wr, 4);
+		/* any NaN for a NaN: OpenCL does not fix its payload */
+		if (wq != wq) {
+			ASSERT_NE(q[i], q[i]);
+		} else {
+			ASSERT_EQ(eq, gq) TH_LOG("%a / %a", a[i], b[i]);
+		}
+		if (wr != wr) {
+			ASSERT_NE(r[i], r[i]);
+		} else {
+			ASSERT_EQ(er, gr) TH_LOG("sqrt(%a)", a[i]);
+		}
+	}
+	clReleaseMemObject(ba);
+	clReleaseMemObject(bb);
+	clReleaseMemObject(bq);
+	clReleaseMemObject(br);
+	clReleaseKernel(k);
 	clReleaseProgram(p);
 	env_close(&e);
 }
