@@ -28,7 +28,10 @@
  * enqueue time into a clone of the kernel (a live object no program
  * sees, freed with the command), since the program may set others
  * before it runs. A fill's pattern is copied. The worker drops every
- * reference after the command is done and off the list.
+ * reference after the command is done, the queue's last, in the same
+ * hold of vcl_ev_lock that takes the command off the list and the
+ * queue's ndeferred: so a clFinish of the queue returns with none of
+ * them held.
  *
  * Locks. vcl_ev_lock (event.c) guards the list of deferred commands, the
  * queues' ndeferred and nbarriers and every deferred event's status and
@@ -214,7 +217,8 @@ static void run(struct cmd *c)
 	vcl_event_set(c->ev, st, inner);
 }
 
-static void drop(struct cmd *c)
+/* Drop every reference of @c but its queue's. */
+static void drop_objects(struct cmd *c)
 {
 	const struct _cl_icd_dispatch *d = c->q->dispatch;
 	struct _cl_platform_id *p = c->q->ctx->platform;
@@ -239,8 +243,17 @@ static void drop(struct cmd *c)
 	if (c->m2)
 		d->clReleaseMemObject(c->m2);
 	vcl_event_put(c->ev);
-	d->clReleaseCommandQueue(c->q);
+}
+
+/* A command never recorded: every reference dropped, @c freed. */
+static void drop(struct cmd *c)
+{
+	struct _cl_command_queue *q = c->q;
+
+	drop_objects(c);
 	free(c);
+	if (vcl_obj_release(q->ctx->platform, q, VCL_QUEUE) == 1)
+		vcl_queue_free(q);
 }
 
 /* Whether every deferred event @c waits for is final. Under the lock. */
@@ -256,7 +269,9 @@ static bool ready(const struct cmd *c)
 
 static void *worker(void *arg)
 {
+	struct _cl_command_queue *q;
 	struct cmd *c, **pp;
+	bool last;
 
 	(void)arg;
 	pthread_mutex_lock(&vcl_ev_lock);
@@ -271,16 +286,26 @@ static void *worker(void *arg)
 		c->running = true;
 		pthread_mutex_unlock(&vcl_ev_lock);
 		run(c);
+		q = c->q;
+		drop_objects(c);
+		/*
+		 * Off the queue's count only with every reference gone, the
+		 * queue's own included: a clFinish that returns leaves no
+		 * object of the queue's commands held here.
+		 */
 		pthread_mutex_lock(&vcl_ev_lock);
 		for (pp = &pending; *pp != c; pp = &(*pp)->next)
 			;
 		*pp = c->next;
-		c->q->ndeferred--;
+		q->ndeferred--;
 		if (c->type == CL_COMMAND_BARRIER)
-			c->q->nbarriers--;
+			q->nbarriers--;
+		last = vcl_obj_release(q->ctx->platform, q, VCL_QUEUE) == 1;
 		pthread_cond_broadcast(&vcl_ev_cond);
 		pthread_mutex_unlock(&vcl_ev_lock);
-		drop(c);
+		free(c);
+		if (last)
+			vcl_queue_free(q);
 		pthread_mutex_lock(&vcl_ev_lock);
 	}
 	return NULL;

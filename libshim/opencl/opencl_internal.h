@@ -302,6 +302,8 @@ cl_int vcl_wait_for(struct _cl_command_queue *q, cl_uint n,
 /* Record @e as @q's last command and hand it to the caller if wanted. */
 void vcl_command_done(struct _cl_command_queue *q, struct _cl_event *e,
 		      cl_event *out);
+/* @q's last reference gone: its kernels finish, then it is freed. */
+void vcl_queue_free(struct _cl_command_queue *q);
 /*
  * User events and deferred commands (event.c, defer.c). vcl_ev_lock
  * guards every deferred event's status and callbacks, the deferred
