@@ -7,6 +7,29 @@
 
 #include "wdist.h"
 
+/*
+ * The first slot at or after @i that holds a task, or VG_WD_MAX_SLOTS.
+ * The distributor scans the table for every CTA it issues, and the
+ * table is mostly empty: a scan visits only the slots in use, in slot
+ * order, as a scan of every slot would.
+ */
+static uint32_t next_task_slot(const struct vg_wdist *wd, uint32_t i)
+{
+    while (i < VG_WD_MAX_SLOTS) {
+        uint64_t w = wd->occupied[i / 64] >> (i % 64);
+
+        if (w) {
+            return i + (uint32_t)__builtin_ctzll(w);
+        }
+        i = (i / 64 + 1) * 64;
+    }
+    return VG_WD_MAX_SLOTS;
+}
+
+#define FOR_EACH_TASK(wd, i)                                      \
+    for ((i) = next_task_slot((wd), 0); (i) < VG_WD_MAX_SLOTS; \
+         (i) = next_task_slot((wd), (i) + 1))
+
 static uint32_t level_of(const struct vg_wd_task *t)
 {
     return t->level;
@@ -261,6 +284,7 @@ static void note(struct vg_wdist *wd, const struct vg_wd_task *t,
 static void table_leave(struct vg_wdist *wd, struct vg_wd_task *t)
 {
     wd->table[t->slot] = NULL;
+    wd->occupied[t->slot / 64] &= ~(1ull << (t->slot % 64));
     t->where = VG_WD_NONE;
     unassign(wd, t);
 }
@@ -277,14 +301,14 @@ static struct vg_wd_task *victim(struct vg_wdist *wd, bool *any)
     uint32_t i;
 
     *any = false;
-    for (i = 0; i < wd->pol.table_slots; i++) {
+    FOR_EACH_TASK(wd, i) {
         struct vg_wd_task *t = wd->table[i];
 
-        if (t && queue_idle(t)) {
+        if (queue_idle(t)) {
             *any = true;
             return t;
         }
-        if (t && has_work(t) && (!v || task_before(v, t))) {
+        if (has_work(t) && (!v || task_before(v, t))) {
             v = t;
         }
     }
@@ -333,6 +357,7 @@ static void admit(struct vg_wdist *wd)
         /* After an eviction: timed at the next assignment (UINT64_MAX). */
         t->ready_at = v && wd->pol.evict_latency ? UINT64_MAX : 0;
         wd->table[i] = t;
+        wd->occupied[i / 64] |= 1ull << (i % 64);
         note(wd, t, t->evictions ? VG_WD_EV_RESUMED : VG_WD_EV_TABLE);
     }
 }
@@ -415,8 +440,8 @@ static bool throttle_present(const struct vg_wdist *wd)
 {
     uint32_t i;
 
-    for (i = 0; i < wd->pol.table_slots; i++) {
-        if (wd->table[i] && wd->table[i]->throttle) {
+    FOR_EACH_TASK(wd, i) {
+        if (wd->table[i]->throttle) {
             return true;
         }
     }
@@ -467,9 +492,9 @@ static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm, bool thr)
     struct vg_wd_task *best = NULL, *any = NULL, *t;
     uint32_t i, level;
 
-    for (i = 0; i < wd->pol.table_slots; i++) {
+    FOR_EACH_TASK(wd, i) {
         t = wd->table[i];
-        if (!t || !may_run_on(wd, t, sm, thr)) {
+        if (!may_run_on(wd, t, sm, thr)) {
             continue;
         }
         if (!any || task_before(t, any)) {
@@ -481,9 +506,9 @@ static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm, bool thr)
     }
     /* The most urgent level decides; quotas only rotate within it. */
     level = level_of(any);
-    for (i = 0; i < wd->pol.table_slots; i++) {
+    FOR_EACH_TASK(wd, i) {
         t = wd->table[i];
-        if (t && level_of(t) == level && may_run_on(wd, t, sm, thr) &&
+        if (level_of(t) == level && may_run_on(wd, t, sm, thr) &&
             quota_left(t) && (!best || task_before(t, best))) {
             best = t;
         }
@@ -492,9 +517,9 @@ static struct vg_wd_task *pick(struct vg_wdist *wd, uint32_t sm, bool thr)
         return best;
     }
     /* Every candidate of the level used its quota: a new turn. */
-    for (i = 0; i < wd->pol.table_slots; i++) {
+    FOR_EACH_TASK(wd, i) {
         t = wd->table[i];
-        if (t && level_of(t) == level) {
+        if (level_of(t) == level) {
             t->quota_used = 0;
         }
     }
@@ -508,8 +533,8 @@ static void assign(struct vg_wdist *wd, uint64_t now)
     uint32_t s;
 
     /* Slots taken by eviction since the last pass: their costs start now. */
-    for (s = 0; s < wd->pol.table_slots; s++) {
-        if (wd->table[s] && wd->table[s]->ready_at == UINT64_MAX) {
+    FOR_EACH_TASK(wd, s) {
+        if (wd->table[s]->ready_at == UINT64_MAX) {
             wd->table[s]->ready_at = now + wd->pol.evict_latency;
         }
     }

@@ -175,6 +175,8 @@ struct vg_wdist {
     struct vg_wd_sm sm[VMGPU_MAX_SMS];
     struct vg_wd_task *pending[VG_WD_LEVELS];  /* heads */
     struct vg_wd_task *table[VG_WD_MAX_SLOTS]; /* NULL: free */
+    /* Bit i set: table[i] holds a task (the scans visit only those). */
+    uint64_t occupied[VG_WD_MAX_SLOTS / 64];
     uint64_t next_order;
     int32_t last_sm; /* position in sm_order of the last CTA's SM, or -1 */
     bool throttle;   /* in throttle mode */
