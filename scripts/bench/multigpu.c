@@ -96,33 +96,20 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	struct vg_config c;
 	static struct vg_trace_summary sum;
 	uint64_t code;
-	uint32_t i, args[10] = { 0 }, gpu;
-	float *in, *out;
+	uint32_t i, gpu;
+	float *out;
 	size_t n;
 
 	vg_config_defaults(&c);
 	c.gpus = gpus;
 	c.link_bw_mbps = v->link_mbps;
-	th = th_new(96 << 20);
-	th_device_new(th, &c, gpus);
-	if (executors && vg_device_executors(th->dev, true)) {
-		fprintf(stderr, "multigpu: no executor threads\n");
-		exit(1);
-	}
-	vg_device_trace_keep(th->dev, true);
-	th_as_init(th, &as, VA0);
-	for (gpu = 0; gpu < gpus; gpu++) {
-		th_gpu_setup(th, gpu, 16);
-		th_set_root(th, gpu, 0, &as);
-	}
-	code = th_builtin(th, &as, "stencil5");
+	th = ts_chain_device(&c, 96 << 20, VA0, executors, &as, &code);
 
 	memset(&g, 0, sizeof(g));
 	g.width = w;
 	g.height = h;
 	g.block[0] = g.block[1] = BLK;
 	g.num_kernels = kernels;
-	g.num_resources = kernels + 1;
 	g.gpus = gpus;
 	g.mode = mode;
 	g.movement = movement;
@@ -131,35 +118,14 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 		g.region[0] = w / BLK / (gpus == 4 ? 2 : 1);
 		g.region[1] = v->region_rows;
 	}
-	args[0] = w;
-	args[1] = h;
-	args[6] = v->extra;
-	args[7] = w / 2;
-	args[8] = h / 2;
-	args[9] = v->base;
-	memset(k, 0, sizeof(k));
-	for (i = 0; i < kernels; i++) {
-		g.k[i].num_reads = 1;
-		g.k[i].read[0] = i;
-		g.k[i].radius[0][0] = g.k[i].radius[0][1] = 1;
-		g.k[i].write = i + 1;
-		k[i].code_va = code;
-		k[i].args_bytes = 40;
-		memcpy(k[i].args, args, 40);
-		k[i].read_offset[0] = 8;
-		k[i].write_offset = 16;
-	}
+	ts_chain_kernels(&g, k, code, v->base, v->extra);
 	/*
 	 * Input and output live in the GPUs' memory (a copy each), as data
 	 * that stays on the device between frames: the host bus is not what
 	 * is measured.
 	 */
 	ts_split_init(&t, th, &as, &g, k, shared);
-	for (gpu = 0; gpu < gpus; gpu++) {
-		in = th_va(th, &as, t.res_va[0][gpu]);
-		for (i = 0; i < w * h; i++)
-			in[i] = (float)((i * 2654435761u) >> 20);
-	}
+	ts_chain_fill(&t);
 	{
 		struct timespec t0, t1;
 		struct rusage u0, u1;

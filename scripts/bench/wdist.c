@@ -36,6 +36,7 @@
 
 #include "core/device.h"
 #include "testhost.h"
+#include "testkernels.h"
 #include "core/trace.h"
 #include "core/trace_svg.h"
 
@@ -52,34 +53,7 @@ struct fill_args {
  * varspin: like fill, but block b spins base * (1 + b % 7) iterations:
  * blocks of one kernel last from 1x to 7x, so SMs drift apart.
  */
-static const char varspin_src[] =
-	".kernel varspin\n"
-	".param out, buf_wo\n"
-	".param n, i32\n"
-	".param base, i32\n"
-	"	s2r r0, %ctaid.x\n"
-	"	s2r r1, %ntid.x\n"
-	"	s2r r2, %tid.x\n"
-	"	mad r3, r0, r1, r2\n"
-	"	ldarg r1, n\n"
-	"	setp.geu p0, r3, r1\n"
-	"	bra p0, done\n"
-	"	remu r4, r0, 7\n"
-	"	add r4, r4, 1\n"
-	"	ldarg r5, base\n"
-	"	mul r4, r4, r5\n"
-	"	mov r6, 0\n"
-	"idle:\n"
-	"	setp.geu p1, r6, r4\n"
-	"	bra p1, work\n"
-	"	add r6, r6, 1\n"
-	"	bra idle\n"
-	"work:\n"
-	"	ldarg.64 r8, out\n"
-	"	lea r8, r8, r3, 2\n"
-	"	st.32 [r8], r3\n"
-	"done:\n"
-	"	exit\n";
+static const char varspin_src[] = TK_SPIN_SRC("varspin", "", "r0", "7");
 
 struct varspin_args {
 	uint64_t out;

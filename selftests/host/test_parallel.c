@@ -43,65 +43,32 @@ static void run(uint32_t mode, uint32_t movement, uint32_t allocation,
 	uint64_t shared[VMGPU_SPLIT_MAX_RESOURCES] = { 0 };
 	struct ts_kernel k[VMGPU_SPLIT_MAX_KERNELS];
 	const struct vmgpu_trace_record *rec;
-	uint32_t i, gpu, n, args[10] = { 0 };
+	uint32_t gpu, n;
 	struct split_geom g;
 	struct testhost *th;
 	struct vg_config c;
 	struct th_as as;
 	struct ts_split t;
 	uint64_t code;
-	float *in;
 	size_t nrec;
 
 	vg_config_defaults(&c);
 	c.gpus = GPUS;
 	c.link_bw_mbps = link_mbps;
-	th = th_new(32 << 20);
-	th_device_new(th, &c, GPUS);
-	if (executors && vg_device_executors(th->dev, true))
-		th_die("vg_device_executors failed");
-	vg_device_trace_keep(th->dev, true);
-	th_as_init(th, &as, VA0);
-	for (gpu = 0; gpu < GPUS; gpu++) {
-		th_gpu_setup(th, gpu, 16);
-		th_set_root(th, gpu, 0, &as);
-	}
-	code = th_builtin(th, &as, "stencil5");
+	th = ts_chain_device(&c, 32 << 20, VA0, executors, &as, &code);
 	memset(&g, 0, sizeof(g));
 	g.width = W;
 	g.height = H;
 	g.block[0] = g.block[1] = BLK;
 	g.num_kernels = KERNELS;
-	g.num_resources = KERNELS + 1;
 	g.gpus = GPUS;
 	g.mode = mode;
 	g.movement = movement;
 	g.allocation = allocation;
 	/* Some work per pixel, more in the top-left quarter. */
-	args[0] = W;
-	args[1] = H;
-	args[6] = 40;
-	args[7] = W / 2;
-	args[8] = H / 2;
-	args[9] = 20;
-	memset(k, 0, sizeof(k));
-	for (i = 0; i < KERNELS; i++) {
-		g.k[i].num_reads = 1;
-		g.k[i].read[0] = i;
-		g.k[i].radius[0][0] = g.k[i].radius[0][1] = 1;
-		g.k[i].write = i + 1;
-		k[i].code_va = code;
-		k[i].args_bytes = 40;
-		memcpy(k[i].args, args, 40);
-		k[i].read_offset[0] = 8;
-		k[i].write_offset = 16;
-	}
+	ts_chain_kernels(&g, k, code, 20, 40);
 	ts_split_init(&t, th, &as, &g, k, shared);
-	for (gpu = 0; gpu < GPUS; gpu++) {
-		in = th_va(th, &as, t.res_va[0][gpu]);
-		for (i = 0; i < W * H; i++)
-			in[i] = (float)((i * 2654435761u) >> 20);
-	}
+	ts_chain_fill(&t);
 	o->makespan = ts_split_run(&t, o->start, o->end);
 	for (gpu = 0; gpu < GPUS; gpu++) {
 		memcpy(o->out[gpu], th_va(th, &as, t.res_va[KERNELS][gpu]),

@@ -268,3 +268,59 @@ uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end)
 	vg_device_run(t->th->dev);
 	return ts_split_result(t, start, end);
 }
+
+struct testhost *ts_chain_device(const struct vg_config *c,
+				 uint64_t mem_bytes, uint64_t va0,
+				 bool executors, struct th_as *as,
+				 uint64_t *code)
+{
+	struct testhost *th = th_new(mem_bytes);
+	uint32_t gpu;
+
+	th_device_new(th, c, c->gpus);
+	if (executors && vg_device_executors(th->dev, true))
+		th_die("vg_device_executors failed");
+	vg_device_trace_keep(th->dev, true);
+	th_as_init(th, as, va0);
+	for (gpu = 0; gpu < c->gpus; gpu++) {
+		th_gpu_setup(th, gpu, 16);
+		th_set_root(th, gpu, 0, as);
+	}
+	*code = th_builtin(th, as, "stencil5");
+	return th;
+}
+
+void ts_chain_kernels(struct split_geom *g, struct ts_kernel *k,
+		      uint64_t code, uint32_t base, uint32_t extra)
+{
+	/* stencil5's arguments: the size, the hot quarter, the spins. */
+	uint32_t args[10] = { g->width, g->height, 0, 0, 0, 0, extra,
+			      g->width / 2, g->height / 2, base };
+	uint32_t i;
+
+	g->num_resources = g->num_kernels + 1;
+	memset(k, 0, sizeof(*k) * g->num_kernels);
+	for (i = 0; i < g->num_kernels; i++) {
+		g->k[i].num_reads = 1;
+		g->k[i].read[0] = i;
+		g->k[i].radius[0][0] = g->k[i].radius[0][1] = 1;
+		g->k[i].write = i + 1;
+		k[i].code_va = code;
+		k[i].args_bytes = sizeof(args);
+		memcpy(k[i].args, args, sizeof(args));
+		k[i].read_offset[0] = 8;
+		k[i].write_offset = 16;
+	}
+}
+
+void ts_chain_fill(struct ts_split *t)
+{
+	uint32_t n = t->plan.g.width * t->plan.g.height, gpu, i;
+
+	for (gpu = 0; gpu < t->plan.g.gpus; gpu++) {
+		float *in = th_va(t->th, t->as, t->res_va[0][gpu]);
+
+		for (i = 0; i < n; i++)
+			in[i] = (float)((i * 2654435761u) >> 20);
+	}
+}

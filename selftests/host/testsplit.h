@@ -61,4 +61,25 @@ uint64_t ts_split_run(struct ts_split *t, uint64_t *start, uint64_t *end);
 void ts_split_submit(struct ts_split *t);
 uint64_t ts_split_result(struct ts_split *t, uint64_t *start, uint64_t *end);
 
+/*
+ * The chain of stencils the multi-GPU test and benchmark run. The
+ * device: @c's settings on c->gpus GPUs of 16 SMs in @mem_bytes, every
+ * GPU's root at @as (from @va0), its trace kept, and each GPU's blocks on
+ * an executor thread of its own if @executors; "stencil5"'s code address
+ * to *@code.
+ */
+struct testhost *ts_chain_device(const struct vg_config *c,
+				 uint64_t mem_bytes, uint64_t va0,
+				 bool executors, struct th_as *as,
+				 uint64_t *code);
+/*
+ * @g's g->num_kernels kernels as the chain: kernel i, "stencil5" at
+ * @code, reads resource i (radius 1) and writes resource i + 1, spinning
+ * @base per pixel and @extra more in the image's top-left quarter.
+ */
+void ts_chain_kernels(struct split_geom *g, struct ts_kernel *k,
+		      uint64_t code, uint32_t base, uint32_t extra);
+/* Resource 0, every GPU's copy of it, filled with the chain's input. */
+void ts_chain_fill(struct ts_split *t);
+
 #endif
