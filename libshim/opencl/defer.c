@@ -252,8 +252,7 @@ static void drop(struct cmd *c)
 
 	drop_objects(c);
 	free(c);
-	if (vcl_obj_release(q->ctx->platform, q, VCL_QUEUE) == 1)
-		vcl_queue_free(q);
+	q->dispatch->clReleaseCommandQueue(q);
 }
 
 /* Whether every deferred event @c waits for is final. Under the lock. */
@@ -300,12 +299,17 @@ static void *worker(void *arg)
 		q->ndeferred--;
 		if (c->type == CL_COMMAND_BARRIER)
 			q->nbarriers--;
-		last = vcl_obj_release(q->ctx->platform, q, VCL_QUEUE) == 1;
+		/*
+		 * The last reference (the caller released the queue) is
+		 * released unlocked, as it frees the queue; then no clFinish
+		 * of it can be waiting.
+		 */
+		last = !vcl_obj_put_shared(q->ctx->platform, q, VCL_QUEUE);
 		pthread_cond_broadcast(&vcl_ev_cond);
 		pthread_mutex_unlock(&vcl_ev_lock);
 		free(c);
 		if (last)
-			vcl_queue_free(q);
+			q->dispatch->clReleaseCommandQueue(q);
 		pthread_mutex_lock(&vcl_ev_lock);
 	}
 	return NULL;

@@ -155,6 +155,22 @@ int vcl_obj_release(struct _cl_platform_id *p, void *o, enum vcl_kind kind)
 	return ret;
 }
 
+bool vcl_obj_put_shared(struct _cl_platform_id *p, void *o,
+			enum vcl_kind kind)
+{
+	struct vcl_obj *h;
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	find(p, o, &found);
+	h = found ? (struct vcl_obj *)((char *)o + sizeof(void *)) : NULL;
+	found = h && h->kind == kind && h->refs > 1;
+	if (found)
+		h->refs--;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
 cl_int vcl_info(const void *src, size_t n, size_t size, void *value,
 		size_t *size_ret)
 {

@@ -226,6 +226,14 @@ bool vcl_obj_get(struct _cl_platform_id *p, const void *o, enum vcl_kind kind,
  * not a live object of @kind.
  */
 int vcl_obj_release(struct _cl_platform_id *p, void *o, enum vcl_kind kind);
+/*
+ * Drop a reference to the live object @o of @kind unless it is the last:
+ * true when dropped; false, nothing done, when it is the last (release
+ * it the usual way) or @o is not a live object of @kind. For a caller
+ * that holds a lock under which the object may not be freed.
+ */
+bool vcl_obj_put_shared(struct _cl_platform_id *p, void *o,
+			enum vcl_kind kind);
 
 /*
  * Copy @n bytes of @src to a clGet*Info caller's @value (of @size
@@ -302,8 +310,6 @@ cl_int vcl_wait_for(struct _cl_command_queue *q, cl_uint n,
 /* Record @e as @q's last command and hand it to the caller if wanted. */
 void vcl_command_done(struct _cl_command_queue *q, struct _cl_event *e,
 		      cl_event *out);
-/* @q's last reference gone: its kernels finish, then it is freed. */
-void vcl_queue_free(struct _cl_command_queue *q);
 /*
  * User events and deferred commands (event.c, defer.c). vcl_ev_lock
  * guards every deferred event's status and callbacks, the deferred

@@ -22,12 +22,6 @@ static void queue_free(struct _cl_command_queue *q)
 	vcl_context_put(c);
 }
 
-void vcl_queue_free(struct _cl_command_queue *q)
-{
-	vmgpu_rt_finish(q->ctx->platform->rt, q->rtq);
-	queue_free(q);
-}
-
 cl_command_queue vcl_clCreateCommandQueue(cl_context context,
 					  cl_device_id device,
 					  cl_command_queue_properties properties,
@@ -99,8 +93,10 @@ cl_int vcl_clReleaseCommandQueue(cl_command_queue command_queue)
 	vmgpu_rt_flush(p->rt, command_queue->rtq);
 	if (vcl_obj_release(p, command_queue, VCL_QUEUE) < 0)
 		return CL_INVALID_COMMAND_QUEUE;	/* cannot happen */
-	if (vcl_obj_release(p, command_queue, VCL_QUEUE) == 1)
-		vcl_queue_free(command_queue);
+	if (vcl_obj_release(p, command_queue, VCL_QUEUE) == 1) {
+		vmgpu_rt_finish(p->rt, command_queue->rtq);
+		queue_free(command_queue);
+	}
 	return CL_SUCCESS;
 }
 
