@@ -48,8 +48,8 @@ static void print_rst(const struct vg_setting *s, size_t n)
 	printf("%s\n", rule);
 }
 
-/* Each preset's settings, value and source. */
-static void print_presets_rst(void)
+/* Each preset's settings, value and source: a table each if @rst. */
+static void print_presets(bool rst)
 {
 	static const char rule[] =
 		"===================  ==========  "
@@ -61,36 +61,24 @@ static void print_presets_rst(void)
 	s = vg_settings(&ns);
 	p = vg_presets(&n);
 	for (i = 0; i < n; i++) {
-		printf("\nPreset ``%s``: %s.\n\n", p[i].name, p[i].doc);
-		printf("%s\n", rule);
-		printf("%-19s  %-10s  %s\n", "Property", "Value", "Source");
-		printf("%s\n", rule);
+		if (rst)
+			printf("\nPreset ``%s``: %s.\n\n%s\n%-19s  %-10s  %s\n%s\n",
+			       p[i].name, p[i].doc, rule, "Property", "Value",
+			       "Source", rule);
+		else
+			printf("\npreset=%s: %s\n", p[i].name, p[i].doc);
 		for (k = 0; k < p[i].count; k++) {
-			char name[40];
+			const char *name =
+				s[vg_setting_index(p[i].values[k].offset)].name;
+			char quoted[40];
 
-			snprintf(name, sizeof(name), "``%s``",
-				 s[vg_setting_index(p[i].values[k].offset)].name);
-			printf("%-19s  %-10u  %s\n", name, p[i].values[k].value,
+			snprintf(quoted, sizeof(quoted), "``%s``", name);
+			printf(rst ? "%-19s  %-10u  %s\n" : "  %-16s %10u  %s\n",
+			       rst ? quoted : name, p[i].values[k].value,
 			       p[i].values[k].source);
 		}
-		printf("%s\n", rule);
-	}
-}
-
-static void print_presets(void)
-{
-	const struct vg_setting *s;
-	const struct vg_preset *p;
-	size_t n, ns, i, k;
-
-	s = vg_settings(&ns);
-	p = vg_presets(&n);
-	for (i = 0; i < n; i++) {
-		printf("\npreset=%s: %s\n", p[i].name, p[i].doc);
-		for (k = 0; k < p[i].count; k++)
-			printf("  %-16s %10u  %s\n",
-			       s[vg_setting_index(p[i].values[k].offset)].name,
-			       p[i].values[k].value, p[i].values[k].source);
+		if (rst)
+			printf("%s\n", rule);
 	}
 }
 
@@ -115,12 +103,12 @@ int main(int argc, char **argv)
 		tool_usage_error(&tool, "unexpected operand %s", argv[optind]);
 	if (rst) {
 		print_rst(s, n);
-		print_presets_rst();
+		print_presets(true);
 		return 0;
 	}
 	for (i = 0; i < n; i++)
 		printf("%-16s %10u  %u..%u %s  %s\n", s[i].name, s[i].def,
 		       s[i].min, s[i].max, s[i].unit, s[i].doc);
-	print_presets();
+	print_presets(false);
 	return 0;
 }

@@ -211,6 +211,16 @@ static void exec_drain(struct vg_sms *sms)
     pthread_mutex_unlock(&x->lock);
 }
 
+/* An executor whose thread is not running (never was, or joined). */
+static void exec_free(struct vg_sms_exec *x)
+{
+    pthread_cond_destroy(&x->done);
+    pthread_cond_destroy(&x->work);
+    pthread_mutex_destroy(&x->lock);
+    free(x->q);
+    free(x);
+}
+
 int vg_sms_executor_start(struct vg_sms *sms)
 {
     struct vg_sms_exec *x;
@@ -234,11 +244,7 @@ int vg_sms_executor_start(struct vg_sms *sms)
     sms->exec = x;
     if (pthread_create(&x->thread, NULL, exec_thread, sms)) {
         sms->exec = NULL;
-        pthread_cond_destroy(&x->done);
-        pthread_cond_destroy(&x->work);
-        pthread_mutex_destroy(&x->lock);
-        free(x->q);
-        free(x);
+        exec_free(x);
         return -1;
     }
     return 0;
@@ -257,11 +263,7 @@ void vg_sms_executor_stop(struct vg_sms *sms)
     pthread_mutex_unlock(&x->lock);
     pthread_join(x->thread, NULL); /* after it ran what it had */
     sms->exec = NULL;
-    pthread_cond_destroy(&x->done);
-    pthread_cond_destroy(&x->work);
-    pthread_mutex_destroy(&x->lock);
-    free(x->q);
-    free(x);
+    exec_free(x);
 }
 
 /*

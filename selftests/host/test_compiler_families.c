@@ -82,6 +82,17 @@ static char *with_prelude(const char *body)
 	return s;
 }
 
+/* prelude + @body, built (NULL, the failure reported, if it did not) */
+static struct vmgpu_program *build_family(struct __test_metadata *_metadata,
+					  const char *body)
+{
+	char *src = with_prelude(body);
+	struct vmgpu_program *prog = build(_metadata, src, NULL);
+
+	free(src);
+	return prog;
+}
+
 static void run_kernel(struct __test_metadata *_metadata, struct testmem *tm,
 		       struct vmgpu_program *prog, const char *name,
 		       const uint64_t *va, int nargs, uint32_t threads,
@@ -620,13 +631,11 @@ TEST_F_TIMEOUT(cc, family_integer_every_type_and_width, 120)
 		{ "ushort", 2, 0, 0 }, { "int", 4, 1, 0 }, { "uint", 4, 0, 0 },
 		{ "long", 8, 1, 0 }, { "ulong", 8, 0, 0 },
 	};
-	char *src = with_prelude(int_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, int_src);
 	uint64_t va[5];
 	unsigned int ti;
 	int k;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (k = 0; k < 5; k++)
 		va[k] = testmem_alloc(self->tm, (k == 3 ? NIF : 1) * NI * 8 + 4);
@@ -749,13 +758,11 @@ TEST_F(cc, family_select_any_all_every_type_and_width)
 		{ "int", 4 }, { "uint", 4 }, { "long", 8 }, { "ulong", 8 },
 		{ "float", 4 },
 	};
-	char *src = with_prelude(rel_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, rel_src);
 	uint64_t va[5];
 	unsigned int ti;
 	int k;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (k = 0; k < 5; k++)
 		va[k] = testmem_alloc(self->tm, (k == 3 ? 3 : 1) * NI * 8 + 4);
@@ -886,15 +893,13 @@ static void geo_check(struct __test_metadata *_metadata, const float *a,
 
 TEST_F(cc, family_geometric_every_width)
 {
-	char *src = with_prelude(geo_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, geo_src);
 	ALLOC(float, a, NG);
 	ALLOC(float, b, NG);
 	ALLOC(float, o, 8 * NG);
 	uint64_t va[3] = { a_va, b_va, o_va };
 	int w, e, bad = 0;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (w = 0; w < 4; w++) {
 		int n = widths[w];
@@ -942,8 +947,7 @@ static const char async_src[] =
 TEST_F(cc, family_async_copies_every_width)
 {
 	const uint32_t groups = 3;
-	char *src = with_prelude(async_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, async_src);
 	ALLOC(float, s, groups * 96 * 16);
 	ALLOC(float, d, groups * 64 * 16);
 	ALLOC(float, d2, groups * 32 * 16);
@@ -951,7 +955,6 @@ TEST_F(cc, family_async_copies_every_width)
 	uint32_t i;
 	int w, k, bad = 0;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (i = 0; i < groups * 96 * 16; i++)
 		s[i] = rng_float();
@@ -1073,8 +1076,7 @@ TEST_F(cc, family_conversions_every_width)
 		0x100000000ll, INT64_MAX, INT64_MIN, (1ll << 53) + 1,
 		-(1ll << 40) - 1,
 	};
-	char *src = with_prelude(cvt_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, cvt_src);
 	ALLOC(float, f, NE);
 	ALLOC(int32_t, d, NE);
 	ALLOC(int64_t, l, NE);
@@ -1082,7 +1084,6 @@ TEST_F(cc, family_conversions_every_width)
 	uint64_t va[4] = { f_va, d_va, l_va, o_va };
 	int e, w, k, bad = 0;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (e = 0; e < NE; e++) {
 		int nf = sizeof(fedge) / sizeof(fedge[0]),
@@ -1162,8 +1163,7 @@ static const char half_src[] =
 
 TEST_F(cc, family_half_loads_and_stores_every_width)
 {
-	char *src = with_prelude(half_src);
-	struct vmgpu_program *prog = build(_metadata, src, NULL);
+	struct vmgpu_program *prog = build_family(_metadata, half_src);
 	ALLOC(float, x, NH);
 	ALLOC(uint16_t, o, 5 * NH + NH / 3 * 4);
 	ALLOC(uint16_t, h, NH);
@@ -1177,7 +1177,6 @@ TEST_F(cc, family_half_loads_and_stores_every_width)
 	};
 	int e, w, m, bad = 0;
 
-	free(src);
 	ASSERT_NE(NULL, prog);
 	for (e = 0; e < NH; e++) {
 		uint16_t r = (uint16_t)(rng() & 0xfbff);	/* a finite half */
