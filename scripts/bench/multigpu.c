@@ -189,37 +189,22 @@ static void run(const struct variant *v, uint32_t gpus, uint32_t mode,
 	th_free(th);
 }
 
-/* What is compared: mode, movement (modes c, d), allocation. */
-static const struct {
-	const char *name;
-	uint32_t mode, movement, allocation;
-} runs[] = {
-	{ "(a) barrier+copy-all", VMGPU_SPLIT_BARRIER, 0, 0 },
-	{ "(b) copy overlapped", VMGPU_SPLIT_OVERLAP, 0, 0 },
-	{ "(c) per-portion", VMGPU_SPLIT_PORTION, 0, 0 },
-	{ "(d) per-region", VMGPU_SPLIT_REGION, VMGPU_MOVE_PULL, 0 },
-	{ "(d) region push", VMGPU_SPLIT_REGION, VMGPU_MOVE_PUSH, 0 },
-	{ "(d) region prefetch", VMGPU_SPLIT_REGION, VMGPU_MOVE_PREFETCH, 0 },
-	{ "(d) region remote", VMGPU_SPLIT_REGION, VMGPU_MOVE_REMOTE, 0 },
-	{ "(d) region hybrid", VMGPU_SPLIT_REGION, VMGPU_MOVE_HYBRID, 0 },
-	{ "(c) dynamic, 8x8", VMGPU_SPLIT_PORTION, 0, VMGPU_SPLIT_DYNAMIC },
-};
-#define RUNS (sizeof(runs) / sizeof(runs[0]))
-#define RUN_PULL	3	/* runs[] of the summary line */
+#define RUN_PULL	3	/* ts_chain_runs[] of the summary line */
 #define RUN_DYNAMIC	8
 
 static void table(const struct variant *v)
 {
 	static const uint32_t gpus[] = { 1, 2, 4 };
-	struct result r[3][RUNS];
+	struct result r[3][TS_CHAIN_RUNS];
 	uint64_t ideal = UINT64_MAX, best = UINT64_MAX;
 	uint32_t gi, m, gpu, bm = RUN_PULL;
 
 	for (gi = 0; gi < 3; gi++)
-		for (m = 0; m < RUNS; m++)
-			run(v, gpus[gi], runs[m].mode, runs[m].movement,
-			    runs[m].allocation, &r[gi][m]);
-	for (m = 0; m < RUNS; m++)
+		for (m = 0; m < TS_CHAIN_RUNS; m++)
+			run(v, gpus[gi], ts_chain_runs[m].mode,
+			    ts_chain_runs[m].movement,
+			    ts_chain_runs[m].allocation, &r[gi][m]);
+	for (m = 0; m < TS_CHAIN_RUNS; m++)
 		if (r[0][m].makespan < ideal)
 			ideal = r[0][m].makespan;
 	printf("\n== %s: %u kernels, %ux%u pixels per GPU, link %u MB/s%s; ideal %llu ns\n",
@@ -230,11 +215,11 @@ static void table(const struct variant *v)
 	       "makespan ns", "ideal", "link bytes", "waits", "copies",
 	       "idle per GPU (ns)");
 	for (gi = 0; gi < 3; gi++) {
-		for (m = 0; m < RUNS; m++) {
+		for (m = 0; m < TS_CHAIN_RUNS; m++) {
 			const struct result *x = &r[gi][m];
 
 			printf("%-22s %4u %12llu %6.1f%% %10llu %6u %6u ",
-			       runs[m].name, gpus[gi],
+			       ts_chain_runs[m].name, gpus[gi],
 			       (unsigned long long)x->makespan,
 			       100.0 * ideal / x->makespan,
 			       (unsigned long long)x->link_bytes, x->waits,
@@ -254,11 +239,11 @@ static void table(const struct variant *v)
 	for (m = RUN_PULL; m < RUN_DYNAMIC; m++)
 		printf(" %.2fx (%s)%s",
 		       (double)r[2][0].makespan / r[2][m].makespan,
-		       runs[m].name + 4, m + 1 < RUN_DYNAMIC ? "," : ";");
+		       ts_chain_runs[m].name + 4, m + 1 < RUN_DYNAMIC ? "," : ";");
 	printf(" over dynamic: %.2fx\n",
 	       (double)r[2][0].makespan / r[2][RUN_DYNAMIC].makespan);
 	printf("4 GPUs, best per-region movement: %s, %.1f%% of ideal, %.2fx over (a)\n",
-	       runs[bm].name + 4, 100.0 * ideal / best,
+	       ts_chain_runs[bm].name + 4, 100.0 * ideal / best,
 	       (double)r[2][0].makespan / best);
 }
 
@@ -316,14 +301,15 @@ static int wall(void)
 
 	kernels = 4;
 	base = 128;
-	for (m = 0; m < RUNS; m++) {
+	for (m = 0; m < TS_CHAIN_RUNS; m++) {
 		if (m != 0 && m != RUN_PULL)
 			continue;
 		one.wall_s = par.wall_s = 1e30;
 		for (i = 0; i < 6; i++) {
 			executors = i & 1;
-			run(&v, 4, runs[m].mode, runs[m].movement,
-			    runs[m].allocation, &r);
+			run(&v, 4, ts_chain_runs[m].mode,
+			    ts_chain_runs[m].movement,
+			    ts_chain_runs[m].allocation, &r);
 			if (i < 2 && !executors)
 				one = r;
 			else if (i < 2)
@@ -332,7 +318,7 @@ static int wall(void)
 			    r.link_bytes != one.link_bytes ||
 			    r.trace_hash != one.trace_hash) {
 				fprintf(stderr, "multigpu: %s differs with%s executors\n",
-					runs[m].name, executors ? "" : "out");
+					ts_chain_runs[m].name, executors ? "" : "out");
 				return 1;
 			}
 			if (executors && r.wall_s < par.wall_s) {
@@ -346,7 +332,7 @@ static int wall(void)
 		}
 		printf("%-22s makespan %llu ns, link bytes %llu, trace %016llx\n"
 		       "%22s one thread %.3f s (CPU %.3f s), executors %.3f s (CPU %.3f s): %.2fx the wall time\n",
-		       runs[m].name, (unsigned long long)one.makespan,
+		       ts_chain_runs[m].name, (unsigned long long)one.makespan,
 		       (unsigned long long)one.link_bytes,
 		       (unsigned long long)one.trace_hash, "", one.wall_s,
 		       one.cpu_s, par.wall_s, par.cpu_s,

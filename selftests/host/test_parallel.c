@@ -37,8 +37,8 @@ struct outcome {
 	float out[GPUS][W * H];
 };
 
-static void run(uint32_t mode, uint32_t movement, uint32_t allocation,
-		bool executors, uint32_t link_mbps, struct outcome *o)
+static void run(const struct ts_chain_run *cr, bool executors,
+		uint32_t link_mbps, struct outcome *o)
 {
 	uint64_t shared[VMGPU_SPLIT_MAX_RESOURCES] = { 0 };
 	struct ts_kernel k[VMGPU_SPLIT_MAX_KERNELS];
@@ -62,9 +62,9 @@ static void run(uint32_t mode, uint32_t movement, uint32_t allocation,
 	g.block[0] = g.block[1] = BLK;
 	g.num_kernels = KERNELS;
 	g.gpus = GPUS;
-	g.mode = mode;
-	g.movement = movement;
-	g.allocation = allocation;
+	g.mode = cr->mode;
+	g.movement = cr->movement;
+	g.allocation = cr->allocation;
 	/* Some work per pixel, more in the top-left quarter. */
 	ts_chain_kernels(&g, k, code, 20, 40);
 	ts_split_init(&t, th, &as, &g, k, shared);
@@ -86,20 +86,6 @@ static void run(uint32_t mode, uint32_t movement, uint32_t allocation,
 	th_free(th);
 }
 
-static const struct {
-	const char *name;
-	uint32_t mode, movement, allocation;
-} modes[] = {
-	{ "barrier+copy-all", VMGPU_SPLIT_BARRIER, 0, 0 },
-	{ "copy overlapped", VMGPU_SPLIT_OVERLAP, 0, 0 },
-	{ "per-portion", VMGPU_SPLIT_PORTION, 0, 0 },
-	{ "region pull", VMGPU_SPLIT_REGION, VMGPU_MOVE_PULL, 0 },
-	{ "region push", VMGPU_SPLIT_REGION, VMGPU_MOVE_PUSH, 0 },
-	{ "region prefetch", VMGPU_SPLIT_REGION, VMGPU_MOVE_PREFETCH, 0 },
-	{ "region remote", VMGPU_SPLIT_REGION, VMGPU_MOVE_REMOTE, 0 },
-	{ "region hybrid", VMGPU_SPLIT_REGION, VMGPU_MOVE_HYBRID, 0 },
-	{ "dynamic", VMGPU_SPLIT_PORTION, 0, VMGPU_SPLIT_DYNAMIC },
-};
 
 /* One thread once, executors three times: all four the same. */
 static void same_every_run(struct __test_metadata *_metadata,
@@ -108,35 +94,33 @@ static void same_every_run(struct __test_metadata *_metadata,
 	static struct outcome ref, o;
 	uint32_t m, r, gpu;
 
-	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		run(modes[m].mode, modes[m].movement, modes[m].allocation,
-		    false, link_mbps, &ref);
+	for (m = 0; m < TS_CHAIN_RUNS; m++) {
+		run(&ts_chain_runs[m], false, link_mbps, &ref);
 		ASSERT_LT(0, ref.makespan);
 		for (r = 0; r < 3; r++) {
-			run(modes[m].mode, modes[m].movement,
-			    modes[m].allocation, true, link_mbps, &o);
+			run(&ts_chain_runs[m], true, link_mbps, &o);
 			EXPECT_EQ(ref.makespan, o.makespan)
-				TH_LOG("%s, run %u", modes[m].name, r);
+				TH_LOG("%s, run %u", ts_chain_runs[m].name, r);
 			for (gpu = 0; gpu < GPUS; gpu++) {
 				EXPECT_EQ(ref.start[gpu], o.start[gpu]);
 				EXPECT_EQ(ref.end[gpu], o.end[gpu])
 					TH_LOG("%s, run %u, GPU %u",
-					       modes[m].name, r, gpu);
+					       ts_chain_runs[m].name, r, gpu);
 				EXPECT_EQ(ref.cnt[gpu][VMGPU_CNT_BYTES_LINK],
 					  o.cnt[gpu][VMGPU_CNT_BYTES_LINK]);
 			}
 			EXPECT_EQ(0, memcmp(ref.cnt, o.cnt, sizeof(o.cnt)))
 				TH_LOG("%s, run %u: counters differ",
-				       modes[m].name, r);
+				       ts_chain_runs[m].name, r);
 			ASSERT_EQ(ref.nrec, o.nrec)
-				TH_LOG("%s, run %u", modes[m].name, r);
+				TH_LOG("%s, run %u", ts_chain_runs[m].name, r);
 			EXPECT_EQ(0, memcmp(ref.rec, o.rec,
 					    o.nrec * sizeof(*o.rec)))
 				TH_LOG("%s, run %u: trace differs",
-				       modes[m].name, r);
+				       ts_chain_runs[m].name, r);
 			EXPECT_EQ(0, memcmp(ref.out, o.out, sizeof(o.out)))
 				TH_LOG("%s, run %u: results differ",
-				       modes[m].name, r);
+				       ts_chain_runs[m].name, r);
 			free(o.rec);
 		}
 		free(ref.rec);

@@ -324,3 +324,15 @@ void ts_chain_fill(struct ts_split *t)
 			in[i] = (float)((i * 2654435761u) >> 20);
 	}
 }
+
+const struct ts_chain_run ts_chain_runs[TS_CHAIN_RUNS] = {
+	{ "(a) barrier+copy-all", VMGPU_SPLIT_BARRIER, 0, 0 },
+	{ "(b) copy overlapped", VMGPU_SPLIT_OVERLAP, 0, 0 },
+	{ "(c) per-portion", VMGPU_SPLIT_PORTION, 0, 0 },
+	{ "(d) per-region", VMGPU_SPLIT_REGION, VMGPU_MOVE_PULL, 0 },
+	{ "(d) region push", VMGPU_SPLIT_REGION, VMGPU_MOVE_PUSH, 0 },
+	{ "(d) region prefetch", VMGPU_SPLIT_REGION, VMGPU_MOVE_PREFETCH, 0 },
+	{ "(d) region remote", VMGPU_SPLIT_REGION, VMGPU_MOVE_REMOTE, 0 },
+	{ "(d) region hybrid", VMGPU_SPLIT_REGION, VMGPU_MOVE_HYBRID, 0 },
+	{ "(c) dynamic, 8x8", VMGPU_SPLIT_PORTION, 0, VMGPU_SPLIT_DYNAMIC },
+};

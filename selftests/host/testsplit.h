@@ -82,4 +82,16 @@ void ts_chain_kernels(struct split_geom *g, struct ts_kernel *k,
 /* Resource 0, every GPU's copy of it, filled with the chain's input. */
 void ts_chain_fill(struct ts_split *t);
 
+/*
+ * Every way the splitter runs the chain: mode, movement (modes c, d) and
+ * allocation, named "(LETTER) what" as Documentation/benchmarks.rst
+ * names them.
+ */
+struct ts_chain_run {
+	const char *name;
+	uint32_t mode, movement, allocation;
+};
+#define TS_CHAIN_RUNS	9
+extern const struct ts_chain_run ts_chain_runs[TS_CHAIN_RUNS];
+
 #endif
