@@ -28,10 +28,10 @@
  * enqueue time into a clone of the kernel (a live object no program
  * sees, freed with the command), since the program may set others
  * before it runs. A fill's pattern is copied. The worker drops every
- * reference after the command is done, the queue's last, in the same
- * hold of vcl_ev_lock that takes the command off the list and the
- * queue's ndeferred: so a clFinish of the queue returns with none of
- * them held.
+ * reference after the command is done, the queue's last: unless that is
+ * the queue's last reference (then released unlocked), in the same hold
+ * of vcl_ev_lock that takes the command off the list and the queue's
+ * ndeferred. So a clFinish of the queue returns with none of them held.
  *
  * Locks. vcl_ev_lock (event.c) guards the list of deferred commands, the
  * queues' ndeferred and nbarriers and every deferred event's status and

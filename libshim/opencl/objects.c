@@ -109,41 +109,51 @@ void vcl_obj_remove(struct _cl_platform_id *p, void *o)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * @o's header if it is a live object of @kind with a reference, else
+ * NULL; its place in the set to *@i. Under @p's lock.
+ */
+static struct vcl_obj *live_obj(struct _cl_platform_id *p, const void *o,
+				enum vcl_kind kind, size_t *i)
+{
+	struct vcl_obj *h;
+	bool found = false;
+
+	*i = find(p, o, &found);
+	if (!found)
+		return NULL;
+	/* Every object is { dispatch, struct vcl_obj, ... }. */
+	h = (struct vcl_obj *)((const char *)o + sizeof(void *));
+	return h->kind == kind && h->refs ? h : NULL;
+}
+
 bool vcl_obj_get(struct _cl_platform_id *p, const void *o, enum vcl_kind kind,
 		 bool ref)
 {
-	bool found = false;
+	struct vcl_obj *h;
+	size_t i;
 
 	if (!o || !p)
 		return false;
 	pthread_mutex_lock(&p->lock);
-	find(p, o, &found);
-	/* Every object is { dispatch, struct vcl_obj, ... }. */
-	if (found) {
-		struct vcl_obj *h = (struct vcl_obj *)((const char *)o +
-						       sizeof(void *));
-
-		found = h->kind == kind && h->refs;
-		if (found && ref)
-			h->refs++;
-	}
+	h = live_obj(p, o, kind, &i);
+	if (h && ref)
+		h->refs++;
 	pthread_mutex_unlock(&p->lock);
-	return found;
+	return h != NULL;
 }
 
 int vcl_obj_release(struct _cl_platform_id *p, void *o, enum vcl_kind kind)
 {
 	struct vcl_obj *h;
-	bool found = false;
 	size_t i;
 	int ret = -1;
 
 	if (!o || !p)
 		return -1;
 	pthread_mutex_lock(&p->lock);
-	i = find(p, o, &found);
-	h = found ? (struct vcl_obj *)((char *)o + sizeof(void *)) : NULL;
-	if (h && h->kind == kind && h->refs) {
+	h = live_obj(p, o, kind, &i);
+	if (h) {
 		ret = !--h->refs;
 		if (ret) {
 			/* Gone from the set at once: no call finds it again. */
@@ -159,16 +169,16 @@ bool vcl_obj_put_shared(struct _cl_platform_id *p, void *o,
 			enum vcl_kind kind)
 {
 	struct vcl_obj *h;
-	bool found = false;
+	size_t i;
 
 	pthread_mutex_lock(&p->lock);
-	find(p, o, &found);
-	h = found ? (struct vcl_obj *)((char *)o + sizeof(void *)) : NULL;
-	found = h && h->kind == kind && h->refs > 1;
-	if (found)
+	h = live_obj(p, o, kind, &i);
+	if (h && h->refs > 1)
 		h->refs--;
+	else
+		h = NULL;
 	pthread_mutex_unlock(&p->lock);
-	return found;
+	return h != NULL;
 }
 
 cl_int vcl_info(const void *src, size_t n, size_t size, void *value,
